@@ -1,0 +1,166 @@
+"""Plain objects that cross the border between the store and its callers (CLI, TUI, runtime)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+#: Memory fields in a snapshot/export, in display order.
+MEMORY_FIELDS = (
+    "id", "text", "kind", "status", "scope", "layer", "pinned", "stale", "superseded_by",
+    "last_accessed_at", "access_count", "confidence", "expires_at", "user", "channel", "project",
+    "session", "source", "created_at", "updated_at",
+)
+DATETIME_FIELDS = ("last_accessed_at", "expires_at", "created_at", "updated_at")
+
+
+def iso(value: datetime | None) -> str | None:
+    """ISO-8601 text of a naive UTC datetime (seconds precision), or ``None``."""
+    return value.replace(microsecond=0).isoformat() if value else None
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """One memory as callers see it. Datetimes are naive UTC."""
+
+    id: int
+    text: str
+    kind: str
+    status: str
+    scope: str
+    layer: str
+    pinned: bool
+    stale: bool
+    superseded_by: int | None
+    last_accessed_at: datetime | None
+    access_count: int
+    confidence: float
+    expires_at: datetime | None
+    user: str | None
+    channel: str | None
+    project: str | None
+    session: str | None
+    source: str | None
+    created_at: datetime
+    updated_at: datetime
+
+    def is_expired(self, now: datetime) -> bool:
+        """True when ``expires_at`` is set and not after ``now``."""
+        return self.expires_at is not None and self.expires_at <= now
+
+    @property
+    def tier(self) -> str:
+        """Where the Tiers view shows it: its layer while active, else ``archive``."""
+        if self.status == "approved" and self.superseded_by is None:
+            return self.layer
+        return "archive"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of every field (datetimes as ISO text)."""
+        data = asdict(self)
+        for key in DATETIME_FIELDS:
+            data[key] = iso(data[key])
+        return data
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    id: int
+    role: str
+    text: str
+    user: str | None
+    channel: str | None
+    session: str | None
+    created_at: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["created_at"] = iso(self.created_at)
+        return data
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    id: int
+    batch: str
+    memory_id: int | None
+    action: str
+    actor: str
+    at: datetime
+    before: dict | None
+    after: dict | None
+    note: str | None
+    undone: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["at"] = iso(self.at)
+        return data
+
+
+@dataclass(frozen=True)
+class ProposalResult:
+    """What ``propose`` did. ``outcome`` is ``pending`` (queued for the owner), ``approved`` (stored
+    under writePolicy allow) or ``duplicate`` (an existing record was reinforced; nothing new)."""
+
+    outcome: str
+    memory: MemoryRecord
+    message: str
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    """What ``undo`` reverted: the original action, its actor and the memory ids restored."""
+
+    action: str
+    actor: str
+    memory_ids: list[int]
+    message: str
+
+
+@dataclass(frozen=True)
+class StoreStatus:
+    db_path: str
+    schema_version: int
+    write_policy: str
+    delete_policy: str
+    paused: bool
+    governance: str
+    counts: dict[str, int]
+    tiers: dict[str, int]
+    messages: int
+    events: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    memories_added: int
+    memories_skipped: int
+    messages_added: int
+    messages_skipped: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Summary:
+    """A short overview: counts by status, tier, kind and scope, with the newest approved memories."""
+
+    by_status: dict[str, int] = field(default_factory=dict)
+    by_tier: dict[str, int] = field(default_factory=dict)
+    by_kind: dict[str, int] = field(default_factory=dict)
+    by_scope: dict[str, int] = field(default_factory=dict)
+    expired: int = 0
+    stale: int = 0
+    pinned: int = 0
+    recent: list[MemoryRecord] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["recent"] = [m.to_dict() for m in self.recent]
+        return data
