@@ -1,0 +1,1 @@
+"""The ``bestie`` command line (click). Imports neither Textual nor scikit-learn at start-up."""

@@ -1,0 +1,134 @@
+"""``bestie memory messages|export|import|clear|history|config``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..core import transfer
+from ..core.models import ROLES
+from .memory_cmds import json_option, memory, pass_app
+from .render import emit_json, message_line
+
+
+def _print_messages(items, as_json: bool, empty: str) -> None:
+    if as_json:
+        emit_json([m.to_dict() for m in items])
+    elif not items:
+        click.echo(empty)
+    else:
+        for m in items:
+            click.echo(message_line(m))
+
+
+@memory.group(invoke_without_command=True)
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--role", type=click.Choice(ROLES))
+@json_option
+@click.pass_context
+def messages(ctx: click.Context, limit, role, as_json) -> None:
+    """The raw chat history, newest first."""
+    if ctx.invoked_subcommand:
+        return
+    _print_messages(ctx.obj.store().messages(limit=limit, role=role), as_json, "no messages")
+
+
+@messages.command("search")
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--role", type=click.Choice(ROLES))
+@json_option
+@pass_app
+def messages_search(app, query, limit, role, as_json) -> None:
+    """Chat messages matching QUERY (case-, accent- and inflection-tolerant)."""
+    items = app.store().messages(limit=limit, role=role, query=query)
+    _print_messages(items, as_json, f"no message matches {query!r}")
+
+
+@memory.command("export")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write to a file instead of stdout.")
+@pass_app
+def export_cmd(app, output) -> None:
+    """Export every memory and message as JSON (import reads it back)."""
+    data = transfer.export_data(app.store())
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    if output:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+        click.echo(f"exported {len(data['memories'])} memories and {len(data['messages'])} messages to {output}", err=True)
+    else:
+        click.echo(text)
+
+
+@memory.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@json_option
+@pass_app
+def import_cmd(app, file, as_json) -> None:
+    """Import a JSON export (or a converted conversation). Records already present are skipped."""
+    data = transfer.load_import_file(file)
+    result = transfer.import_data(app.store(), data)
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        click.echo(f"imported {result.memories_added} memories ({result.memories_skipped} already present), "
+                   f"{result.messages_added} messages ({result.messages_skipped} already present)")
+
+
+@memory.command()
+@click.option("--yes", is_flag=True, help="Confirm: delete every memory, message and event.")
+@pass_app
+def clear(app, yes) -> None:
+    """Delete every memory, message and event after writing a backup (settings are kept)."""
+    if not yes:
+        raise click.UsageError("clear deletes every memory and message; add --yes to confirm (a backup is written first)")
+    backup = transfer.clear(app.store())
+    click.echo(f"cleared; backup written to {backup}")
+
+
+@memory.command()
+@click.option("--limit", type=click.IntRange(min=1), default=30, show_default=True)
+@json_option
+@pass_app
+def history(app, limit, as_json) -> None:
+    """The audit log of changes, newest first."""
+    events = app.store().history(limit=limit)
+    if as_json:
+        emit_json([e.to_dict() for e in events])
+        return
+    if not events:
+        click.echo("no changes recorded")
+    for e in events:
+        target = f"#{e.memory_id}" if e.memory_id else (e.after or {}).get("key", "-") if e.after else "-"
+        mark = " (undone)" if e.undone else ""
+        click.echo(f"{e.at:%Y-%m-%d %H:%M:%S}  {e.action:<14} {target:<22} by {e.actor}{mark}")
+
+
+@memory.command()
+@click.argument("key", required=False)
+@click.argument("value", required=False)
+@json_option
+@pass_app
+def config(app, key, value, as_json) -> None:
+    """Show settings, one setting, or set KEY VALUE (e.g. memory.writePolicy allow)."""
+    from ..core.settings import DEFAULTS
+
+    store = app.store()
+    if key and value is not None:
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = value
+        store.set_setting(key, parsed)
+        click.echo(f"{key} = {json.dumps(store.get_setting(key))}")
+        return
+    keys = [key] if key else sorted(DEFAULTS)
+    if key and key not in DEFAULTS and store.get_setting(key) is None:
+        raise click.ClickException(f"unknown setting {key!r}; known: {', '.join(sorted(DEFAULTS))}")
+    values = {k: store.get_setting(k) for k in keys}
+    if as_json:
+        emit_json(values)
+    else:
+        for k, v in values.items():
+            click.echo(f"{k:<24} {json.dumps(v)}")

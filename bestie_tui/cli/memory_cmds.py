@@ -1,0 +1,274 @@
+"""``bestie memory …``: status, listing, search and the owner's edits of single memories.
+
+Review commands (pending/approve/reject) live in ``review_cmds``, history/transfer/config in
+``data_cmds``; they register themselves on the ``memory`` group defined here.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..core.models import LAYERS, SCOPES, STATUSES
+from .main import AppContext, BestieGroup, db_option
+from .render import emit_json, kv, memory_detail, memory_line, memory_lines
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+pass_app = click.make_pass_decorator(AppContext)
+
+
+def memory_id_arg(name: str = "memory_id"):
+    return click.argument(name, type=click.IntRange(min=1), metavar=name.upper().replace("MEMORY_", ""))
+
+
+@click.group(cls=BestieGroup)
+@db_option
+def memory() -> None:
+    """Inspect and curate long-term memories."""
+
+
+@memory.command()
+@json_option
+@pass_app
+def status(app: AppContext, as_json: bool) -> None:
+    """Policies, paused state, database and counts."""
+    st = app.store().status()
+    if as_json:
+        emit_json(st.to_dict())
+        return
+    kv([
+        ("database", st.db_path),
+        ("schema", st.schema_version),
+        ("write policy", st.write_policy),
+        ("delete policy", st.delete_policy),
+        ("memory", "PAUSED (no writes, no injection)" if st.paused else "active"),
+        ("governance", st.governance),
+        ("tiers", "  ".join(f"{k} {v}" for k, v in st.tiers.items())),
+        ("statuses", "  ".join(f"{k} {v}" for k, v in st.counts.items())),
+        ("messages", st.messages),
+        ("events", st.events),
+    ])
+
+
+@memory.command()
+@pass_app
+def pause(app: AppContext) -> None:
+    """Stop the assistant's memory writes and injection until resume."""
+    app.store().pause()
+    click.echo("memory paused: the assistant will not write or inject memories (browsing still works)")
+
+
+@memory.command()
+@pass_app
+def resume(app: AppContext) -> None:
+    """Resume memory writes and injection."""
+    app.store().resume()
+    click.echo("memory resumed")
+
+
+@memory.command("list")
+@click.option("--scope", type=click.Choice(SCOPES), help="Only this scope.")
+@click.option("--status", type=click.Choice(STATUSES + ("all",)), default="all", show_default=True)
+@click.option("--tier", type=click.Choice(LAYERS), help="Only this tier as the console shows it.")
+@click.option("--user", help="Only memories bound to this user.")
+@click.option("--limit", type=click.IntRange(min=0), help="At most N records.")
+@json_option
+@pass_app
+def list_cmd(app: AppContext, scope, status, tier, user, limit, as_json) -> None:
+    """Every memory, archive included, newest first."""
+    store = app.store()
+    items = store.list(scope=scope, status=status, tier=tier, user=user, limit=limit)
+    if as_json:
+        emit_json([m.to_dict() for m in items])
+    else:
+        memory_lines(items, store.clock())
+
+
+@memory.command()
+@json_option
+@pass_app
+def tiers(app: AppContext, as_json: bool) -> None:
+    """Counts per tier (core / working / archive) and pending, with what each one does at runtime."""
+    counts = app.store().tier_counts()
+    if as_json:
+        emit_json(counts)
+        return
+    meaning = {
+        "core": "always injected; must stay tiny",
+        "working": "top-scored records injected per request",
+        "archive": "never injected; search/list/export only",
+        "pending": "awaiting the owner's review",
+    }
+    for tier, n in counts.items():
+        click.echo(f"{tier:<8} {n:>6}   {meaning[tier]}")
+
+
+@memory.command()
+@json_option
+@pass_app
+def summary(app: AppContext, as_json: bool) -> None:
+    """Counts by status, tier, kind and scope, and the newest approved memories."""
+    store = app.store()
+    s = store.summary()
+    if as_json:
+        emit_json(s.to_dict())
+        return
+    for title, counts in (("status", s.by_status), ("tier", s.by_tier), ("scope", s.by_scope), ("kind", s.by_kind)):
+        click.echo(f"{title:<7} " + "  ".join(f"{k} {v}" for k, v in sorted(counts.items())) if counts else f"{title:<7} -")
+    click.echo(f"flags   pinned {s.pinned}  stale {s.stale}  expired {s.expired}")
+    click.echo("newest approved:")
+    memory_lines(s.recent, store.clock(), empty="  none")
+
+
+@memory.command()
+@click.argument("query")
+@click.option("--status", type=click.Choice(STATUSES + ("all",)), default="all", show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@json_option
+@pass_app
+def search(app: AppContext, query, status, limit, as_json) -> None:
+    """Find memories by words (case-, accent- and inflection-tolerant)."""
+    store = app.store()
+    items = store.search(query, status=status, limit=limit)
+    if as_json:
+        emit_json([m.to_dict() for m in items])
+    else:
+        memory_lines(items, store.clock(), empty=f"no memory matches {query!r}")
+
+
+def _binding_options(func):
+    for opt in reversed([
+        click.option("--user", help="Bind to this user."),
+        click.option("--channel", help="Bind to a channel such as telegram:123."),
+        click.option("--project", help="Bind to a project."),
+        click.option("--session", help="Bind to a session."),
+        click.option("--scope", type=click.Choice(SCOPES), default="project", show_default=True),
+        click.option("--ttl", help="Expire after a TTL: 7d, '2 weeks', 'until friday', 2027-01-31."),
+    ]):
+        func = opt(func)
+    return func
+
+
+@memory.command()
+@click.argument("kind")
+@click.argument("text")
+@_binding_options
+@click.option("--pin", is_flag=True, help="Pin it (never auto-cleaned).")
+@click.option("--confidence", type=click.FloatRange(0, 1), default=1.0, show_default=True)
+@click.option("--allow-secret", is_flag=True, help="Store it even if it looks like a secret (explicit owner request).")
+@json_option
+@pass_app
+def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl, pin, confidence,
+        allow_secret, as_json) -> None:
+    """Store a memory as the owner (approved at once)."""
+    m = app.store().add(kind, text, user=user, channel=channel, project=project, session=session,
+                        scope=scope, ttl=ttl, pinned=pin, confidence=confidence, allow_secret=allow_secret)
+    if as_json:
+        emit_json(m.to_dict())
+    else:
+        click.echo(f"added {memory_line(m)}")
+
+
+@memory.command()
+@click.argument("kind")
+@click.argument("text")
+@_binding_options
+@click.option("--confidence", type=click.FloatRange(0, 1), default=0.7, show_default=True)
+@json_option
+@pass_app
+def propose(app: AppContext, kind, text, user, channel, project, session, scope, ttl, confidence, as_json) -> None:
+    """Propose a memory as the assistant would (obeys memory.writePolicy and the secret guard)."""
+    r = app.store().propose(text, kind, user=user, channel=channel, project=project, session=session,
+                            scope=scope, ttl=ttl, confidence=confidence)
+    if as_json:
+        emit_json({"outcome": r.outcome, "message": r.message, "memory": r.memory.to_dict()})
+    else:
+        click.echo(r.message)
+
+
+@memory.command()
+@memory_id_arg()
+@json_option
+@pass_app
+def inspect(app: AppContext, memory_id: int, as_json: bool) -> None:
+    """Every field of one memory and its change history."""
+    store = app.store()
+    m = store.open(memory_id)
+    events = store.history(memory_id)
+    if as_json:
+        emit_json({"memory": m.to_dict(), "events": [e.to_dict() for e in events]})
+        return
+    memory_detail(m)
+    click.echo("history:")
+    for e in events:
+        mark = " (undone)" if e.undone else ""
+        click.echo(f"  {e.at:%Y-%m-%d %H:%M:%S}  {e.action:<14} by {e.actor}{mark}")
+
+
+def _simple(name: str, help_text: str, method: str, verb: str):
+    @memory.command(name, help=help_text)
+    @memory_id_arg()
+    @pass_app
+    def command(app: AppContext, memory_id: int) -> None:
+        m = getattr(app.store(), method)(memory_id)
+        click.echo(f"{verb} {memory_line(m)}")
+
+    return command
+
+
+_simple("pin", "Pin a memory: never auto-cleaned, merged or archived.", "pin", "pinned")
+_simple("unpin", "Unpin a memory.", "unpin", "unpinned")
+_simple("forget", "Forget a memory (soft delete; restore or undo brings it back).", "forget", "forgot")
+_simple("restore", "Bring back a forgotten, rejected or superseded memory.", "restore", "restored")
+
+
+@memory.command()
+@memory_id_arg()
+@click.argument("text")
+@pass_app
+def edit(app: AppContext, memory_id: int, text: str) -> None:
+    """Replace a memory's text."""
+    click.echo(f"edited {memory_line(app.store().edit(memory_id, text))}")
+
+
+@memory.command()
+@memory_id_arg()
+@click.option("--scope", type=click.Choice(SCOPES), required=True)
+@pass_app
+def move(app: AppContext, memory_id: int, scope: str) -> None:
+    """Change a memory's scope (its layer follows unless pinned)."""
+    click.echo(f"moved {memory_line(app.store().move(memory_id, scope))}")
+
+
+@memory.command()
+@memory_id_arg()
+@click.argument("ttl")
+@pass_app
+def expire(app: AppContext, memory_id: int, ttl: str) -> None:
+    """Set when a memory expires: 7d, '2 weeks', 'until friday', 2027-01-31, or 'never'."""
+    m = app.store().set_ttl(memory_id, None if ttl.lower() == "never" else ttl)
+    click.echo(f"#{m.id} expires {m.expires_at:%Y-%m-%d %H:%M} UTC" if m.expires_at else f"#{m.id} never expires")
+
+
+@memory.command()
+@memory_id_arg("old_id")
+@memory_id_arg("new_id")
+@pass_app
+def supersede(app: AppContext, old_id: int, new_id: int) -> None:
+    """Mark OLD as replaced by NEW (OLD is kept, no longer injected)."""
+    app.store().supersede(old_id, new_id)
+    click.echo(f"#{old_id} is now superseded by #{new_id}")
+
+
+@memory.command()
+@json_option
+@pass_app
+def undo(app: AppContext, as_json: bool) -> None:
+    """Undo the most recent change (repeat to go further back)."""
+    r = app.store().undo()
+    if as_json:
+        emit_json({"action": r.action, "actor": r.actor, "memory_ids": r.memory_ids, "message": r.message})
+    else:
+        click.echo(r.message)
+
+
+from . import data_cmds, review_cmds  # noqa: E402,F401  (they add commands to ``memory``)

@@ -1,0 +1,79 @@
+"""Text and JSON rendering of core objects for the CLI. Memory text is data: control characters are
+shown as visible escapes and nothing is ever interpreted as markup."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Iterable
+
+import click
+
+from ..core.records import MEMORY_FIELDS, MemoryRecord, MessageRecord, iso
+from ..core.text import printable
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as indented JSON (non-ASCII kept, control characters escaped by json)."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=_default))
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return iso(value)
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def flags(m: MemoryRecord, now: datetime | None = None) -> str:
+    marks = []
+    if m.pinned:
+        marks.append("pinned")
+    if m.stale:
+        marks.append("stale")
+    if m.superseded_by:
+        marks.append(f"superseded→#{m.superseded_by}")
+    if now is not None and m.is_expired(now):
+        marks.append("expired")
+    return ",".join(marks)
+
+
+def memory_line(m: MemoryRecord, now: datetime | None = None) -> str:
+    """One line: ``#id  tier  status  kind  text  [flags]``."""
+    extra = flags(m, now)
+    text = printable(m.text).replace("\n", " ")
+    line = f"#{m.id:<5} {m.tier:<8} {m.status:<9} {m.kind:<24} {text}"
+    return f"{line}  [{extra}]" if extra else line
+
+
+def memory_lines(items: Iterable[MemoryRecord], now: datetime | None = None, empty: str = "no memories") -> None:
+    items = list(items)
+    if not items:
+        click.echo(empty)
+        return
+    for m in items:
+        click.echo(memory_line(m, now))
+
+
+def memory_detail(m: MemoryRecord) -> None:
+    """Every field, one per line, the text first."""
+    click.echo(f"#{m.id}  {printable(m.text)}")
+    for name in MEMORY_FIELDS:
+        if name in ("id", "text"):
+            continue
+        value = getattr(m, name)
+        if isinstance(value, datetime):
+            value = iso(value)
+        click.echo(f"  {name:<17} {'-' if value is None else printable(str(value))}")
+    click.echo(f"  {'tier':<17} {m.tier}")
+
+
+def message_line(m: MessageRecord) -> str:
+    who = m.user or "-"
+    return f"{m.id:<6} {iso(m.created_at)}  {m.role:<9} {printable(who):<12} {printable(m.text).replace(chr(10), ' ')}"
+
+
+def kv(pairs: Iterable[tuple[str, Any]]) -> None:
+    for key, value in pairs:
+        click.echo(f"{key:<16} {value}")
