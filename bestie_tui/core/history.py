@@ -35,13 +35,13 @@ def undo_last(store: "MemoryStore", actor: str) -> UndoResult:
         raise NotFoundError("nothing to undo")
     events = list(Event.select().where(Event.batch == last.batch).order_by(Event.id.desc()))
     restored: list[int] = []
-    with store._change("undo", actor) as batch:
+    with store.change("undo", actor) as batch:
         for event in events:
             before = json.loads(event.before) if event.before else None
             if event.memory_id is None:
                 if before is not None and "key" in before:
                     Setting.replace(key=before["key"], value=json.dumps(before["value"])).execute()
-                    store._event(batch, "undo", None, json.loads(event.after), before, actor,
+                    store.record_event(batch, "undo", None, json.loads(event.after), before, actor,
                                  note=f"undo {event.action}")
                 continue
             row = Memory.get_or_none(Memory.id == event.memory_id)
@@ -56,7 +56,7 @@ def undo_last(store: "MemoryStore", actor: str) -> UndoResult:
                 else:
                     Memory.update(**values).where(Memory.id == event.memory_id).execute()
             restored.append(event.memory_id)
-            store._event(batch, "undo", event.memory_id, current, before, actor, note=f"undo {event.action}")
+            store.record_event(batch, "undo", event.memory_id, current, before, actor, note=f"undo {event.action}")
         Event.update(undone=True).where(Event.batch == last.batch).execute()
     action = events[-1].action if len(events) == 1 else f"{last.action} ({len(events)} changes)"
     ids = sorted(set(restored))

@@ -1,6 +1,6 @@
 """``MemoryStore``: the one facade over the database that the CLI, the TUI and the runtime call.
 
-Every write goes through ``_change`` — one transaction, one event batch — so each change to a memory
+Every write goes through ``change`` — one transaction, one event batch — so each change to a memory
 has an audit row (actor, time, before, after) and ``undo`` can revert it as a whole.
 """
 
@@ -98,9 +98,9 @@ class MemoryStore:
         """Validate and store a setting; recorded as an undoable event. Raises InvalidValueError."""
         value = settings_mod.validate(key, value)
         old = self.get_setting(key)
-        with self._change("setting", actor) as batch:
+        with self.change("setting", actor) as batch:
             Setting.replace(key=key, value=json.dumps(value)).execute()
-            self._event(batch, "setting", None, {"key": key, "value": old}, {"key": key, "value": value}, actor)
+            self.record_event(batch, "setting", None, {"key": key, "value": old}, {"key": key, "value": value}, actor)
 
     @property
     def write_policy(self) -> str:
@@ -286,12 +286,12 @@ class MemoryStore:
             .first()
         )
         if existing is not None:
-            with self._change("reinforce", actor) as batch:
+            with self.change("reinforce", actor) as batch:
                 before = snapshot(existing)
                 existing.confidence = min(1.0, round(existing.confidence + 0.05, 4))
                 existing.updated_at = self.clock()
                 existing.save()
-                self._event(batch, "reinforce", existing.id, before, snapshot(existing), actor)
+                self.record_event(batch, "reinforce", existing.id, before, snapshot(existing), actor)
             return ProposalResult("duplicate", to_record(existing),
                                   f"already remembered as #{existing.id} ({existing.status}); reinforced it")
         status = "approved" if policy == "allow" else "pending"
@@ -356,13 +356,13 @@ class MemoryStore:
         rows = list(q)
         if not rows:
             return 0
-        with self._change("reject-all", actor) as batch:
+        with self.change("reject-all", actor) as batch:
             for row in rows:
                 before = snapshot(row)
                 row.status = "rejected"
                 row.updated_at = self.clock()
                 row.save()
-                self._event(batch, "reject", row.id, before, snapshot(row), actor)
+                self.record_event(batch, "reject", row.id, before, snapshot(row), actor)
         return len(rows)
 
     def edit(self, memory_id: int, text: str, *, actor: str = "owner") -> MemoryRecord:
@@ -481,13 +481,13 @@ class MemoryStore:
 
     # ---------------------------------------------------------------- internals
     @contextmanager
-    def _change(self, action: str, actor: str) -> Iterator[str]:
+    def change(self, action: str, actor: str) -> Iterator[str]:
         """One transaction and one event batch id for a user-visible change."""
         batch = uuid.uuid4().hex[:12]
         with self.db.atomic():
             yield batch
 
-    def _event(self, batch: str, action: str, memory_id: int | None, before: dict | None,
+    def record_event(self, batch: str, action: str, memory_id: int | None, before: dict | None,
                after: dict | None, actor: str, note: str | None = None) -> None:
         Event.create(batch=batch, memory_id=memory_id, action=action, actor=actor, at=self.clock(),
                      before=json.dumps(before, ensure_ascii=False) if before is not None else None,
@@ -504,13 +504,13 @@ class MemoryStore:
         return row
 
     def _mutate(self, memory_id: int, action: str, actor: str, apply: Callable[[Memory], None]) -> MemoryRecord:
-        with self._change(action, actor) as batch:
+        with self.change(action, actor) as batch:
             row = self._row(memory_id)
             before = snapshot(row)
             apply(row)
             row.updated_at = self.clock()
             row.save()
-            self._event(batch, action, row.id, before, snapshot(row), actor)
+            self.record_event(batch, action, row.id, before, snapshot(row), actor)
         return to_record(row)
 
     def _create(self, text: str, kind: str, *, status: str, user, channel, project, session, scope,
@@ -523,14 +523,14 @@ class MemoryStore:
             raise InvalidValueError("memory kind must not be empty")
         now = self.clock()
         expires = parse_ttl(ttl, now) if ttl else None
-        with self._change(action, actor) as batch:
+        with self.change(action, actor) as batch:
             row = Memory.create(
                 text=text.strip(), kind=kind, status=status, scope=scope, layer=SCOPE_DEFAULT_LAYER[scope],
                 pinned=pinned, confidence=float(confidence), expires_at=expires, user=user, channel=channel,
                 project=project, session=session, source=source, created_at=now, updated_at=now,
                 norm=textmod.normalize(text), terms=textmod.search_text(text),
             )
-            self._event(batch, action, row.id, None, snapshot(row), actor)
+            self.record_event(batch, action, row.id, None, snapshot(row), actor)
         return to_record(row)
 
     def _set_text(self, row: Memory, text: str) -> None:

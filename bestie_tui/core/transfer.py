@@ -110,7 +110,7 @@ def import_data(store: "MemoryStore", data: dict[str, Any], actor: str = "import
     validate(data)
     now = store.clock()
     added = skipped = msg_added = msg_skipped = 0
-    with store._change("import", actor) as batch:
+    with store.change("import", actor) as batch:
         for m in data.get("memories", []):
             values = _memory_values(m, now)
             mid = m.get("id")
@@ -124,7 +124,7 @@ def import_data(store: "MemoryStore", data: dict[str, Any], actor: str = "import
             if holder is None and mid:
                 values["id"] = mid
             row_id = Memory.insert(**row_values(values)).execute()
-            store._event(batch, "import", row_id, None, snapshot(Memory.get_by_id(row_id)), actor)
+            store.record_event(batch, "import", row_id, None, snapshot(Memory.get_by_id(row_id)), actor)
             added += 1
         for m in data.get("messages", []):
             at = datetime.fromisoformat(str(m["created_at"])).replace(tzinfo=None)
@@ -182,5 +182,5 @@ def clear(store: "MemoryStore", actor: str = "owner") -> Path:
         Memory.delete().execute()
         Message.delete().execute()
         Event.delete().execute()
-        store._event("clear-" + stamp, "clear", None, None, None, actor, note=f"backup at {target}")
+        store.record_event("clear-" + stamp, "clear", None, None, None, actor, note=f"backup at {target}")
     return target

@@ -1,0 +1,79 @@
+"""TF-IDF building blocks shared by scoring, the doctor and the triage view.
+
+scikit-learn is imported inside ``make_vectorizer`` only, so importing this module is cheap.
+
+* ``NEGATIONS``: words that flip meaning, English and Vietnamese (accent-folded). Kept as features:
+  scikit-learn's English stop-word list drops "not", "no" and "never", which would make
+  "I am vegan" and "I am not a vegan" the same vector.
+* ``STOP_WORDS``: scikit-learn's English list plus common Vietnamese function words, minus negations.
+* ``analyze_words(text)``: folded, stemmed word tokens without stop words; a negation is glued to the
+  next content word as well (``not_vegan``) so negated statements get their own features.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import text as textmod
+
+NEGATIONS = frozenset({
+    "not", "no", "never", "nor", "none", "nothing", "nobody", "neither", "nowhere", "cannot", "without",
+    "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "wont", "cant", "havent", "hasnt",
+    "hadnt", "shouldnt", "wouldnt", "couldnt",
+    # Vietnamese, accent-folded: không, chưa, chẳng, chả, đừng, chớ
+    "khong", "chua", "chang", "cha", "dung", "cho",
+})
+
+_VIETNAMESE_FUNCTION_WORDS = {
+    "la", "va", "cua", "cho", "voi", "nhung", "cac", "mot", "nhu", "thi", "ma", "o", "tai", "trong",
+    "toi", "ban", "anh", "chi", "em", "minh", "nay", "do", "de", "duoc", "se", "da", "dang", "rat",
+}
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """English (scikit-learn's list) and Vietnamese function words, with every negation removed."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    words = {textmod.normalize(w).replace(" ", "") for w in ENGLISH_STOP_WORDS}
+    return frozenset((words | _VIETNAMESE_FUNCTION_WORDS) - NEGATIONS)
+
+
+def analyze_words(text: str) -> list[str]:
+    """Word features of ``text``: stemmed content words, and ``neg_<word>`` after a negation.
+
+    Contractions are folded first ("don't" → "dont"), so they count as negations.
+    """
+    stops = stop_words()
+    out: list[str] = []
+    negate = False
+    for token in textmod.tokens(text):
+        if token in NEGATIONS:
+            out.append(token)
+            negate = True
+            continue
+        if token in stops:
+            continue
+        stemmed = textmod.stem(token)
+        out.append(stemmed)
+        if negate:
+            out.append("neg_" + stemmed)
+            negate = False
+    return out
+
+
+def make_vectorizer(*, char_ngrams: bool = True, min_df: int = 1):
+    """A scikit-learn transformer: word TF-IDF (``analyze_words``, unigrams) plus, optionally,
+    character 3–5-grams within word boundaries over the accent-folded text, each L2-normalised and
+    concatenated (so the cosine of two rows is the mean of the two parts' cosines, after the
+    final ``normalize``). Fit with ``.fit_transform(texts)`` → sparse matrix (n_texts × n_features).
+    """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.pipeline import FeatureUnion
+
+    word = TfidfVectorizer(analyzer=analyze_words, sublinear_tf=True, min_df=min_df, dtype="float32")
+    if not char_ngrams:
+        return word
+    char = TfidfVectorizer(analyzer="char_wb", preprocessor=textmod.fold, ngram_range=(3, 5),
+                           sublinear_tf=True, min_df=min_df, dtype="float32")
+    return FeatureUnion([("word", word), ("char", char)])

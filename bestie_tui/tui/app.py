@@ -1,0 +1,100 @@
+"""``BestieApp``: the memory console. Views are Textual modes, switched by number keys."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from ..paths import styles_dir
+from .messages import StoreChanged
+from .screens.help_screen import HelpScreen
+from .screens.pending_screen import PendingScreen
+from .screens.tiers_screen import TiersScreen
+
+#: Stylesheets, in load order: shared first, then one per view.
+STYLESHEETS = ["app.tcss", "tiers.tcss", "pending.tcss"]
+
+
+class BestieApp(App[None]):
+    """Keyboard-driven review of what the assistant remembers.
+
+    Args:
+        store: an open ``MemoryStore``; the app never queries Peewee directly.
+        poll_interval: seconds between checks for writes by other processes (``PRAGMA data_version``).
+        start_mode: the view shown first.
+    """
+
+    TITLE = "bestie memory"
+    CSS_PATH = [styles_dir() / name for name in STYLESHEETS]
+    MODES = {
+        "tiers": TiersScreen,
+        "pending": PendingScreen,
+    }
+    #: number key → mode, in tab order.
+    MODE_KEYS = {"1": "tiers", "2": "pending"}
+    BINDINGS = [
+        Binding("1", "switch_mode('tiers')", "Tiers", id="view.tiers"),
+        Binding("2", "switch_mode('pending')", "Pending", id="view.pending"),
+        Binding("question_mark,f1", "help", "Help", id="app.help"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(self, store, *, poll_interval: float = 2.0, start_mode: str = "tiers") -> None:
+        super().__init__()
+        self.store = store
+        self.poll_interval = poll_interval
+        self.start_mode = start_mode
+        self._data_version = None
+
+    def on_mount(self) -> None:
+        self._data_version = self._read_data_version()
+        self.switch_mode(self.start_mode)
+        if self.poll_interval > 0:
+            self.set_interval(self.poll_interval, self.check_external_changes)
+
+    def _read_data_version(self) -> int:
+        # PRAGMA data_version changes when *another* connection commits to the file.
+        return self.store.db.execute_sql("PRAGMA data_version").fetchone()[0]
+
+    def check_external_changes(self) -> None:
+        """Refresh the views when another process (the assistant) wrote to the database."""
+        version = self._read_data_version()
+        if version != self._data_version:
+            self._data_version = version
+            self.screen.post_message(StoreChanged(external=True))
+
+    def store_written(self) -> None:
+        """A view wrote to the store: refresh the current view (others refresh when resumed)."""
+        self.screen.post_message(StoreChanged(external=False))
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for key, mode in self.MODE_KEYS.items():
+            cls = self.MODES[mode]
+            title = getattr(cls, "VIEW_TITLE", mode)
+            yield SystemCommand(f"view: {title}", f"Switch to the {title} view (key {key})",
+                                lambda mode=mode: self.switch_mode(mode))
+        yield SystemCommand("memory: Undo last change", "Revert the most recent change", self.action_undo)
+        yield SystemCommand("view: Help", "List every key", self.action_help)
+        palette = getattr(screen, "palette_commands", None)
+        if palette is not None:
+            for title, help_text, callback in palette():
+                yield SystemCommand(title, help_text, callback)
+
+    def action_undo(self) -> None:
+        from ..core.errors import BestieError
+
+        try:
+            result = self.store.undo()
+        except BestieError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        self.notify(result.message, markup=False)
+        self.store_written()

@@ -1,0 +1,62 @@
+"""``BestieScreen``: what every view shares — the store, the status line, refresh on change."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+
+from ..messages import StoreChanged
+from ..widgets.status_line import StatusLine
+
+
+class BestieScreen(Screen):
+    """Base for the console's views. Subclasses implement ``compose_body`` and ``refresh_data``.
+
+    ``palette_commands`` yields ``(title, help, callback)`` for the command palette, computed from
+    what is on screen; titles are ``"category: Action"``.
+    """
+
+    #: Title shown in the header and the help screen.
+    VIEW_TITLE = ""
+
+    @property
+    def store(self):
+        return self.app.store
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield from self.compose_body()
+        yield StatusLine(id="status-line")
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:  # pragma: no cover - abstract
+        return iter(())
+
+    def on_mount(self) -> None:
+        self.title = "bestie memory"
+        self.sub_title = self.VIEW_TITLE
+        self.update_status()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_data()
+        self.update_status()
+
+    def on_store_changed(self, message: StoreChanged) -> None:
+        self.refresh_data()
+        self.update_status()
+
+    def update_status(self) -> None:
+        self.query_one(StatusLine).show(self.store.status())
+
+    def refresh_data(self) -> None:
+        """Reload what the view shows from the store, keeping the selection where possible."""
+
+    def palette_commands(self) -> Iterable[tuple[str, str, object]]:
+        return ()
+
+    def changed(self) -> None:
+        """Call after this view wrote to the store: every view refreshes (the app tells them)."""
+        self.app.store_written()

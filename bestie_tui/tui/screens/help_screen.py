@@ -1,0 +1,50 @@
+"""``HelpScreen``: every key of every view, built from the bindings themselves."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+def binding_rows(bindings) -> list[tuple[str, str]]:
+    rows = []
+    for b in bindings:
+        if isinstance(b, Binding):
+            rows.append((b.key_display or b.key, b.description or b.action))
+        else:
+            rows.append((b[0], b[2] if len(b) > 2 else b[1]))
+    return rows
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists the global keys and each view's keys. Escape, q or ? closes it."""
+
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss", "Close help", id="help.close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold")
+        table.add_column()
+        sections = [("Everywhere", self.app.BINDINGS)]
+        for mode, screen_cls in self.app.MODES.items():
+            cls = screen_cls if isinstance(screen_cls, type) else type(screen_cls)
+            sections.append((getattr(cls, "VIEW_TITLE", mode) or mode, getattr(cls, "BINDINGS", [])))
+        for title, bindings in sections:
+            table.add_row(Text(title, style="underline"), "")
+            for key, description in binding_rows(bindings):
+                table.add_row(Text(key), Text(description))
+            table.add_row("", "")
+        table.add_row(Text("ctrl+p"), Text("Command palette (all actions by name)"))
+        with VerticalScroll(id="help-body"):
+            yield Static(Text("Keys", style="bold"), id="help-title")
+            yield Static(table)
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)

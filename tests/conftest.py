@@ -1,0 +1,62 @@
+"""Shared fixtures: a real temp-file SQLite store with a frozen clock, the CLI runner, shared data."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bestie_tui.core.store import MemoryStore
+
+FROZEN_NOW = datetime(2026, 11, 30, 12, 0, 0)
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+class FrozenClock:
+    """A clock tests can move: ``clock()`` returns ``now``; ``advance(seconds)`` moves it."""
+
+    def __init__(self, now: datetime = FROZEN_NOW):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "memory.db"
+
+
+@pytest.fixture
+def store(db_path: Path, clock: FrozenClock):
+    s = MemoryStore(db_path, clock=clock)
+    yield s
+    s.close()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Never touch the real user data dir; the default database lives in the test's temp dir."""
+    monkeypatch.setenv("BESTIE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("BESTIE_DB", raising=False)
+
+
+def shared_data(name: str) -> Path:
+    """Path of a file in ../shared/data. Skips the test where it is absent, but fails under CI=…"""
+    path = SHARED_DATA / name
+    if not path.exists():
+        reason = f"shared data file {path} is absent (the data is read by path, never copied into the repo)"
+        if os.environ.get("CI"):
+            pytest.fail(reason + "; CI is set, so this is a failure")
+        pytest.skip(reason)
+    return path
