@@ -1,0 +1,59 @@
+"""``EditMemoryModal``: edit a memory's text. Dismisses with the new text, or ``None`` if cancelled."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static, TextArea
+
+
+class EditMemoryModal(ModalScreen[str | None]):
+    """A multi-line editor. ctrl+s saves, escape cancels. Empty text is refused in place.
+
+    Args:
+        text: the current text (shown as-is; it is data, not markup).
+        title: plain-text heading, e.g. "Edit #12" or "Edit, then approve #7".
+    """
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="edit.save", priority=True),
+        Binding("escape", "cancel", "Cancel", id="edit.cancel"),
+    ]
+
+    def __init__(self, text: str, title: str = "Edit memory") -> None:
+        super().__init__()
+        self.initial_text = text
+        self.heading = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="edit-dialog", classes="dialog"):
+            yield Static(Text(self.heading, style="bold"), id="edit-title")
+            yield TextArea(self.initial_text, id="edit-text", soft_wrap=True, show_line_numbers=False)
+            yield Static("", id="edit-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save (ctrl+s)", variant="primary", id="edit-save")
+                yield Button("Cancel (esc)", id="edit-cancel")
+
+    def on_mount(self) -> None:
+        area = self.query_one(TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "edit-save":
+            self.action_save()
+        else:
+            self.action_cancel()
+
+    def action_save(self) -> None:
+        text = self.query_one(TextArea).text.strip()
+        if not text:
+            self.query_one("#edit-error", Static).update(Text("The text cannot be empty."))
+            return
+        self.dismiss(text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
