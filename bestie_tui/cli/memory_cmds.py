@@ -159,11 +159,14 @@ def _binding_options(func):
 @pass_app
 def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl, pin, confidence,
         allow_secret, as_json) -> None:
-    """Store a memory as the owner (approved at once)."""
+    """Store a memory as the owner (approved at once). A duplicate reinforces the existing one."""
+    existing = app.store().find_duplicate(text, user)
     m = app.store().add(kind, text, user=user, channel=channel, project=project, session=session,
                         scope=scope, ttl=ttl, pinned=pin, confidence=confidence, allow_secret=allow_secret)
     if as_json:
         emit_json(m.to_dict())
+    elif existing is not None:
+        click.echo(f"already remembered; reinforced {memory_line(m)}")
     else:
         click.echo(f"added {memory_line(m)}")
 

@@ -278,22 +278,12 @@ class MemoryStore:
         if policy == "deny":
             raise PolicyError("memory.writePolicy is deny: memory writes are refused")
         self._guard_secret(text, kind)
-        norm = self._check_text(text)
-        existing = (
-            Memory.select()
-            .where((Memory.norm == norm) & (Memory.status.in_(("approved", "pending"))) & self._same_user(user))
-            .order_by((Memory.status == "approved").desc(), Memory.id)
-            .first()
-        )
+        self._check_text(text)
+        existing = self.find_duplicate(text, user, statuses=("approved", "pending"))
         if existing is not None:
-            with self.change("reinforce", actor) as batch:
-                before = snapshot(existing)
-                existing.confidence = min(1.0, round(existing.confidence + 0.05, 4))
-                existing.updated_at = self.clock()
-                existing.save()
-                self.record_event(batch, "reinforce", existing.id, before, snapshot(existing), actor)
-            return ProposalResult("duplicate", to_record(existing),
-                                  f"already remembered as #{existing.id} ({existing.status}); reinforced it")
+            record = self._reinforce(existing.id, actor)
+            return ProposalResult("duplicate", record,
+                                  f"already remembered as #{record.id} ({record.status}); reinforced it")
         status = "approved" if policy == "allow" else "pending"
         record = self._create(text, kind, status=status, user=user, channel=channel, project=project,
                               session=session, scope=scope, source=source or actor, confidence=confidence,
@@ -317,7 +307,8 @@ class MemoryStore:
         allow_secret: bool = False,
         actor: str = "owner",
     ) -> MemoryRecord:
-        """The owner's own write: stored approved, whatever writePolicy says.
+        """The owner's own write: stored approved, whatever writePolicy says. An exact or normalised
+        duplicate of an approved memory of the same user is reinforced and returned instead.
 
         Raises:
             SecretRefusedError: unless ``allow_secret`` (the owner explicitly asks).
@@ -326,9 +317,31 @@ class MemoryStore:
         if not allow_secret:
             self._guard_secret(text, kind)
         self._check_text(text)
+        existing = self.find_duplicate(text, user)
+        if existing is not None:
+            return self._reinforce(existing.id, actor)
         return self._create(text, kind, status="approved", user=user, channel=channel, project=project,
                             session=session, scope=scope, source="owner", confidence=confidence, ttl=ttl,
                             actor=actor, action="add", pinned=pinned)
+
+    def find_duplicate(self, text: str, user: str | None = None,
+                       statuses: tuple[str, ...] = ("approved",)) -> MemoryRecord | None:
+        """The memory (approved first, then oldest) whose normalised text equals ``normalize(text)``,
+        for the same user, among ``statuses``; ``None`` when there is none."""
+        row = (
+            Memory.select()
+            .where((Memory.norm == textmod.normalize(text or "")) & Memory.status.in_(statuses)
+                   & self._same_user(user))
+            .order_by((Memory.status == "approved").desc(), Memory.id)
+            .first()
+        )
+        return to_record(row) if row else None
+
+    def _reinforce(self, memory_id: int, actor: str) -> MemoryRecord:
+        """Seen again: confidence +0.05 (capped at 1), recorded as a ``reinforce`` event."""
+        def apply(row: Memory) -> None:
+            row.confidence = min(1.0, round(row.confidence + 0.05, 4))
+        return self._mutate(memory_id, "reinforce", actor, apply)
 
     def approve(self, memory_id: int, *, text: str | None = None, actor: str = "owner") -> MemoryRecord:
         """Approve a pending (or rejected) proposal, optionally with edited ``text`` (one undo step)."""
