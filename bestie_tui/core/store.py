@@ -19,7 +19,7 @@ from . import settings as settings_mod
 from . import text as textmod
 from .db import SCHEMA_VERSION, open_database
 from .errors import InvalidValueError, NotFoundError, PolicyError, SecretRefusedError
-from .models import LAYERS, ROLES, SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Message, Setting
+from .models import LAYERS, ROLES, SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Message, Setting, database_proxy
 from .query import memory_query, tier_condition
 from .records import (
     DATETIME_FIELDS,
@@ -497,7 +497,7 @@ class MemoryStore:
     def change(self, action: str, actor: str) -> Iterator[str]:
         """One transaction and one event batch id for a user-visible change."""
         batch = uuid.uuid4().hex[:12]
-        with self.db.atomic():
+        with database_proxy.atomic():
             yield batch
 
     def record_event(self, batch: str, action: str, memory_id: int | None, before: dict | None,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from . import text as textmod
 from .db import backup_database
 from .errors import ImportFormatError
-from .models import LAYERS, ROLES, SCOPE_DEFAULT_LAYER, SCOPES, STATUSES, Event, Memory, Message
+from .models import LAYERS, ROLES, SCOPE_DEFAULT_LAYER, SCOPES, STATUSES, Event, Memory, Message, database_proxy
 from .records import ImportResult, iso
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ def clear(store: "MemoryStore", actor: str = "owner") -> Path:
         n += 1
         target = target.with_name(f"{store.path.stem}-{stamp}-{n}.db")
     backup_database(store.db, target)
-    with store.db.atomic():
+    with database_proxy.atomic():
         Memory.delete().execute()
         Message.delete().execute()
         Event.delete().execute()
