@@ -178,6 +178,16 @@ class MemoryStore:
             q = q.limit(limit)
         return [to_record(r) for r in q]
 
+    def pending_ids(self, query: str | None = None) -> list[int]:
+        """Ids of pending proposals in triage order (oldest first), optionally narrowed by a tolerant
+        text ``query``: a triage queue that holds only ids, however long it is.
+
+        Raises:
+            InvalidValueError: the query has no words.
+        """
+        q = memory_query(status="pending", query=query).select(Memory.id)
+        return [row_id for (row_id,) in q.order_by(Memory.created_at, Memory.id).tuples()]
+
     def similar(self, text: str, *, k: int = 5, user: str | None = None,
                 exclude_id: int | None = None) -> list[tuple[MemoryRecord, float]]:
         """Approved memories most like ``text``: cosine over binary term vectors weighted by IDF
