@@ -157,6 +157,14 @@ class MemoryStore:
         """Number of memories matching the same filters as ``list``."""
         return memory_query(**filters).count()
 
+    def position(self, memory_id: int, **filters: Any) -> int | None:
+        """0-based index of ``memory_id`` in ``list(**filters)`` (newest id first), or ``None`` when
+        the filters exclude it. Lets a paged list keep its selection after the data changed."""
+        q = memory_query(**filters)
+        if not q.where(Memory.id == memory_id).exists():
+            return None
+        return q.where(Memory.id > memory_id).count()
+
     def search(self, query: str, *, status: str | None = None, limit: int = 50) -> list[MemoryRecord]:
         """Case-, accent- and inflection-tolerant search: every query word must occur as a stemmed
         word prefix ("replies" ~ "reply") or inside the accent-folded text with spaces removed
