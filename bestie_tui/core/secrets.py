@@ -31,7 +31,7 @@ _SECRET_WORD = (
 )
 _PASSWORD_WORD = r"(?:password|passwd|passcode|passphrase|pass phrase|pin(?: code)?|mật khẩu|mat khau|mã pin|ma pin)"
 _STATED_PASSWORD = re.compile(
-    r"\b" + _PASSWORD_WORD + r"\s*(?:is|was|=|:|là|la)\s*[\"'`]?[^\s\"'`]{4,}", re.IGNORECASE
+    r"\b" + _PASSWORD_WORD + r"(?:\s+\w+){0,2}?\s*(?:is|was|=|:|là|la)\s*[\"'`]?[^\s\"'`]{4,}", re.IGNORECASE
 )
 _STATED_SECRET = re.compile(
     _SECRET_WORD + r"\s*(?:is|was|=|:|là|la)?\s*[\"'`]?(?=[^\s\"'`]*[0-9!@#$%^&*_\-])[^\s\"'`]{4,}",
