@@ -1,0 +1,55 @@
+"""Render the console's views of the demo database to SVG in ``screenshots/``.
+
+Usage: ``python scripts/screenshots.py [--out screenshots]``. Uses a fresh demo database in a temp
+dir, a fixed terminal size (120×36) and the default theme, so runs are comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from pathlib import Path
+
+from bestie_tui.core.demo import ensure_demo_db
+from bestie_tui.core.store import MemoryStore
+from bestie_tui.tui.app import BestieApp
+
+#: view name → keys pressed after switching to it (to show something worth seeing).
+VIEWS = {
+    "tiers": [],
+    "pending": [],
+}
+
+
+async def render(view: str, keys: list[str], out: Path, db: Path) -> Path:
+    store = MemoryStore(db)
+    app = BestieApp(store, poll_interval=0, start_mode=view)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        for key in keys:
+            await pilot.press(key)
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        target = out / f"{view}.svg"
+        app.save_screenshot(filename=target.name, path=str(out))
+    store.close()
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "screenshots")
+    parser.add_argument("views", nargs="*", default=list(VIEWS), help="views to render (default: all)")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = ensure_demo_db(Path(tmp) / "demo.db")
+        for view in args.views:
+            print(asyncio.run(render(view, VIEWS.get(view, []), args.out, db)))
+
+
+if __name__ == "__main__":
+    main()
