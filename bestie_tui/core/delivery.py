@@ -1,0 +1,467 @@
+"""Sending a report to the owner's chat: Telegram Bot API and Zalo Official Account API senders.
+
+Both speak plain HTTPS JSON through the standard library (``urllib.request``), so nothing extra is
+installed for a once-a-week message. What both senders share:
+
+* a channel is written ``telegram:<chat id>`` or ``zalo:<user id>`` (``parse_channel``);
+* a long report is split on line boundaries at the API's length limit (``split_message``);
+* 429 and 5xx answers (and connection failures) are retried with exponential backoff, honouring
+  ``Retry-After`` up to ``RetryPolicy.max_delay`` seconds; 401/403 fail at once with a clear message;
+* the base URL comes from the ``base_url`` argument, else ``BESTIE_TELEGRAM_API`` /
+  ``BESTIE_ZALO_API``, else the ``digest.telegramApi`` / ``digest.zaloApi`` setting, else the real API;
+* the token is read from ``BESTIE_TELEGRAM_TOKEN`` / ``BESTIE_ZALO_TOKEN`` (or a file named by
+  ``…_TOKEN_FILE``, which is what a cron job can use) and is redacted from every message this module
+  produces: errors, log records and results never contain it.
+
+Reports are sent as plain text (no ``parse_mode``): memory text is data, and a memory containing
+``*`` or ``_`` must neither be formatted nor make Telegram refuse the message.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import os
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable, Mapping
+
+from .errors import BestieError, InvalidValueError
+
+log = logging.getLogger(__name__)
+
+CHANNEL_KINDS = ("telegram", "zalo")
+_TELEGRAM_TARGET = re.compile(r"^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$")
+_ZALO_TARGET = re.compile(r"^\d{1,32}$")
+
+
+class DeliveryError(BestieError):
+    """The report could not be delivered (after retries, or a refusal that retrying cannot fix)."""
+
+    def __init__(self, message: str, *, sent_parts: int = 0, status: int | None = None):
+        super().__init__(message)
+        #: How many parts of a split report were delivered before the failure.
+        self.sent_parts = sent_parts
+        #: The HTTP status of the last answer, if there was one.
+        self.status = status
+
+
+class DeliveryAuthError(DeliveryError):
+    """401/403 (or the API's own "invalid token" answer): the token is wrong, expired or not allowed."""
+
+
+@dataclass(frozen=True)
+class Channel:
+    """Where a report goes: ``kind`` is telegram or zalo, ``target`` the chat id / Zalo user id."""
+
+    kind: str
+    target: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.target}"
+
+
+def parse_channel(text: str) -> Channel:
+    """Parse ``telegram:<chat id>`` (an integer, negative for groups, or ``@channelname``) or
+    ``zalo:<user id>`` (digits).
+
+    Raises:
+        InvalidValueError: anything else, with the accepted forms in the message.
+    """
+    kind, sep, target = (text or "").strip().partition(":")
+    kind = kind.lower()
+    pattern = {"telegram": _TELEGRAM_TARGET, "zalo": _ZALO_TARGET}.get(kind)
+    if not sep or pattern is None or not pattern.match(target):
+        raise InvalidValueError(
+            f"invalid channel {text!r}: use telegram:<chat id> (e.g. telegram:123456789) "
+            "or zalo:<user id> (e.g. zalo:2468458835296117922)"
+        )
+    return Channel(kind, target)
+
+
+@dataclass
+class RetryPolicy:
+    """How hard to try. Delays are seconds: attempt ``n`` (1-based) waits ``base_delay * 2**(n-1)``
+    capped at ``max_delay``, unless the server sent ``Retry-After``, which is honoured as given; a
+    ``Retry-After`` above ``max_delay`` ends the attempts (a cron job should not hang for an hour)."""
+
+    max_attempts: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    #: Called with the number of seconds to wait; tests pass a recorder instead of ``time.sleep``.
+    sleep: Callable[[float], None] = time.sleep
+
+
+@dataclass
+class DeliveryResult:
+    """What a send did: ``parts`` messages, ``attempts`` HTTP requests in total, the API's ids."""
+
+    channel: str
+    parts: int
+    attempts: int
+    message_ids: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units, the unit Telegram counts in (an emoji outside the BMP is 2)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def split_message(text: str, limit: int, measure: Callable[[str], int] = len) -> list[str]:
+    """Split ``text`` into parts of at most ``limit`` units (``measure``: characters by default),
+    breaking only between lines; a single line longer than ``limit`` is cut inside, never between
+    the two halves of a surrogate pair. Empty lines at the edges of a part are dropped.
+
+    Returns:
+        ``[text]`` when it fits, else the parts in order (none empty).
+    Raises:
+        ValueError: ``limit`` < 1.
+    """
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    if measure(text) <= limit:
+        return [text]
+    parts: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        for piece in _cut_line(line, limit, measure):
+            candidate = piece if not current else current + "\n" + piece
+            if measure(candidate) <= limit:
+                current = candidate
+                continue
+            if current.strip():
+                parts.append(current.strip("\n"))
+            current = piece
+    if current.strip():
+        parts.append(current.strip("\n"))
+    return parts
+
+
+def _cut_line(line: str, limit: int, measure: Callable[[str], int]) -> list[str]:
+    if measure(line) <= limit:
+        return [line]
+    pieces, start = [], 0
+    while start < len(line):
+        end = min(len(line), start + limit)
+        while measure(line[start:end]) > limit:
+            end -= 1
+        pieces.append(line[start:end])
+        start = end
+    return pieces
+
+
+def read_token(kind: str, env: Mapping[str, str] | None = None) -> str:
+    """The API token for ``kind``: ``BESTIE_<KIND>_TOKEN``, else the first line of the file named by
+    ``BESTIE_<KIND>_TOKEN_FILE``.
+
+    Raises:
+        DeliveryAuthError: neither is set, or the file cannot be read (the message names the
+        variables, never a value).
+    """
+    env = os.environ if env is None else env
+    name = f"BESTIE_{kind.upper()}_TOKEN"
+    token = (env.get(name) or "").strip()
+    if token:
+        return token
+    path = env.get(name + "_FILE")
+    if path:
+        try:
+            with open(os.path.expanduser(path), encoding="utf-8") as fh:
+                token = fh.readline().strip()
+        except OSError as exc:
+            raise DeliveryAuthError(f"cannot read {name}_FILE ({path}): {exc.strerror}") from None
+        if token:
+            return token
+        raise DeliveryAuthError(f"{name}_FILE ({path}) is empty")
+    raise DeliveryAuthError(f"no {kind} token: set {name} (or {name}_FILE, a file holding it)")
+
+
+class Sender:
+    """Base of the channel senders: splitting, retries, error mapping and token redaction.
+
+    Args:
+        token: the bot / OA access token (kept only in memory).
+        base_url: scheme and host (and optional path prefix) of the API, without a trailing slash.
+        retry: the retry policy (its ``sleep`` is injectable).
+        timeout: seconds per HTTP request.
+    """
+
+    kind = ""
+    #: Longest message the API accepts, in ``measure`` units.
+    limit = 0
+    default_base = ""
+    #: ``(i/n)`` marker room kept free when a report needs several parts.
+    PART_MARK_ROOM = 12
+
+    def __init__(self, token: str, base_url: str | None = None, *, retry: RetryPolicy | None = None,
+                 timeout: float = 20.0):
+        if not token:
+            raise DeliveryAuthError(f"no {self.kind} token")
+        self._token = token
+        self.base_url = (base_url or self.default_base).rstrip("/")
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+
+    @staticmethod
+    def measure(text: str) -> int:
+        return len(text)
+
+    # ------------------------------------------------------------- what subclasses define
+    def request_for(self, target: str, text: str) -> tuple[str, dict[str, str], dict[str, Any]]:
+        """``(url, extra headers, JSON body)`` of one message."""
+        raise NotImplementedError
+
+    def check_body(self, body: Any, status: int) -> str | None:
+        """Interpret a 2xx answer: return the message id, or raise ``DeliveryError``/``_Retry``."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------- the shared part
+    def split(self, text: str) -> list[str]:
+        """The parts ``send`` would post, each within ``limit`` including its ``(i/n)`` marker."""
+        parts = split_message(text, self.limit, self.measure)
+        if len(parts) == 1:
+            return parts
+        parts = split_message(text, self.limit - self.PART_MARK_ROOM, self.measure)
+        return [f"({i}/{len(parts)})\n{p}" for i, p in enumerate(parts, 1)]
+
+    def send(self, target: str, text: str) -> DeliveryResult:
+        """Post ``text`` to ``target``, split into parts as needed, in order.
+
+        Returns:
+            A ``DeliveryResult``.
+        Raises:
+            DeliveryAuthError: 401/403 or an invalid-token answer (no retry).
+            DeliveryError: other refusals, or retries exhausted; ``sent_parts`` says how far it got.
+            InvalidValueError: empty text.
+        """
+        if not text.strip():
+            raise InvalidValueError("nothing to send: the report is empty")
+        parts = self.split(text)
+        result = DeliveryResult(channel=f"{self.kind}:{target}", parts=len(parts), attempts=0)
+        for index, part in enumerate(parts):
+            try:
+                message_id, attempts = self._post_with_retries(target, part)
+            except DeliveryError as exc:
+                exc.sent_parts = index
+                raise
+            result.attempts += attempts
+            if message_id is not None:
+                result.message_ids.append(message_id)
+        return result
+
+    def _post_with_retries(self, target: str, part: str) -> tuple[str | None, int]:
+        url, headers, body = self.request_for(target, part)
+        policy = self.retry
+        last = ""
+        for attempt in range(1, policy.max_attempts + 1):
+            try:
+                return self._post_once(url, headers, body), attempt
+            except _Retry as retry:
+                last = retry.reason
+                if attempt == policy.max_attempts:
+                    break
+                delay = retry.after if retry.after is not None else min(
+                    policy.max_delay, policy.base_delay * 2 ** (attempt - 1))
+                if delay > policy.max_delay:
+                    raise DeliveryError(
+                        f"{self.kind}: {last}; the server asked to retry after {delay:g} s, more than "
+                        f"the {policy.max_delay:g} s maximum", status=retry.status) from None
+                log.info("%s: %s; retry %d/%d in %.1f s (%s)", self.kind, last, attempt,
+                         policy.max_attempts - 1, delay, self.redact(url))
+                policy.sleep(delay)
+        raise DeliveryError(f"{self.kind}: gave up after {policy.max_attempts} attempts: {last}")
+
+    def _post_once(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> str | None:
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(url, data=data, method="POST", headers={
+            "Content-Type": "application/json; charset=utf-8", "Accept": "application/json",
+            "User-Agent": "bestie-tui", **headers})
+        failure = None
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                status, raw, response_headers = response.status, response.read(), response.headers
+        except urllib.error.HTTPError as exc:
+            status, raw, response_headers = exc.code, exc.read(), exc.headers
+            exc.close()
+        except (urllib.error.URLError, OSError) as exc:
+            failure = str(getattr(exc, "reason", exc))
+        # Raised outside the except blocks so no urllib exception (which carries the URL, and so
+        # the Telegram token) is chained onto ours.
+        if failure is not None:
+            raise _Retry(f"connection to {self.redact(self.base_url)} failed: {self.redact(failure)}")
+        if not 200 <= status < 300:
+            self._raise_for_status(status, raw, response_headers)
+        return self.check_body(_json(raw), status)
+
+    def _raise_for_status(self, status: int, raw: bytes, headers) -> None:
+        body = _json(raw)
+        detail = self.redact(self.describe(body) or f"HTTP {status}")
+        if status in (401, 403):
+            raise DeliveryAuthError(f"{self.kind} refused the token (HTTP {status}: {detail}); "
+                                    f"check BESTIE_{self.kind.upper()}_TOKEN", status=status)
+        if status == 429 or status >= 500:
+            after = retry_after_seconds(headers.get("Retry-After") if headers else None)
+            if after is None:
+                after = self.body_retry_after(body)
+            raise _Retry(f"HTTP {status}: {detail}", after=after, status=status)
+        raise DeliveryError(f"{self.kind} refused the message (HTTP {status}: {detail})", status=status)
+
+    def describe(self, body: Any) -> str:
+        """The API's human-readable error text from an answer body, if any."""
+        return ""
+
+    def body_retry_after(self, body: Any) -> float | None:
+        return None
+
+    def redact(self, text: str) -> str:
+        """``text`` with the token (raw or URL-encoded) replaced by ``***``."""
+        for form in {self._token, urllib.parse.quote(self._token, safe="")}:
+            text = text.replace(form, "***")
+        return text
+
+    def __repr__(self) -> str:  # never show the token, even in a debugger or a traceback's locals
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+
+class _Retry(Exception):
+    """Internal: a transient failure worth another attempt, after ``after`` seconds if known."""
+
+    def __init__(self, reason: str, after: float | None = None, status: int | None = None):
+        super().__init__(reason)
+        self.reason, self.after, self.status = reason, after, status
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP-date (RFC 9110 §10.2.3).
+    ``None`` when absent or unreadable; never negative."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+
+
+def _json(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+class TelegramSender(Sender):
+    """Telegram Bot API ``sendMessage``: ``POST {base}/bot<token>/sendMessage`` with JSON
+    ``{"chat_id", "text", "link_preview_options"}``; text up to 4096 UTF-16 code units.
+    Answers are ``{"ok": true, "result": {"message_id": …}}`` or ``{"ok": false, "error_code",
+    "description", "parameters": {"retry_after"}}`` (https://core.telegram.org/bots/api)."""
+
+    kind = "telegram"
+    limit = 4096
+    default_base = "https://api.telegram.org"
+
+    @staticmethod
+    def measure(text: str) -> int:
+        return utf16_len(text)
+
+    def request_for(self, target, text):
+        chat_id: int | str = int(target) if target.lstrip("-").isdigit() else target
+        body = {"chat_id": chat_id, "text": text, "link_preview_options": {"is_disabled": True}}
+        return f"{self.base_url}/bot{self._token}/sendMessage", {}, body
+
+    def check_body(self, body, status):
+        if isinstance(body, dict) and body.get("ok"):
+            return str((body.get("result") or {}).get("message_id", "")) or None
+        raise DeliveryError(f"telegram refused the message: {self.redact(self.describe(body) or 'no answer')}",
+                            status=status)
+
+    def describe(self, body):
+        return str(body.get("description", "")) if isinstance(body, dict) else ""
+
+    def body_retry_after(self, body):
+        params = body.get("parameters") if isinstance(body, dict) else None
+        value = params.get("retry_after") if isinstance(params, dict) else None
+        return float(value) if isinstance(value, (int, float)) else None
+
+
+class ZaloSender(Sender):
+    """Zalo Official Account API v3 customer-service message: ``POST {base}/v3.0/oa/message/cs``
+    with header ``access_token`` and JSON ``{"recipient": {"user_id"}, "message": {"text"}}``;
+    text up to 2000 characters. Zalo answers HTTP 200 with ``{"error": 0, "data": {"message_id"}}``
+    on success and a negative ``error`` code otherwise (-216 invalid and -124 expired access token
+    are treated as auth failures, -32 "too many requests" is retried)."""
+
+    kind = "zalo"
+    limit = 2000
+    default_base = "https://openapi.zalo.me"
+    AUTH_CODES = (-216, -124)
+    RATE_CODES = (-32,)
+
+    def request_for(self, target, text):
+        body = {"recipient": {"user_id": target}, "message": {"text": text}}
+        return f"{self.base_url}/v3.0/oa/message/cs", {"access_token": self._token}, body
+
+    def check_body(self, body, status):
+        if not isinstance(body, dict):
+            raise DeliveryError("zalo gave an answer that is not JSON", status=status)
+        code = body.get("error", 0)
+        if code == 0:
+            return str((body.get("data") or {}).get("message_id", "")) or None
+        detail = self.redact(f"error {code}: {self.describe(body)}")
+        if code in self.AUTH_CODES or "access token" in self.describe(body).lower():
+            raise DeliveryAuthError(f"zalo refused the token ({detail}); check BESTIE_ZALO_TOKEN", status=status)
+        if code in self.RATE_CODES:
+            raise _Retry(detail, status=status)
+        raise DeliveryError(f"zalo refused the message ({detail})", status=status)
+
+    def describe(self, body):
+        return str(body.get("message", "")) if isinstance(body, dict) else ""
+
+SENDERS: dict[str, type[Sender]] = {"telegram": TelegramSender, "zalo": ZaloSender}
+
+
+def base_url_for(kind: str, store=None, env: Mapping[str, str] | None = None) -> str | None:
+    """The configured API base URL of ``kind``: env ``BESTIE_<KIND>_API``, else the
+    ``digest.<kind>Api`` setting, else ``None`` (the real API)."""
+    env = os.environ if env is None else env
+    value = env.get(f"BESTIE_{kind.upper()}_API")
+    if not value and store is not None:
+        value = store.get_setting(f"digest.{kind}Api")
+    return value or None
+
+
+def sender_for(channel: Channel | str, store=None, *, env: Mapping[str, str] | None = None,
+               retry: RetryPolicy | None = None, base_url: str | None = None) -> Sender:
+    """A ready sender for ``channel`` (token from the environment, base URL as ``base_url_for``).
+
+    Raises:
+        InvalidValueError: a malformed channel.
+        DeliveryAuthError: no token configured.
+    """
+    channel = parse_channel(channel) if isinstance(channel, str) else channel
+    token = read_token(channel.kind, env)
+    url = base_url or base_url_for(channel.kind, store, env)
+    return SENDERS[channel.kind](token, url, retry=retry)
+
+
+def deliver(channel: Channel | str, text: str, store=None, *, env: Mapping[str, str] | None = None,
+            retry: RetryPolicy | None = None) -> DeliveryResult:
+    """Send ``text`` to ``channel`` (see ``sender_for`` and ``Sender.send`` for what is raised)."""
+    channel = parse_channel(channel) if isinstance(channel, str) else channel
+    return sender_for(channel, store, env=env, retry=retry).send(channel.target, text)

@@ -1,0 +1,244 @@
+"""Telegram and Zalo senders against a real HTTP stub on 127.0.0.1: requests, retries, refusals,
+splitting, and the token never showing up anywhere."""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+import pytest
+from stub_http import Reply, StubServer
+
+from bestie_tui.core.delivery import (
+    DeliveryAuthError,
+    DeliveryError,
+    RetryPolicy,
+    TelegramSender,
+    ZaloSender,
+    base_url_for,
+    deliver,
+    parse_channel,
+    read_token,
+    retry_after_seconds,
+    split_message,
+    utf16_len,
+)
+from bestie_tui.core.errors import InvalidValueError
+
+TOKEN = "123456:SECRET-token_value"
+ZALO_TOKEN = "zalo-SECRET-access-token"
+OK_TELEGRAM = Reply(200, {"ok": True, "result": {"message_id": 77}})
+OK_ZALO = Reply(200, {"error": 0, "message": "Success", "data": {"message_id": "m-1"}})
+
+
+class Sleeps(list):
+    """Records the waits instead of sleeping."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+@pytest.fixture
+def sleeps() -> Sleeps:
+    return Sleeps()
+
+
+@pytest.fixture
+def stub():
+    with StubServer(default=OK_TELEGRAM) as server:
+        yield server
+
+
+def telegram(stub, sleeps, **policy) -> TelegramSender:
+    return TelegramSender(TOKEN, stub.url, retry=RetryPolicy(sleep=sleeps, **policy), timeout=5)
+
+
+def zalo(stub, sleeps, **policy) -> ZaloSender:
+    return ZaloSender(ZALO_TOKEN, stub.url, retry=RetryPolicy(sleep=sleeps, **policy), timeout=5)
+
+
+def test_telegram_posts_send_message_with_chat_id_and_plain_text(stub, sleeps):
+    result = telegram(stub, sleeps).send("-100200300", "Health 82/100\n*not bold*")
+    assert len(stub.requests) == 1
+    req = stub.requests[0]
+    assert req.method == "POST"
+    assert req.path == f"/bot{TOKEN}/sendMessage"
+    assert req.headers["content-type"].startswith("application/json")
+    assert req.body == {"chat_id": -100200300, "text": "Health 82/100\n*not bold*",
+                        "link_preview_options": {"is_disabled": True}}
+    assert "parse_mode" not in req.body  # memory text is data: never formatted by Telegram
+    assert result.parts == 1 and result.attempts == 1 and result.message_ids == ["77"]
+    assert sleeps == []
+
+
+def test_zalo_posts_cs_message_with_access_token_header(stub, sleeps):
+    stub.default = OK_ZALO
+    result = zalo(stub, sleeps).send("2468458835296117922", "Xin chào: sức khỏe 82/100")
+    req = stub.requests[0]
+    assert (req.method, req.path) == ("POST", "/v3.0/oa/message/cs")
+    assert req.headers["access_token"] == ZALO_TOKEN
+    assert req.body == {"recipient": {"user_id": "2468458835296117922"},
+                        "message": {"text": "Xin chào: sức khỏe 82/100"}}
+    assert ZALO_TOKEN not in str(req.body)
+    assert result.message_ids == ["m-1"]
+
+
+def test_429_with_retry_after_waits_that_long_then_succeeds(stub, sleeps):
+    stub.script = [Reply(429, {"ok": False, "error_code": 429, "description": "Too Many Requests"},
+                         {"Retry-After": "3"})]
+    result = telegram(stub, sleeps).send("42", "hi")
+    assert sleeps == [3.0]
+    assert len(stub.requests) == 2 and stub.requests[0].body == stub.requests[1].body
+    assert result.attempts == 2
+
+
+def test_telegram_retry_after_in_the_body_is_honoured(stub, sleeps):
+    stub.script = [Reply(429, {"ok": False, "error_code": 429, "description": "Too Many Requests: retry after 7",
+                               "parameters": {"retry_after": 7}})]
+    telegram(stub, sleeps).send("42", "hi")
+    assert sleeps == [7.0]
+
+
+def test_5xx_is_retried_with_exponential_backoff(stub, sleeps):
+    stub.script = [Reply(500, {"ok": False}), Reply(502, {"ok": False}), Reply(503, {"ok": False})]
+    result = telegram(stub, sleeps, base_delay=0.5).send("42", "hi")
+    assert sleeps == [0.5, 1.0, 2.0]
+    assert len(stub.requests) == 4 and result.attempts == 4
+
+
+def test_5xx_exhausting_the_attempts_is_a_clear_failure(stub, sleeps):
+    stub.default = Reply(500, {"ok": False, "description": "Internal Server Error"})
+    with pytest.raises(DeliveryError, match="gave up after 3 attempts: HTTP 500") as info:
+        telegram(stub, sleeps, max_attempts=3).send("42", "hi")
+    assert len(stub.requests) == 3 and len(sleeps) == 2
+    assert TOKEN not in str(info.value)
+
+
+def test_retry_after_above_the_maximum_fails_without_waiting(stub, sleeps):
+    stub.script = [Reply(429, {"ok": False, "description": "Too Many Requests"}, {"Retry-After": "3600"})]
+    with pytest.raises(DeliveryError, match="retry after 3600 s, more than the 60 s maximum"):
+        telegram(stub, sleeps).send("42", "hi")
+    assert sleeps == [] and len(stub.requests) == 1
+
+
+@pytest.mark.parametrize("status, description", [(401, "Unauthorized"),
+                                                 (403, "Forbidden: bot was blocked by the user")])
+def test_401_and_403_fail_at_once_naming_the_variable_not_the_token(stub, sleeps, status, description):
+    stub.default = Reply(status, {"ok": False, "error_code": status, "description": description})
+    with pytest.raises(DeliveryAuthError) as info:
+        telegram(stub, sleeps).send("42", "hi")
+    message = str(info.value)
+    assert f"HTTP {status}: {description}" in message and "BESTIE_TELEGRAM_TOKEN" in message
+    assert TOKEN not in message and "SECRET" not in message
+    assert len(stub.requests) == 1 and sleeps == []
+
+
+def test_other_4xx_is_not_retried(stub, sleeps):
+    stub.default = Reply(400, {"ok": False, "description": "Bad Request: chat not found"})
+    with pytest.raises(DeliveryError, match="chat not found"):
+        telegram(stub, sleeps).send("42", "hi")
+    assert len(stub.requests) == 1
+
+
+def test_zalo_error_codes_in_a_200_answer(stub, sleeps):
+    stub.script = [Reply(200, {"error": -32, "message": "Too many requests"}), OK_ZALO,
+                   Reply(200, {"error": -216, "message": "Access token is invalid"})]
+    sender = zalo(stub, sleeps)
+    assert sender.send("1", "one").attempts == 2
+    with pytest.raises(DeliveryAuthError, match="error -216: Access token is invalid"):
+        sender.send("1", "two")
+
+
+def test_long_report_is_split_on_line_boundaries_at_the_telegram_limit(stub, sleeps):
+    lines = [f"line {i:04d} " + "x" * 90 for i in range(100)]  # ~10 000 characters
+    result = telegram(stub, sleeps).send("42", "\n".join(lines))
+    texts = [r.body["text"] for r in stub.requests]
+    assert len(texts) == result.parts == 3
+    assert all(utf16_len(t) <= 4096 for t in texts)
+    assert [t.split("\n", 1)[0] for t in texts] == ["(1/3)", "(2/3)", "(3/3)"]
+    sent_lines = [line for t in texts for line in t.split("\n")[1:]]
+    assert sent_lines == lines  # every line arrives whole and in order
+
+
+def test_zalo_splits_at_2000_characters(stub, sleeps):
+    stub.default = OK_ZALO
+    text = "\n".join("dòng " + "ạ" * 95 for _ in range(50))  # 5 000 characters
+    zalo(stub, sleeps).send("1", text)
+    assert len(stub.requests) == 3
+    assert all(len(r.body["message"]["text"]) <= 2000 for r in stub.requests)
+
+
+def test_failure_in_a_later_part_says_how_many_were_sent(stub, sleeps):
+    stub.script = [OK_TELEGRAM, Reply(400, {"ok": False, "description": "Bad Request"})]
+    with pytest.raises(DeliveryError) as info:
+        telegram(stub, sleeps).send("42", "\n".join("y" * 100 for _ in range(60)))
+    assert info.value.sent_parts == 1
+
+
+def test_token_never_in_logs_errors_or_repr(stub, sleeps, caplog):
+    caplog.set_level(logging.DEBUG)
+    stub.script = [Reply(503, {"ok": False, "description": f"echo {TOKEN}"})]
+    stub.default = Reply(401, {"ok": False, "description": f"token {TOKEN} is bad"})
+    sender = telegram(stub, sleeps)
+    with pytest.raises(DeliveryAuthError) as info:
+        sender.send("42", "hi")
+    assert "retry 1/4" in caplog.text  # the retry was logged…
+    assert TOKEN not in caplog.text  # …with the URL redacted
+    assert TOKEN not in str(info.value) and "***" in str(info.value)
+    assert info.value.__cause__ is None and info.value.__context__ is None
+    assert TOKEN not in repr(sender)
+
+
+def test_connection_refused_is_retried_then_fails_without_the_token(sleeps):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sender = TelegramSender(TOKEN, f"http://127.0.0.1:{port}", retry=RetryPolicy(max_attempts=2, sleep=sleeps))
+    with pytest.raises(DeliveryError, match="connection to http://127.0.0.1") as info:
+        sender.send("42", "hi")
+    assert sleeps == [1.0] and TOKEN not in str(info.value)
+
+
+def test_deliver_reads_token_and_base_url_from_the_environment(stub, sleeps):
+    env = {"BESTIE_TELEGRAM_TOKEN": TOKEN, "BESTIE_TELEGRAM_API": stub.url}
+    result = deliver("telegram:42", "hello", env=env, retry=RetryPolicy(sleep=sleeps))
+    assert result.channel == "telegram:42" and stub.requests[0].path == f"/bot{TOKEN}/sendMessage"
+
+
+def test_base_url_env_beats_the_setting(store):
+    store.set_setting("digest.zaloApi", "http://127.0.0.1:9/setting")
+    assert base_url_for("zalo", store, env={}) == "http://127.0.0.1:9/setting"
+    assert base_url_for("zalo", store, env={"BESTIE_ZALO_API": "http://127.0.0.1:9/env"}) == "http://127.0.0.1:9/env"
+    assert base_url_for("telegram", store, env={}) is None
+
+
+def test_token_from_a_file_and_a_clear_error_when_missing(tmp_path):
+    path = tmp_path / "tg.token"
+    path.write_text(TOKEN + "\n")
+    assert read_token("telegram", {"BESTIE_TELEGRAM_TOKEN_FILE": str(path)}) == TOKEN
+    with pytest.raises(DeliveryAuthError, match="set BESTIE_ZALO_TOKEN"):
+        read_token("zalo", {})
+
+
+@pytest.mark.parametrize("text", ["telegram", "telegram:", "telegram:abc", "zalo:@name", "sms:123",
+                                  "telegram:12 34", ""])
+def test_invalid_channels_are_refused(text):
+    with pytest.raises(InvalidValueError, match="use telegram:<chat id>"):
+        parse_channel(text)
+
+
+def test_split_message_keeps_lines_and_surrogate_pairs():
+    assert split_message("short", 10) == ["short"]
+    assert split_message("aaaa\nbbbb\ncccc", 9) == ["aaaa\nbbbb", "cccc"]
+    emoji = "🙂" * 5  # 10 UTF-16 units
+    parts = split_message(emoji, 4, utf16_len)
+    assert parts == ["🙂🙂", "🙂🙂", "🙂"] and "".join(parts) == emoji
+
+
+def test_retry_after_accepts_seconds_and_http_dates():
+    from datetime import datetime, timezone
+
+    now = datetime(2026, 11, 30, 9, 0, 0, tzinfo=timezone.utc)
+    assert retry_after_seconds("12") == 12.0
+    assert retry_after_seconds("Mon, 30 Nov 2026 09:00:30 GMT", now) == 30.0
+    assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None
