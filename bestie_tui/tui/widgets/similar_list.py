@@ -1,0 +1,56 @@
+"""``SimilarList``: the approved memories most like the current proposal, with their scores.
+
+Beside a proposal it answers "do I already know this?" (a duplicate) and "does this say the
+opposite of something I know?" (a contradiction) before the owner approves.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ...core.records import MemoryRecord
+from ...core.text import printable, tokens
+from ...core.vectors import NEGATIONS
+
+#: Score (IDF cosine, 0..1) from which a pair is flagged. Chosen on the demo data: rephrasings of
+#: one fact score ≥ 0.6, unrelated facts about the same person rarely above 0.35.
+DUPLICATE_AT = 0.6
+CONTRADICTION_AT = 0.4
+
+
+def relation_hint(proposal: str, memory: str, score: float) -> str | None:
+    """``"possible contradiction"`` when the texts are alike but only one is negated, ``"possible
+    duplicate"`` when they are very alike, else ``None``. A hint for the owner, not a verdict."""
+    negated = [bool(NEGATIONS.intersection(tokens(t))) for t in (proposal, memory)]
+    if score >= CONTRADICTION_AT and negated[0] != negated[1]:
+        return "possible contradiction"
+    if score >= DUPLICATE_AT:
+        return "possible duplicate"
+    return None
+
+
+class SimilarList(Static):
+    """Renders ``[(record, score), ...]`` best first; ``loading`` shows while the lookup runs."""
+
+    def show(self, proposal_text: str, results: list[tuple[MemoryRecord, float]]) -> None:
+        if not results:
+            self.update(Text("No approved memory is similar.", style="italic"))
+            return
+        out = Text()
+        for n, (record, score) in enumerate(results):
+            if n:
+                out.append("\n\n")
+            out.append(f"{score:.2f}", style="bold")
+            out.append(f"  #{record.id} · {printable(record.kind)}")
+            if record.user:
+                out.append(f" · {printable(record.user)}")
+            hint = relation_hint(proposal_text, record.text, score)
+            if hint:
+                out.append(f"  {hint}", style="bold reverse")
+            out.append("\n")
+            out.append(printable(record.text))
+        self.update(out)
+
+    def show_message(self, message: str) -> None:
+        self.update(Text(message, style="italic"))

@@ -1,0 +1,259 @@
+"""The Pending view (triage session), driven by keys with Pilot over a real temp-file store."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bestie_tui.tui.app import BestieApp
+from bestie_tui.tui.screens.confirm_modal import ConfirmModal
+from bestie_tui.tui.screens.edit_memory_modal import EditMemoryModal
+from bestie_tui.tui.screens.pending_screen import PendingScreen, merge_queue
+
+SIZE = (120, 36)
+
+
+async def settle(pilot) -> None:
+    """Let messages run and the similarity worker finish."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def shown(app, selector: str) -> str:
+    return str(app.screen.query_one(selector).render())
+
+
+def pending_screen(app) -> PendingScreen:
+    assert isinstance(app.screen, PendingScreen)
+    return app.screen
+
+
+def propose(store, *texts: str, user: str = "caroline") -> list[int]:
+    ids = []
+    for text in texts:
+        ids.append(store.propose(text, "preference", user=user).memory.id)
+        store.clock.advance(1)  # distinct created_at: triage order is oldest first
+    return ids
+
+
+def app_for(store, **kwargs) -> BestieApp:
+    return BestieApp(store, poll_interval=kwargs.pop("poll_interval", 0), start_mode="pending", **kwargs)
+
+
+async def test_approve_reject_and_progress(store):
+    a, b, c = propose(store, "Prefers green tea in the morning", "Has a dog named Oscar", "Lives in Hà Nội")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Prefers green tea" in shown(app, "#proposal-text")
+        assert shown(app, "#pending-progress").startswith("reviewed 0 / 3")
+        await pilot.press("a")
+        await settle(pilot)
+        assert store.get(a).status == "approved"
+        assert "Has a dog named Oscar" in shown(app, "#proposal-text")
+        await pilot.press("r")
+        await settle(pilot)
+        assert store.get(b).status == "rejected"
+        await pilot.press("x")
+        await settle(pilot)
+        assert store.get(c).status == "rejected"
+        assert shown(app, "#pending-progress").startswith("reviewed 3 / 3")
+        assert "Nothing pending." in shown(app, "#proposal-text")
+    approve_event = store.history(a)[0]
+    assert (approve_event.action, approve_event.actor, approve_event.at) == ("approve", "owner", store.clock())
+
+
+async def test_edit_then_approve_is_one_step(store):
+    (a,) = propose(store, "Likes jazz")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, EditMemoryModal)
+        await pilot.press(*" and blues", "ctrl+s")
+        await settle(pilot)
+    record = store.get(a)
+    assert (record.status, record.text) == ("approved", "Likes jazz and blues")
+    assert [e.action for e in store.history(a)] == ["edit+approve", "propose"]
+
+
+async def test_cancelled_edit_changes_nothing(store):
+    (a,) = propose(store, "Likes jazz")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e", "x", "escape")
+        await settle(pilot)
+        assert isinstance(app.screen, PendingScreen)
+    assert (store.get(a).status, store.get(a).text) == ("pending", "Likes jazz")
+
+
+async def test_skip_leaves_pending_and_moves_to_the_back(store):
+    a, b, c = propose(store, "Plays the violin", "Runs on Sundays", "Reads sci-fi")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        screen = pending_screen(app)
+        assert screen.current_id == b
+        assert screen.queue == [b, c, a]
+        await pilot.press("G")
+        await settle(pilot)
+        assert screen.current_id == a
+    assert [store.get(i).status for i in (a, b, c)] == ["pending"] * 3
+
+
+async def test_next_and_previous_keys(store):
+    a, b, c = propose(store, "Plays the violin", "Runs on Sundays", "Reads sci-fi")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pending_screen(app)
+        for key, expected in [("j", b), ("down", c), ("n", c), ("k", b), ("up", a), ("p", a), ("G", c), ("g", a)]:
+            await pilot.press(key)
+            assert screen.current_id == expected, key
+        assert "proposal 1 of 3" in shown(app, "#pending-progress")
+
+
+async def test_filter_narrows_the_queue_then_reject_all_shown(store):
+    tea, dog, tea2 = propose(store, "Prefers green tea", "Has a dog named Oscar", "Drinks tea before bed")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"tea", "enter")
+        await settle(pilot)
+        screen = pending_screen(app)
+        assert screen.queue == [tea, tea2]
+        assert "of 2 in the queue" in shown(app, "#pending-progress")
+        assert "filter: tea" in shown(app, "#pending-progress")
+        # keys act on the queue again once the filter is applied
+        await pilot.press("R")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        assert "Reject all 2 pending proposals shown matching “tea”" in shown(app, "#confirm-question")
+        await pilot.press("y")
+        await settle(pilot)
+        assert "No pending proposal matches" in shown(app, "#proposal-text")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert screen.queue == [dog]
+    assert [store.get(i).status for i in (tea, dog, tea2)] == ["rejected", "pending", "rejected"]
+
+
+async def test_reject_all_cancelled_changes_nothing(store):
+    ids = propose(store, "Prefers green tea", "Has a dog named Oscar")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        await pilot.pause()
+        assert "Reject all 2 pending proposals shown?" in shown(app, "#confirm-question")
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, PendingScreen)
+    assert [store.get(i).status for i in ids] == ["pending", "pending"]
+
+
+async def test_undo_brings_the_decision_back_as_current(store):
+    a, b = propose(store, "Prefers green tea", "Has a dog named Oscar")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert store.get(a).status == "approved"
+        await pilot.press("u")
+        await settle(pilot)
+        assert store.get(a).status == "pending"
+        assert pending_screen(app).current_id == a
+        assert shown(app, "#pending-progress").startswith("reviewed 0 / 2")
+    assert store.history(a)[0].action == "undo"
+
+
+async def test_empty_store_shows_nothing_pending_and_keys_still_answer(store):
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Nothing pending." in shown(app, "#proposal-text")
+        assert shown(app, "#pending-progress").startswith("reviewed 0 / 0")
+        await pilot.press("a", "r", "e", "s", "j", "k", "R", "u")
+        await settle(pilot)
+        assert isinstance(app.screen, PendingScreen)  # no modal opened on an empty queue
+        notices = [str(n.message) for n in app._notifications]
+        assert "Nothing pending to approve." in notices and "nothing to undo" in notices
+    assert store.count() == 0
+
+
+async def test_markup_and_escape_sequences_show_literally(store):
+    store.propose("[bold]not bold[/bold] \x1b[31mred\x1b[0m", "note", user="caroline")
+    store.add("note", "[bold]not bold[/bold] earlier", user="caroline")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown(app, "#proposal-text") == "[bold]not bold[/bold] \\x1b[31mred\\x1b[0m"
+        assert "[bold]not bold[/bold] earlier" in shown(app, "#similar-list")
+
+
+async def test_similar_approved_memories_are_shown_with_scores(store):
+    kept = store.add("preference", "Prefers concise replies in Vietnamese", user="caroline")
+    store.add("preference", "Owns a red bicycle", user="caroline")
+    store.add("preference", "Prefers concise replies", user="melanie")  # another user's: not shown
+    propose(store, "Prefers concise replies, in Vietnamese please")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)  # the lookup ran in a worker thread with its own connection to the file
+        text = shown(app, "#similar-list")
+        score = store.similar("Prefers concise replies, in Vietnamese please", user="caroline")[0][1]
+        assert text.startswith(f"{score:.2f}  #{kept.id}")
+        assert "possible duplicate" in text
+        assert "bicycle" not in text and "melanie" not in text
+        assert not app.screen.query_one("#similar-list").loading
+
+
+async def test_palette_offers_the_screen_actions(store):
+    propose(store, "Prefers green tea")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = [title for title, _help, _cb in pending_screen(app).palette_commands()]
+        assert {"memory: Approve current", "memory: Reject current", "memory: Edit then approve current",
+                "memory: Skip current", "memory: Reject all shown", "view: Filter pending queue"} <= set(titles)
+        for binding in PendingScreen.BINDINGS:
+            assert binding.id and binding.description
+
+
+def test_merge_queue_keeps_order_and_appends_new_ids():
+    assert merge_queue([3, 1, 2], [1, 2, 3, 4]) == [3, 1, 2, 4]
+    assert merge_queue([3, 1, 2], [2, 5]) == [2, 5]
+    assert merge_queue([], [7, 8]) == [7, 8]
+
+
+async def test_proposal_from_another_process_joins_without_moving_the_owner(store, db_path: Path):
+    a, b = propose(store, "Prefers green tea", "Has a dog named Oscar")
+    app = app_for(store, poll_interval=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j")
+        screen = pending_screen(app)
+        assert screen.current_id == b
+        bestie = Path(sys.executable).with_name("bestie")
+        cmd = [str(bestie)] if bestie.exists() else [sys.executable, "-m", "bestie_tui.cli.main"]
+        done = subprocess.run([*cmd, "memory", "propose", "hobby", "Collects vinyl records", "--user", "caroline"],
+                              env={**os.environ, "BESTIE_DB": str(db_path)}, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        for _ in range(50):  # the app polls PRAGMA data_version every 0.1 s
+            if len(screen.queue) == 3:
+                break
+            await pilot.pause(0.1)
+        assert len(screen.queue) == 3
+        assert screen.current_id == b
+        assert "Has a dog named Oscar" in shown(app, "#proposal-text")
+        assert "proposal 2 of 3" in shown(app, "#pending-progress")
+        await pilot.press("j")
+        assert "Collects vinyl records" in shown(app, "#proposal-text")
