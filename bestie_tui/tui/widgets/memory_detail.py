@@ -1,0 +1,139 @@
+"""``MemoryDetail``: one memory's text, every lifecycle field and its recent history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Sequence
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ...core.records import EventRecord, MemoryRecord, iso
+from ...core.text import printable
+from .memory_list import memory_flags
+
+#: Snapshot keys a history line never lists as "changed" (they change with every write).
+_QUIET_KEYS = {"updated_at", "norm", "terms"}
+
+
+def _value(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, datetime):
+        return iso(value) or "—"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return printable(str(value))
+
+
+def event_summary(event: EventRecord) -> str:
+    """What an event changed, in words: ``pinned no → yes``, ``text edited``, ``created``."""
+    if event.before is None:
+        return "created"
+    if event.after is None:
+        return "deleted"
+    changes = []
+    for key, after in event.after.items():
+        before = event.before.get(key)
+        if key in _QUIET_KEYS or before == after:
+            continue
+        if key == "text":
+            changes.append("text edited")
+        else:
+            changes.append(f"{key} {_value(before)} → {_value(after)}")
+    return ", ".join(changes) or "no field changed"
+
+
+class MemoryDetail(VerticalScroll):
+    """Scrollable panel; ``show(memory, history, now)`` draws a memory, ``show_message`` a notice.
+
+    All memory content is drawn as ``rich.text.Text`` with control characters made visible, so
+    ``[bold]`` or an escape sequence in a memory shows literally.
+    """
+
+    DEFAULT_CSS = """
+    MemoryDetail {
+        padding: 0 1;
+    }
+    MemoryDetail > .memory-detail--body {
+        height: auto;
+    }
+    """
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.memory: MemoryRecord | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("No memory selected.", style="italic"), classes="memory-detail--body")
+
+    @property
+    def body(self) -> Static:
+        return self.query_one(".memory-detail--body", Static)
+
+    def show_message(self, message: str) -> None:
+        """Replace the panel with a plain-text notice (e.g. the empty-state hint)."""
+        self.memory = None
+        self.body.update(Text(message, style="italic"))
+
+    def show(self, memory: MemoryRecord, history: Sequence[EventRecord], now: datetime) -> None:
+        """Draw ``memory`` with its fields and ``history`` (newest first). ``now``: naive UTC, for
+        the "expired" mark."""
+        self.memory = memory
+        title = Text(f"#{memory.id} · ", style="bold")
+        title.append(printable(memory.kind), style="bold")
+        flags = memory_flags(memory, now)
+        if flags:
+            title.append("  " + " ".join(flags), style="italic")
+
+        fields = Table.grid(padding=(0, 2))
+        fields.add_column(style="bold", no_wrap=True)
+        fields.add_column()
+        expires = Text(_value(memory.expires_at))
+        if memory.is_expired(now):
+            expires.append("  expired", style="bold reverse")
+        superseded = Text("—" if memory.superseded_by is None else f"#{memory.superseded_by}")
+        rows = [
+            ("status", Text(memory.status)),
+            ("tier", Text(memory.tier)),
+            ("layer", Text(memory.layer)),
+            ("scope", Text(memory.scope)),
+            ("pinned", Text(_value(memory.pinned))),
+            ("stale", Text(_value(memory.stale))),
+            ("superseded by", superseded),
+            ("confidence", Text(_value(memory.confidence))),
+            ("expires at", expires),
+            ("last accessed", Text(_value(memory.last_accessed_at))),
+            ("access count", Text(str(memory.access_count))),
+            ("user", Text(_value(memory.user))),
+            ("channel", Text(_value(memory.channel))),
+            ("project", Text(_value(memory.project))),
+            ("session", Text(_value(memory.session))),
+            ("source", Text(_value(memory.source))),
+            ("created", Text(_value(memory.created_at))),
+            ("updated", Text(_value(memory.updated_at))),
+        ]
+        for label, value in rows:
+            fields.add_row(Text(label), value)
+
+        parts = [title, Text(""), Text(printable(memory.text)), Text(""), fields, Text("")]
+        parts.append(Text("Recent history", style="bold underline"))
+        if history:
+            events = Table.grid(padding=(0, 2))
+            events.add_column(no_wrap=True)
+            events.add_column()
+            for event in history:
+                what = Text(f"{event.action} by {printable(event.actor)}: {event_summary(event)}")
+                if event.undone:
+                    what.append("  (undone)", style="italic")
+                events.add_row(Text(iso(event.at) or ""), what)
+            parts.append(events)
+        else:
+            parts.append(Text("no events", style="italic"))
+        self.body.update(Group(*parts))

@@ -1,0 +1,290 @@
+"""Tiers view, driven by keys with Pilot on a real temp-file database: every test asserts what the
+database holds or what the screen shows."""
+
+from __future__ import annotations
+
+import pyperclip
+
+from bestie_tui.core.store import MemoryStore
+from bestie_tui.tui.app import BestieApp
+from bestie_tui.tui.screens.confirm_modal import ConfirmModal
+from bestie_tui.tui.screens.edit_memory_modal import EditMemoryModal
+from bestie_tui.tui.screens.supersede_modal import SupersedeModal
+from bestie_tui.tui.screens.tiers_screen import TiersScreen
+from bestie_tui.tui.widgets.memory_list import MemoryList
+
+SIZE = (120, 36)
+
+
+def screen_text(app) -> str:
+    """Every line the terminal shows right now (the app's composited screen, toasts included)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def tiers(app) -> TiersScreen:
+    screen = app.get_screen("tiers") if not isinstance(app.screen, TiersScreen) else app.screen
+    assert isinstance(screen, TiersScreen)
+    return screen
+
+
+def listing(app) -> MemoryList:
+    return tiers(app).memory_list
+
+
+async def test_pin_then_unpin_selected(store):
+    memory = store.add("preference", "User prefers concise replies", scope="core")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        assert listing(app).highlighted.id == memory.id
+        await pilot.press("p")
+        await pilot.pause()
+        assert store.get(memory.id).pinned is True
+        assert "pinned" in listing(app).render_line(0).text
+        await pilot.press("p")
+        await pilot.pause()
+        assert store.get(memory.id).pinned is False
+
+
+async def test_move_scope_with_arrows_and_with_letter(store):
+    memory = store.add("project_context", "Bestie ships its TUI in December", scope="project")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("m", "down", "enter")  # project is highlighted first; down → session
+        await pilot.pause()
+        moved = store.get(memory.id)
+        assert (moved.scope, moved.layer) == ("session", "working")
+        await pilot.press("m", "c")
+        await pilot.pause()
+        moved = store.get(memory.id)
+        assert (moved.scope, moved.layer) == ("core", "core")
+        await pilot.press("m", "escape")
+        await pilot.pause()
+        assert store.get(memory.id).scope == "core"
+
+
+async def test_edit_via_modal_saves_text(store):
+    memory = store.add("preference", "User likes tea", scope="core")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, EditMemoryModal)
+        await pilot.press("end", *" with honey", "ctrl+s")
+        await pilot.pause()
+        assert store.get(memory.id).text == "User likes tea with honey"
+        assert "User likes tea with honey" in screen_text(app)
+
+
+async def test_forget_needs_confirmation_and_cancel_keeps_it(store):
+    memory = store.add("preference", "User likes jazz", scope="core")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("n")
+        await pilot.pause()
+        assert store.get(memory.id).status == "approved"
+        await pilot.press("d", "y")
+        await pilot.pause()
+        assert store.get(memory.id).status == "forgotten"
+        # It left the core list; the archive tab now holds it.
+        assert listing(app).total == 0
+        await pilot.press("a")
+        await pilot.pause()
+        assert listing(app).highlighted.id == memory.id
+
+
+async def test_supersede_refuses_bad_id_in_place_then_accepts(store):
+    old = store.add("preference", "User prefers Vietnamese", scope="core")
+    new = store.add("preference", "User prefers Vietnamese replies with diacritics", scope="core")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("j")  # newest first: the old one is second
+        await pilot.pause()
+        assert listing(app).highlighted.id == old.id
+        await pilot.press("s", *"999", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SupersedeModal)
+        assert "no memory with id 999" in screen_text(app)
+        await pilot.press("backspace", "backspace", "backspace", *str(new.id), "enter")
+        await pilot.pause()
+        assert store.get(old.id).superseded_by == new.id
+        assert store.get(old.id).tier == "archive"
+
+
+async def test_restore_from_archive(store):
+    memory = store.add("preference", "User likes hiking", scope="project")
+    store.forget(memory.id)
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        assert tiers(app).tier == "archive"  # the only non-empty tier is shown first
+        assert "forgotten" in listing(app).render_line(0).text
+        await pilot.press("r")
+        await pilot.pause()
+        restored = store.get(memory.id)
+        assert (restored.status, restored.tier) == ("approved", "working")
+
+
+async def test_undo_brings_a_forgotten_memory_back(store):
+    memory = store.add("preference", "User likes rain", scope="core")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("d", "y")
+        await pilot.pause()
+        assert store.get(memory.id).status == "forgotten"
+        await pilot.press("u")
+        await pilot.pause()
+        assert store.get(memory.id).status == "approved"
+        assert listing(app).highlighted.id == memory.id
+
+
+async def test_filter_is_tolerant_and_escape_clears_it(store):
+    store.add("identity", "User lives in Hà Nội", scope="project")
+    store.add("preference", "User prefers concise replies", scope="project")
+    store.add("preference", "User drinks coffee", scope="project")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        assert listing(app).total == 3
+        await pilot.press("slash", *"hanoi")
+        await pilot.pause()
+        assert listing(app).total == 1
+        assert "Hà Nội" in listing(app).render_line(0).text
+        await pilot.press("enter", "escape")
+        await pilot.pause()
+        assert listing(app).total == 3
+        await pilot.press("slash", *"zzzz", "enter")
+        await pilot.pause()
+        assert "match this filter" in listing(app).render_line(0).text
+
+
+async def test_markup_and_escape_sequences_show_literally(store, clock):
+    memory = store.add("note", "[bold]x[/bold] then \x1b[31mred", scope="core", ttl="7d")
+    clock.advance(8 * 24 * 3600)
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        row = listing(app).render_line(0).text
+        assert "[bold]x[/bold] then \\x1b[31mred" in row
+        assert "expired" in row
+        shown = screen_text(app)
+        detail = tiers(app).detail
+        assert detail.memory.id == memory.id
+        assert shown.count("[bold]x[/bold] then \\x1b[31mred") == 2  # list row and detail panel
+        assert "\x1b" not in shown
+        assert "expired" in shown.split("expires at", 1)[1].splitlines()[0]
+
+
+async def test_empty_store_shows_empty_state_and_keys_do_not_crash(store):
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        assert "No memories in the core tier" in listing(app).render_line(0).text
+        await pilot.press("j", "k", "G", "g", "p", "m", "e", "d", "r", "s", "y", "u", "w", "a", "c")
+        await pilot.pause()
+        assert isinstance(app.screen, TiersScreen)
+        assert "No memory selected." in screen_text(app)
+        assert store.count() == 0
+
+
+async def test_copy_without_clipboard_shows_notice(store, monkeypatch):
+    store.add("preference", "User likes sushi", scope="core")
+
+    def no_clipboard(text):
+        raise pyperclip.PyperclipException("Pyperclip could not find a copy/paste mechanism for your system.")
+
+    monkeypatch.setattr(pyperclip, "copy", no_clipboard)
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert "No clipboard available here" in screen_text(app)
+
+
+async def test_copy_puts_the_raw_text_on_the_clipboard(store, monkeypatch):
+    store.add("preference", "User likes [bold]sushi[/bold]", scope="core")
+    copied = []
+    monkeypatch.setattr(pyperclip, "copy", copied.append)
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert copied == ["User likes [bold]sushi[/bold]"]
+
+
+async def test_vim_keys_move_and_detail_does_not_count_as_access(store):
+    ids = [store.add("note", f"Working note {i}", scope="project").id for i in range(60)]
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("G")
+        await pilot.pause()
+        assert listing(app).highlighted.id == ids[0]  # newest first, so the oldest is last
+        assert tiers(app).detail.memory.id == ids[0]
+        assert "Working note 0" in screen_text(app)
+        await pilot.press("k", "k", "g", "j")
+        await pilot.pause()
+        assert listing(app).highlighted.id == ids[-2]
+    assert all(store.get(i).access_count == 0 for i in ids)
+
+
+async def test_external_write_keeps_the_selected_memory(store, db_path, clock):
+    ids = [store.add("note", f"Note {i}", scope="project").id for i in range(40)]
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press(*"jjjjj")
+        await pilot.pause()
+        chosen = listing(app).highlighted.id
+        line = listing(app).cursor - round(listing(app).scroll_y)
+        other = MemoryStore(db_path, clock=clock)  # the assistant, another connection
+        try:
+            for i in range(3):
+                other.add("note", f"Arrived later {i}", scope="project")
+        finally:
+            other.close()
+        app.check_external_changes()
+        await pilot.pause()
+        assert listing(app).total == 43
+        assert listing(app).highlighted.id == chosen
+        assert listing(app).cursor - round(listing(app).scroll_y) == line
+        assert "Working 43" in screen_text(app)
+    assert ids
+
+
+async def test_palette_commands_follow_the_selection(store):
+    store.add("preference", "User prefers tea", scope="core")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        titles = [title for title, _help, _cb in tiers(app).palette_commands()]
+        assert "memory: Pin selected" in titles
+        assert "memory: Forget selected" in titles
+        assert "view: Working tier" in titles
+        assert "memory: Restore selected" not in titles
+        assert all(b.id and b.description for b in TiersScreen.BINDINGS)
+
+
+async def test_refused_change_is_a_notice_and_changes_nothing(store):
+    pinned = store.add("preference", "User likes tea", scope="core", pinned=True)
+    replacement = store.add("preference", "User likes green tea", scope="core")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("j")
+        assert listing(app).highlighted.id == pinned.id
+        await pilot.press("s", *str(replacement.id), "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TiersScreen)
+        assert "unpin it before superseding" in screen_text(app)
+        assert store.get(pinned.id).superseded_by is None
