@@ -37,6 +37,10 @@ from .secrets import detect_secret
 from .ttl import parse_ttl
 
 
+#: How many text matches ``search`` ranks with the scorer (newest first) before cutting to its limit.
+SEARCH_POOL = 2000
+
+
 def utcnow() -> datetime:
     """Current time as a naive UTC datetime (the database's convention)."""
     return datetime.now(timezone.utc).replace(tzinfo=None)
@@ -168,16 +172,19 @@ class MemoryStore:
     def search(self, query: str, *, status: str | None = None, limit: int = 50) -> list[MemoryRecord]:
         """Case-, accent- and inflection-tolerant search: every query word must occur as a stemmed
         word prefix ("replies" ~ "reply") or inside the accent-folded text with spaces removed
-        ("hanoi" ~ "Hà Nội"). Ranked by approved first, then newest.
+        ("hanoi" ~ "Hà Nội"). Ranked by approved first, then by the relevance score of
+        ``scoring.rank_records`` (the scorer ``build_context`` uses, without the scope part); only the
+        ``SEARCH_POOL`` newest matches are ranked. A search does not count as an access.
 
         Raises:
             InvalidValueError: the query has no words.
         """
+        from .scoring import rank_records
+
         if not textmod.tokens(query):
             raise InvalidValueError("search query has no words")
-        q = memory_query(status=status, query=query)
-        q = q.order_by((Memory.status == "approved").desc(), Memory.updated_at.desc()).limit(limit)
-        return [to_record(r) for r in q]
+        q = memory_query(status=status, query=query).order_by(Memory.updated_at.desc()).limit(SEARCH_POOL)
+        return [m for m, _ in rank_records(self, query, [to_record(r) for r in q])][:limit]
 
     def pending(self, query: str | None = None, limit: int | None = None) -> list[MemoryRecord]:
         """Pending proposals, oldest first (the triage order)."""

@@ -68,12 +68,13 @@ def make_vectorizer(*, char_ngrams: bool = True, min_df: int = 1):
     concatenated (so the cosine of two rows is the mean of the two parts' cosines, after the
     final ``normalize``). Fit with ``.fit_transform(texts)`` → sparse matrix (n_texts × n_features).
     """
+    import numpy as np
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.pipeline import FeatureUnion
 
-    word = TfidfVectorizer(analyzer=analyze_words, sublinear_tf=True, min_df=min_df, dtype="float32")
+    word = TfidfVectorizer(analyzer=analyze_words, sublinear_tf=True, min_df=min_df, dtype=np.float32)
     if not char_ngrams:
         return word
     char = TfidfVectorizer(analyzer="char_wb", preprocessor=textmod.fold, ngram_range=(3, 5),
-                           sublinear_tf=True, min_df=min_df, dtype="float32")
+                           sublinear_tf=True, min_df=min_df, dtype=np.float32)
     return FeatureUnion([("word", word), ("char", char)])

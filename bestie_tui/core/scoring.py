@@ -1,0 +1,202 @@
+"""The memory score: explainable parts, a weighted sum, weights stored as ``score.*`` settings.
+
+For a request (query q, user u, channel c, project p) at time ``now`` and an approved memory m, every
+part lies in [0, 1]:
+
+================  ==============================================================  =======  ======================
+part              formula                                                         weight   setting
+================  ==============================================================  =======  ======================
+``relevance``     TF-IDF cosine(q, m.text) (``index.MemoryIndex``)                 0.60     ``score.relevance``
+``scope``         mean over (user, channel, project) of: 1 if m's value equals     0.10     ``score.scope``
+                  the request's, 0.5 if m is unbound there (general), 0 if it
+                  differs (only reachable under governance ``full``)
+``recency``       2 ** (−age_days / H), age from max(updated_at, last_accessed_at)  0.10     ``score.recency``
+                  to now; half-life H = ``score.halfLifeDays`` (default 30 days)
+``access``        min(1, ln(1 + access_count) / ln(1 + A)), A = ``score.accessCap`` 0.05     ``score.access``
+                  (default 20 accesses: bounded, so old favourites cannot drown
+                  new facts)
+``confidence``    m.confidence (0–1, set by the writer, +0.05 per reinforcement)   0.10     ``score.confidence``
+``pinned``        1 if pinned, 0.5 if in the core layer, else 0                    0.05     ``score.pinned``
+================  ==============================================================  =======  ======================
+
+    total = Σ weight_i · part_i / Σ weight_i          (in [0, 1]; weights need not sum to 1)
+
+The weights favour relevance so that the other parts reorder near-ties rather than outrank the
+request's topic; the retrieval benchmark (``benchmarks/retrieval_locomo.py``) measures the effect.
+Working records also need ``relevance ≥ score.minRelevance`` (default 0.1) to enter a pack.
+The exponential recency decay and the log-bounded access count follow common practice in memory
+stores (e.g. the recency/importance/relevance sum of Park et al., *Generative Agents*, 2023).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .errors import InvalidValueError
+from .records import MemoryRecord
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .store import MemoryStore
+
+PARTS = ("relevance", "scope", "recency", "access", "confidence", "pinned")
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "relevance": 0.60, "scope": 0.10, "recency": 0.10, "access": 0.05, "confidence": 0.10, "pinned": 0.05,
+}
+#: Tuning settings beside the weights: key → default.
+DEFAULT_TUNING: dict[str, float] = {
+    "score.halfLifeDays": 30.0,
+    "score.accessCap": 20.0,
+    "score.minRelevance": 0.1,
+    "score.candidates": 200.0,
+}
+
+
+@dataclass(frozen=True)
+class ScoreParts:
+    """Every part of a memory's score beside the weighted ``total`` (all in [0, 1])."""
+
+    relevance: float
+    scope: float
+    recency: float
+    access: float
+    confidence: float
+    pinned: float
+    total: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {k: round(v, 4) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class ScoringConfig:
+    """Weights and tuning read from settings (``ScoringConfig.from_store``) or given directly.
+
+    Attributes:
+        weights: part name → weight ≥ 0 (at least one positive).
+        half_life_days: recency half-life in days (> 0).
+        access_cap: access count at which the access part reaches 1 (≥ 1).
+        min_relevance: relevance a working record needs to enter a pack.
+        candidates: how many working records, best by relevance, are scored in full per request.
+    """
+
+    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    half_life_days: float = DEFAULT_TUNING["score.halfLifeDays"]
+    access_cap: float = DEFAULT_TUNING["score.accessCap"]
+    min_relevance: float = DEFAULT_TUNING["score.minRelevance"]
+    candidates: int = int(DEFAULT_TUNING["score.candidates"])
+
+    def __post_init__(self) -> None:
+        unknown = set(self.weights) - set(PARTS)
+        if unknown:
+            raise InvalidValueError(f"unknown score part(s) {', '.join(sorted(unknown))}; parts: {', '.join(PARTS)}")
+        if any(w < 0 for w in self.weights.values()) or sum(self.weights.values()) <= 0:
+            raise InvalidValueError("score weights must be zero or more, and at least one positive")
+        if self.half_life_days <= 0 or self.access_cap < 1 or self.candidates < 1:
+            raise InvalidValueError("score.halfLifeDays must be > 0, score.accessCap ≥ 1, score.candidates ≥ 1")
+
+    @classmethod
+    def from_store(cls, store: "MemoryStore") -> "ScoringConfig":
+        """Read ``score.<part>`` weights and tuning from the store's settings (defaults where unset).
+
+        Raises:
+            InvalidValueError: a stored value is not a number or out of range.
+        """
+        weights = {p: _number(store, f"score.{p}", DEFAULT_WEIGHTS[p]) for p in PARTS}
+        tuning = {k: _number(store, k, v) for k, v in DEFAULT_TUNING.items()}
+        return cls(weights=weights, half_life_days=tuning["score.halfLifeDays"],
+                   access_cap=tuning["score.accessCap"], min_relevance=tuning["score.minRelevance"],
+                   candidates=int(tuning["score.candidates"]))
+
+    def without(self, *parts: str) -> "ScoringConfig":
+        """A copy with the weights of ``parts`` set to 0 (e.g. ``scope`` for a search without a user)."""
+        weights = {p: (0.0 if p in parts else w) for p, w in self.weights.items()}
+        return ScoringConfig(weights, self.half_life_days, self.access_cap, self.min_relevance, self.candidates)
+
+
+def _number(store: "MemoryStore", key: str, default: float) -> float:
+    value = store.get_setting(key)
+    if value is None:
+        return default
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InvalidValueError(f"setting {key} must be a number, not {value!r}") from None
+
+
+def scope_part(m: MemoryRecord, user: str | None, channel: str | None, project: str | None) -> float:
+    """Mean over user, channel and project: 1 equal, 0.5 memory unbound, 0 bound elsewhere."""
+    def one(bound: str | None, wanted: str | None) -> float:
+        if bound is None:
+            return 0.5
+        return 1.0 if bound == wanted else 0.0
+    return (one(m.user, user) + one(m.channel, channel) + one(m.project, project)) / 3
+
+
+def recency_part(m: MemoryRecord, now: datetime, half_life_days: float) -> float:
+    """2 ** (−age / half-life), age in days since the later of ``updated_at`` and ``last_accessed_at``."""
+    last = max(d for d in (m.updated_at, m.last_accessed_at, m.created_at) if d is not None)
+    age_days = max(0.0, (now - last).total_seconds() / 86400)
+    return 2.0 ** (-age_days / half_life_days)
+
+
+def access_part(access_count: int, cap: float) -> float:
+    """ln(1 + count) / ln(1 + cap), capped at 1."""
+    return min(1.0, math.log1p(max(0, access_count)) / math.log1p(cap))
+
+
+def pinned_part(m: MemoryRecord) -> float:
+    return 1.0 if m.pinned else 0.5 if m.layer == "core" else 0.0
+
+
+def score(m: MemoryRecord, relevance: float, *, user: str | None, channel: str | None,
+          project: str | None, now: datetime, config: ScoringConfig) -> ScoreParts:
+    """Score one memory for one request. ``relevance`` is its TF-IDF cosine to the query (0–1).
+
+    Returns ``ScoreParts`` with every part and the weighted total (formula in the module docstring).
+    """
+    parts = {
+        "relevance": float(relevance),
+        "scope": scope_part(m, user, channel, project),
+        "recency": recency_part(m, now, config.half_life_days),
+        "access": access_part(m.access_count, config.access_cap),
+        "confidence": float(m.confidence),
+        "pinned": pinned_part(m),
+    }
+    w = config.weights
+    total = sum(w[p] * parts[p] for p in PARTS) / sum(w.values())
+    return ScoreParts(total=total, **parts)
+
+
+def rank_records(store: "MemoryStore", query: str, records: list[MemoryRecord], *,
+                 config: ScoringConfig | None = None) -> list[tuple[MemoryRecord, ScoreParts]]:
+    """Order ``records`` (any status) for a search: approved first, then by total score without the
+    scope part (a search has no request binding), then newest id. Approved records get their
+    relevance from the index; others (pending, rejected…) are transformed on the fly.
+
+    Returns ``[(record, ScoreParts)]`` in that order.
+    """
+    from .index import get_index
+
+    if not records:
+        return []
+    config = (config or ScoringConfig.from_store(store)).without("scope")
+    index = get_index(store)
+    rel = list(index.relevance(query, [r.id for r in records]))
+    others = [i for i, r in enumerate(records) if r.status != "approved"]
+    for i, value in zip(others, index.relevance_of_texts(query, [records[i].text for i in others])):
+        rel[i] = value
+    now = store.clock()
+    scored = [(r, score(r, rel[i], user=None, channel=None, project=None, now=now, config=config))
+              for i, r in enumerate(records)]
+    scored.sort(key=lambda pair: (pair[0].status != "approved", -pair[1].total, -pair[0].id))
+    return scored
+
+
+def describe_weights(config: ScoringConfig) -> dict[str, Any]:
+    """Weights and tuning as a JSON-ready dict (what ``--json`` and the Context view show)."""
+    return {"weights": dict(config.weights), "half_life_days": config.half_life_days,
+            "access_cap": config.access_cap, "min_relevance": config.min_relevance,
+            "candidates": config.candidates}

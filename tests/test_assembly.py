@@ -1,0 +1,152 @@
+"""build_context: block order, budget, core cap, exclusions in SQL, manifest, access bumps, pause."""
+
+from __future__ import annotations
+
+import pytest
+
+from bestie_tui.core.assembly import build_context
+from bestie_tui.core.errors import InvalidValueError
+from bestie_tui.core.tokens import count_tokens
+
+
+@pytest.fixture
+def linh(store):
+    s = store
+    ids = {
+        "lang": s.add("communication_preference", "Always answer in Vietnamese with diacritics",
+                      user="linh", scope="core", pinned=True).id,
+        "style": s.add("communication_preference", "Prefers concise replies without emoji",
+                       user="linh", scope="core").id,
+        "trip": s.add("note", "Planning a trip to Đà Lạt in December with her sister", user="linh").id,
+        "coffee": s.add("preference", "Drinks egg coffee every morning in Hà Nội", user="linh").id,
+        "garden": s.add("note", "Grows basil and mint on the balcony", user="linh").id,
+    }
+    return ids
+
+
+def test_core_first_pinned_first_then_relevant_working(store, linh):
+    pack = build_context(store, "what should she drink in the morning? coffee", "linh")
+    assert [i.record.id for i in pack.core] == [linh["lang"], linh["style"]]
+    assert [i.record.id for i in pack.working] == [linh["coffee"]]
+    text = pack.render()
+    assert text.index("Vietnamese") < text.index("concise") < text.index("egg coffee")
+    assert "basil" not in text and "Đà Lạt" not in text
+    assert pack.tokens == count_tokens(text) and pack.text == text
+    garden = next(x for x in pack.left_out if x.id == linh["garden"])
+    assert garden.reason == "low relevance"
+
+
+def test_budget_is_respected_and_the_overflow_is_in_the_manifest(store, linh):
+    for i in range(6):
+        store.add("note", f"Coffee note {i}: likes coffee strong, coffee without sugar", user="linh")
+    pack = build_context(store, "coffee", "linh", token_budget=90)
+    assert pack.tokens <= 90
+    assert any(x.reason == "budget" for x in pack.left_out)
+    big = build_context(store, "coffee", "linh", token_budget=2000)
+    assert len(big.working) == 7 and not any(x.reason == "budget" for x in big.left_out)
+
+
+def test_core_cap_limits_core_records(store, linh):
+    store.set_setting("memory.coreTokenCap", 20)
+    pack = build_context(store, "coffee", "linh")
+    assert [i.record.id for i in pack.core] == [linh["lang"]]  # the pinned one fits, the next does not
+    cut = next(x for x in pack.left_out if x.id == linh["style"])
+    assert cut.reason == "budget" and "core cap" in cut.detail
+
+
+def test_inactive_records_never_enter_and_the_manifest_says_why(store, clock, linh):
+    stale = store.add("note", "Coffee shop on Tràng Tiền street", user="linh")
+    from bestie_tui.core.models import Memory
+
+    Memory.update(stale=True).where(Memory.id == stale.id).execute()
+    old = store.add("note", "Coffee: likes it with condensed milk", user="linh")
+    new = store.add("note", "Coffee: now takes it black", user="linh")
+    store.supersede(old.id, new.id)
+    soon = store.add("note", "Coffee tasting on Saturday", user="linh", ttl="1d")
+    pend = store.propose("Coffee allergy?", "note", user="linh")
+    gone = store.add("note", "Coffee grinder broke", user="linh")
+    store.forget(gone.id)
+    archived = store.add("note", "Coffee habit from 2019", user="linh")
+    store.set_layer(archived.id, "archive")
+    clock.advance(2 * 86400)  # the TTL has run out
+    pack = build_context(store, "coffee", "linh", token_budget=2000)
+    included = {i.record.id for i in pack.items}
+    assert new.id in included
+    for m in (stale, old, soon, pend.memory, gone, archived):
+        assert m.id not in included
+    reasons = {x.id: x.detail for x in pack.left_out}
+    assert reasons[stale.id] == "stale"
+    assert reasons[old.id] == f"superseded by #{new.id}"
+    assert reasons[soon.id].startswith("expired")
+    assert reasons[archived.id] == "archive layer"
+
+
+def test_exclusions_happen_in_sql(store, linh, monkeypatch):
+    """The candidate query itself carries the exclusions: inspect the SQL peewee sends."""
+    from bestie_tui.core.governance import active_condition, scope_condition
+    from bestie_tui.core.models import Memory
+
+    sql, params = Memory.select(Memory.id).where(active_condition(store.clock())
+                                                 & scope_condition("governed", "linh", None, None)).sql()
+    for column in ("status", "stale", "superseded_by", "expires_at", "user", "channel", "project"):
+        assert f'"{column}"' in sql
+    assert "approved" in params
+
+
+def test_only_packed_records_get_an_access_bump(store, clock, linh):
+    pack = build_context(store, "coffee", "linh")
+    packed = {i.record.id for i in pack.items}
+    for key, memory_id in linh.items():
+        m = store.get(memory_id)
+        if memory_id in packed:
+            assert m.access_count == 1 and m.last_accessed_at == clock.now
+        else:
+            assert m.access_count == 0 and m.last_accessed_at is None
+    build_context(store, "coffee", "linh", record_access=False)  # a preview
+    store.search("coffee")
+    store.list()
+    assert store.get(linh["coffee"]).access_count == 1
+
+
+def test_paused_memory_gives_an_empty_block(store, linh):
+    store.pause()
+    pack = build_context(store, "coffee", "linh")
+    assert pack.paused and pack.render() == "" and pack.items == [] and pack.tokens == 0
+    assert store.get(linh["coffee"]).access_count == 0
+
+
+def test_recency_and_confidence_break_ties(store, clock):
+    a = store.add("note", "Favourite tea is oolong", user="linh", confidence=0.5)
+    clock.advance(86400 * 60)
+    b = store.add("note", "Favourite tea is oolong tea", user="linh", confidence=1.0)
+    pack = build_context(store, "favourite tea oolong", "linh")
+    ids = [i.record.id for i in pack.working]
+    assert ids[0] == b.id and a.id in ids
+    first, second = pack.working
+    assert first.score.recency > second.score.recency and first.score.total > second.score.total
+
+
+def test_memory_text_stays_data_in_the_block(store):
+    store.add("note", "Likes [bold]markup[/bold]\nand new\x1b[31mlines", user="linh")
+    pack = build_context(store, "markup lines", "linh")
+    assert "- Likes [bold]markup[/bold] and new\x1b[31mlines" in pack.render().splitlines()
+
+
+def test_bad_input_is_a_clear_error(store):
+    with pytest.raises(InvalidValueError, match="token budget"):
+        build_context(store, "x", "linh", token_budget=-1)
+    with pytest.raises(InvalidValueError, match="governance"):
+        build_context(store, "x", "linh", governance="open")
+
+
+def test_empty_store_gives_an_empty_pack(store):
+    pack = build_context(store, "anything at all", "linh")
+    assert pack.items == [] and pack.render() == "" and pack.left_out == []
+
+
+def test_to_dict_carries_parts_and_text(store, linh):
+    data = build_context(store, "coffee", "linh").to_dict()
+    assert data["working"][0]["id"] == linh["coffee"]
+    assert set(data["working"][0]["score"]) == {"relevance", "scope", "recency", "access", "confidence",
+                                                "pinned", "total"}
+    assert data["text"].startswith("Memory")

@@ -1,0 +1,126 @@
+"""Score parts, weights as settings, the index's refresh behaviour, and search ranked by the scorer."""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+import pytest
+
+from bestie_tui.core.errors import InvalidValueError
+from bestie_tui.core.index import get_index
+from bestie_tui.core.scoring import (
+    DEFAULT_WEIGHTS,
+    ScoringConfig,
+    access_part,
+    recency_part,
+    scope_part,
+    score,
+)
+
+
+def test_parts_follow_their_formulas(store, clock):
+    m = store.add("preference", "Prefers concise replies", user="linh", channel="telegram:1",
+                  confidence=0.8)
+    later = clock.now + timedelta(days=30)
+    assert recency_part(m, later, 30) == pytest.approx(0.5)
+    assert recency_part(m, clock.now, 30) == pytest.approx(1.0)
+    assert access_part(0, 20) == 0
+    assert access_part(20, 20) == pytest.approx(1.0)
+    assert access_part(500, 20) == 1.0  # bounded
+    assert access_part(3, 20) == pytest.approx(math.log(4) / math.log(21))
+    # user equal (1), channel equal (1), project unbound (0.5)
+    assert scope_part(m, "linh", "telegram:1", "bestie") == pytest.approx(2.5 / 3)
+    # channel bound elsewhere counts 0
+    assert scope_part(m, "linh", "zalo:2", None) == pytest.approx(1.5 / 3)
+
+
+def test_total_is_the_weighted_mean_of_the_parts(store, clock):
+    m = store.add("preference", "Prefers concise replies", user="linh", pinned=True, confidence=0.6)
+    parts = score(m, 0.5, user="linh", channel=None, project=None, now=clock.now, config=ScoringConfig())
+    expected = sum(DEFAULT_WEIGHTS[p] * getattr(parts, p) for p in DEFAULT_WEIGHTS) / sum(DEFAULT_WEIGHTS.values())
+    assert parts.total == pytest.approx(expected)
+    assert parts.pinned == 1.0 and parts.confidence == pytest.approx(0.6) and parts.relevance == 0.5
+
+
+def test_weights_are_settings(store, clock):
+    m = store.add("note", "Likes jazz", user="linh", confidence=1.0)
+    store.set_setting("score.relevance", 0)
+    store.set_setting("score.scope", 0)
+    store.set_setting("score.recency", 0)
+    store.set_setting("score.access", 0)
+    store.set_setting("score.pinned", 0)
+    config = ScoringConfig.from_store(store)
+    assert config.weights["confidence"] == DEFAULT_WEIGHTS["confidence"]
+    # only confidence left: the total equals the confidence
+    assert score(m, 0.9, user="linh", channel=None, project=None, now=clock.now, config=config).total == 1.0
+
+
+def test_bad_score_setting_is_a_clear_error(store):
+    store.set_setting("score.relevance", "lots")
+    with pytest.raises(InvalidValueError, match="score.relevance must be a number"):
+        ScoringConfig.from_store(store)
+    with pytest.raises(InvalidValueError):
+        ScoringConfig(weights={"relevance": -1.0})
+
+
+def test_index_fits_lazily_then_transforms_new_rows_without_refitting(store):
+    for i in range(20):
+        store.add("note", f"fact number {i} about gardening tomatoes that need watering daily", user="linh")
+    index = get_index(store)
+    assert index.stats.fits == 0  # nothing fitted until a query needs it
+    index.relevance("tomatoes", [1])
+    index.relevance("tomatoes", [1])
+    assert index.stats.fits == 1  # queries do not refit
+    new = store.add("note", "the tomatoes need watering daily", user="linh")
+    rel = index.relevance("watering tomatoes", [new.id, 1])
+    assert index.stats.fits == 1 and index.stats.updates == 1
+    assert rel[0] > rel[1] > 0
+
+
+def test_index_refits_when_many_rows_changed_and_forgets_forgotten_rows(store):
+    ids = [store.add("note", f"note {i} on cycling routes", user="linh").id for i in range(5)]
+    index = get_index(store)
+    index.relevance("cycling", ids)
+    for i in range(3):  # 3 of 5 > the refit share
+        store.add("note", f"cycling routes number {i + 10}", user="linh")
+    index.relevance("kayak", ids)
+    assert index.stats.fits == 2
+    store.forget(ids[0])
+    assert index.relevance("cycling routes", [ids[0]])[0] == 0.0
+    store.undo()
+    assert index.relevance("cycling routes", [ids[0]])[0] > 0.3
+
+
+def test_a_new_word_triggers_a_refit_of_a_small_index(store):
+    ids = [store.add("note", f"note {i} on cycling routes", user="linh").id for i in range(10)]
+    index = get_index(store)
+    index.relevance("cycling", ids)
+    kayak = store.add("note", "kayak trip on the river", user="linh")
+    assert index.relevance("kayak", [kayak.id])[0] > 0.5
+    assert index.stats.fits == 2
+
+
+def test_index_sees_an_edit_made_by_another_connection(store, db_path, clock):
+    from bestie_tui.core.store import MemoryStore
+
+    m = store.add("note", "Morning run at six", user="linh")
+    for i in range(10):
+        store.add("note", f"filler memory {i} about books", user="linh")
+    index = get_index(store)
+    before = index.relevance("swimming pool", [m.id])[0]
+    other = MemoryStore(db_path, clock=clock)  # the assistant, elsewhere
+    other.edit(m.id, "Morning swim at the swimming pool")
+    assert index.relevance("swimming pool", [m.id])[0] > before + 0.3
+
+
+def test_search_ranks_by_the_scorer_and_keeps_tolerance(store):
+    a = store.add("note", "Went to Hà Nội for the weekend; Hà Nội was hot", user="linh")
+    b = store.add("preference", "Prefers concise replies", user="linh")
+    c = store.add("preference", "Concise replies, concise plans, concise everything", user="linh")
+    assert [m.id for m in store.search("hanoi")] == [a.id]
+    found = [m.id for m in store.search("concise")]
+    assert set(found) == {b.id, c.id}
+    assert found[0] == c.id  # more about the query: higher TF-IDF relevance
+    # the access count is not bumped by a search
+    assert store.get(c.id).access_count == 0
