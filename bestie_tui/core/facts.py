@@ -1,0 +1,219 @@
+"""What a short memory says, read without a language model: its relation, polarity, content terms,
+an attribute/value frame, and whether it reports an event or a lasting state.
+
+Used by the duplicate ladder (``duplicates``) and the contradiction finder (``contradictions``).
+
+* **relation**: the predicate class, from small lexicons: ``PREF`` (like, love, enjoy, prefer,
+  favourite; Vietnamese thích, yêu), ``HAVE`` (have, own), ``BE`` (am, is, are). Antonyms
+  (hate, dislike, ghét) are ``PREF`` with negative valence, so "loves X" / "hates X" share a relation.
+* **polarity**: +1 or -1: the valence of the relation times -1 per negation word (English "not",
+  "never", "don't"…; Vietnamese không, chưa, chẳng, chả, đừng, chớ, matched on the unfolded word so
+  "dùng" (use) is not mistaken for "đừng" (don't)).
+* **core terms**: ``vectors.analyze_words`` features with negations removed and the relation as one
+  token (``rel_pref``…). Two statements equal except for a negation have equal core terms.
+* **frame**: ``(attribute, value, exclusive)`` for statements about a one-valued attribute: reply
+  language, favourite <thing>, colour preference, name, age, place of residence. ``exclusive`` marks
+  a predicate that admits one value at a time (prefer, favourite, answer in…), unlike "like".
+* **event / state**: an event is in the past tense or carries a time expression ("had steak on
+  Friday"); a diet state is vegetarian/vegan/sober. ``conflict_items`` lists what a state excludes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from . import text as textmod
+from .vectors import NEGATIONS, analyze_words
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+#: English negations (the folded Vietnamese ones of ``vectors.NEGATIONS`` are ambiguous once folded).
+EN_NEGATIONS = frozenset(w for w in NEGATIONS if w not in {"khong", "chua", "chang", "cha", "dung", "cho"})
+#: Vietnamese negations as written (with diacritics), plus common unaccented chat spellings.
+VI_NEGATIONS = frozenset({"không", "chưa", "chẳng", "chả", "đừng", "chớ", "khong", "ko", "hông", "hong"})
+
+# Stems (``text.stem`` of folded tokens) → relation class and valence.
+_PREF_POS = {"like", "love", "enjoy", "prefer", "favorit", "favourit", "fond", "ador", "thich", "yeu", "fan"}
+_PREF_NEG = {"hate", "dislik", "detest", "loath", "despis", "ghet", "abhor"}
+_HAVE = {"have", "has", "had", "own", "got", "ive", "possess"}
+_BE = {"am", "is", "are", "was", "were", "be", "im", "la"}
+#: Words that only report who said it ("user mentioned they…"): dropped from the core terms.
+_REPORTING = {"user", "owner", "mention", "said", "say", "state", "note", "told", "tell", "express",
+              "indic", "remark", "report", "claim", "ive", "im", "id", "ill", "youv", "theyr", "realli",
+              "alway", "usual", "generally", "general", "actual", "definit", "also"}
+
+LANGUAGES = {
+    "english": "english", "vietnamese": "vietnamese", "french": "french", "spanish": "spanish",
+    "german": "german", "chinese": "chinese", "mandarin": "chinese", "japanese": "japanese",
+    "korean": "korean", "thai": "thai", "italian": "italian", "portuguese": "portuguese",
+    "russian": "russian", "arabic": "arabic", "hindi": "hindi", "indonesian": "indonesian",
+    "dutch": "dutch",
+}
+_VI_LANGUAGES = {("tieng", "viet"): "vietnamese", ("tieng", "anh"): "english", ("tieng", "phap"): "french",
+                 ("tieng", "trung"): "chinese", ("tieng", "nhat"): "japanese", ("tieng", "han"): "korean"}
+_REPLY_VERBS = {"answer", "repli", "reply", "respond", "write", "talk", "speak", "communic", "languag",
+                "tra", "noi", "viet"}
+_EXCLUSIVE = {"prefer", "favorit", "favourit", "want", "first", "onli", "alway", "answer", "repli",
+              "respond", "write"}
+COLOURS = {"red", "blue", "green", "yellow", "purple", "pink", "orange", "black", "white", "grey", "gray",
+           "brown", "teal", "violet", "turquoise", "maroon", "navy", "beige", "gold", "silver"}
+
+#: Diet/abstinence states and the items an event or preference would contradict them with.
+_MEAT = {"meat", "steak", "beef", "pork", "chicken", "bacon", "ham", "burger", "hamburg", "sausag", "lamb",
+         "turkey", "veal", "ribs", "rib", "brisket", "pepperoni", "salami", "thit", "bo", "ga", "heo"}
+_FISH = {"fish", "salmon", "tuna", "shrimp", "seafood", "sushi", "crab", "lobster", "ca", "tom"}
+_ANIMAL = {"chees", "milk", "egg", "butter", "yogurt", "honey", "dairi", "cream", "sua", "trung"}
+_ALCOHOL = {"beer", "wine", "whiskey", "whiski", "vodka", "cocktail", "alcohol", "rum", "tequila", "gin",
+            "champagn", "drunk", "bia", "ruou"}
+STATES = {
+    "vegetarian": _MEAT | _FISH,
+    "vegan": _MEAT | _FISH | _ANIMAL,
+    "sober": _ALCOHOL,
+}
+_STATE_WORDS = {"vegetarian": "vegetarian", "veggi": "vegetarian", "vegan": "vegan", "sober": "sober",
+                "teetot": "sober", "chay": "vegetarian"}
+_NUMBERS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
+            "twenty", "hundred", "thousand", "mot", "hai", "ba", "bon", "nam"}
+_PEOPLE = {"mom", "mother", "dad", "father", "parent", "brother", "sister", "sibl", "wife", "husband",
+           "son", "daughter", "kid", "child", "children", "friend", "boyfriend", "girlfriend", "partner",
+           "boss", "grandma", "grandpa", "grandmoth", "grandfath", "uncl", "aunt", "cousin", "famili",
+           "dog", "cat", "pet"}
+_PAST_VERBS = {"had", "ate", "drank", "ordered", "tried", "went", "cooked", "grilled", "got", "bought",
+               "made", "enjoyed"}
+_TIME_WORDS = {"yesterday", "today", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday",
+               "saturday", "sunday", "weekend", "last", "ago", "morning", "lunch", "dinner", "breakfast",
+               "hom", "qua"}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A one-valued attribute statement: ``attribute`` (e.g. ``language``), ``value`` (folded text)."""
+
+    attribute: str
+    value: str
+    exclusive: bool
+
+
+@dataclass(frozen=True)
+class FactFeatures:
+    """The reading of one memory text (see the module docstring)."""
+
+    core: tuple[str, ...]
+    #: Who the statement is about: ``self`` or a relative/friend named first ("my brother has…").
+    subject: str
+    relation: str | None
+    polarity: int
+    negated: bool
+    frame: Frame | None
+    event: bool
+    state: str | None
+    items: frozenset[str]
+
+
+def _vi_negation(raw_tokens: list[str]) -> int:
+    return sum(1 for t in raw_tokens if t in VI_NEGATIONS)
+
+
+@lru_cache(maxsize=131072)
+def read_fact(text: str) -> FactFeatures:
+    """Read one memory text. Pure and cached (keyed by the exact text).
+
+    Returns:
+        ``FactFeatures``; ``core`` may be empty for a text of only stop words.
+    """
+    lowered = text.lower().replace("'", "").replace("’", "")
+    raw = _WORD.findall(lowered)
+    folded = [textmod.fold(t) for t in raw]
+    stems = [textmod.stem(t) for t in folded]
+    negations = _vi_negation(raw) + sum(1 for t in folded if t in EN_NEGATIONS)
+
+    relation, valence = None, 1
+    for s in stems:
+        if s in _PREF_POS or s in _PREF_NEG:
+            relation, valence = "PREF", (-1 if s in _PREF_NEG else 1)
+            break
+    if relation is None:
+        if any(s in _HAVE for s in stems):
+            relation = "HAVE"
+        elif any(s in _BE for s in stems):
+            relation = "BE"
+    polarity = valence * (-1 if negations % 2 else 1)
+
+    core: list[str] = []
+    for feat in analyze_words(text):
+        if feat in NEGATIONS or feat.startswith("neg_") or feat in _REPORTING:
+            continue
+        if feat in _PREF_POS or feat in _PREF_NEG or feat in _HAVE or feat in _BE:
+            continue
+        core.append(feat)
+    # Numbers are stop words for search, but "two sons" is not "a son".
+    core.extend("num_" + t for t in folded if t in _NUMBERS or t.isdigit())
+    if relation:
+        core.append("rel_" + relation.lower())
+    subject = "self"
+    if len(folded) > 1 and folded[0] in ("my", "our") and textmod.stem(folded[1]) in _PEOPLE:
+        subject = textmod.stem(folded[1])
+    stemset = set(stems)
+    state = None
+    if polarity > 0:
+        for s in stems:
+            if s in _STATE_WORDS:
+                state = _STATE_WORDS[s]
+                break
+    items = frozenset(stemset & (STATES["vegan"] | _ALCOHOL)) if state is None else frozenset()
+    event = bool(items) and (bool(set(raw) & _PAST_VERBS) or bool(set(folded) & _TIME_WORDS))
+    return FactFeatures(core=tuple(core), subject=subject, relation=relation, polarity=polarity, negated=negations % 2 == 1,
+                        frame=_frame(folded, stems, relation), event=event, state=state, items=items)
+
+
+def _frame(folded: list[str], stems: list[str], relation: str | None) -> Frame | None:
+    joined = " ".join(folded)
+    exclusive = bool(set(stems) & _EXCLUSIVE)
+    language = next((LANGUAGES[t] for t in folded if t in LANGUAGES), None)
+    if language is None:
+        for a, b in zip(folded, folded[1:]):
+            if (a, b) in _VI_LANGUAGES:
+                language = _VI_LANGUAGES[(a, b)]
+                break
+    if language and (relation == "PREF" or set(stems) & (_REPLY_VERBS | {"want"})):
+        if relation == "PREF" or set(stems) & (_REPLY_VERBS | {"want", "prefer"}):
+            return Frame("language", language, exclusive)
+    m = re.search(r"favou?rite (\w+) (?:is|are|was|would be) (?:a |an |the )?(.+)", joined)
+    if m:
+        return Frame(_attribute(m.group(1)), _value(m.group(2)), True)
+    m = re.search(r"(?:^|\b)(?:i )?(?:\w+ )?(.+?) (?:is|are) my favou?rite (\w+)", joined)
+    if m:
+        return Frame(_attribute(m.group(2)), _value(m.group(1)), True)
+    colour = [t for t in folded if t in COLOURS]
+    if relation == "PREF" and len(colour) == 1:
+        return Frame("colour", colour[0], exclusive)
+    m = re.search(r"\bmy name is (\w+)|\b(?:call me|i am called|im called) (\w+)", joined)
+    if m:
+        return Frame("name", m.group(1) or m.group(2), True)
+    m = re.search(r"\b(?:i am|im|i m) (\d{1,3}) (?:years|yrs|year)", joined)
+    if m:
+        return Frame("age", m.group(1), True)
+    m = re.search(r"\b(?:i|user|they|he|she) (?:currently )?lives? in (?:a |an |the )?(.+)", joined)
+    if m:
+        return Frame("residence", _value(m.group(1)), True)
+    return None
+
+
+def _attribute(word: str) -> str:
+    word = textmod.stem(word)
+    return {"color": "colour", "colour": "colour"}.get(word, word)
+
+
+_VALUE_END = re.compile(r"\b(?:with|and|near|because|but|since|where|when|for|so)\b")
+
+
+def _value(phrase: str) -> str:
+    """The value part of a frame: the content terms before a conjunction ("hanoi" of "hanoi with my wife")."""
+    phrase = _VALUE_END.split(phrase, maxsplit=1)[0]
+    terms = [f for f in analyze_words(phrase) if f not in NEGATIONS and not f.startswith("neg_")]
+    return " ".join(terms) or textmod.normalize(phrase)
+
+
+__all__ = ["FactFeatures", "Frame", "read_fact", "STATES", "LANGUAGES", "COLOURS"]
