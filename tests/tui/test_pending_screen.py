@@ -11,6 +11,7 @@ from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.confirm_modal import ConfirmModal
 from bestie_tui.tui.screens.edit_memory_modal import EditMemoryModal
 from bestie_tui.tui.screens.pending_screen import PendingScreen, merge_queue
+from bestie_tui.tui.widgets.similar_list import relation_hint
 
 SIZE = (120, 36)
 
@@ -213,6 +214,23 @@ async def test_similar_approved_memories_are_shown_with_scores(store):
         assert "possible duplicate" in text
         assert "bicycle" not in text and "melanie" not in text
         assert not app.screen.query_one("#similar-list").loading
+        # the worker closed only its own thread's connection; the UI thread's is still open
+        assert not store.db.is_closed()
+
+
+async def test_contradiction_is_flagged_beside_the_proposal(store):
+    store.add("preference", "Linh hates durian; never suggest it.", user="linh")
+    propose(store, "Linh loves durian smoothies.", user="linh")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "possible contradiction" in shown(app, "#similar-list")
+
+
+def test_relation_hint_thresholds():
+    assert relation_hint("Linh loves durian", "Linh does not love durian", 0.6) == "possible contradiction"
+    assert relation_hint("Keep answers short", "Keep answers short, please", 0.85) == "possible duplicate"
+    assert relation_hint("Keep answers short", "Owns a bicycle", 0.1) is None
 
 
 async def test_palette_offers_the_screen_actions(store):

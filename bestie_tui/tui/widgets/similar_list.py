@@ -10,20 +10,28 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...core.records import MemoryRecord
-from ...core.text import printable, tokens
+from ...core.text import printable, stem, tokens
 from ...core.vectors import NEGATIONS
 
-#: Score (IDF cosine, 0..1) from which a pair is flagged. Chosen on the demo data: rephrasings of
-#: one fact score ≥ 0.6, unrelated facts about the same person rarely above 0.35.
-DUPLICATE_AT = 0.6
-CONTRADICTION_AT = 0.4
+#: Scores (IDF cosine, 0..1) from which a pair is flagged, read off the demo database: rephrasings of
+#: one fact score 0.5–0.85 there, unrelated records about the same project or person at most ~0.38.
+DUPLICATE_AT = 0.45
+CONTRADICTION_AT = 0.3
+
+#: Stems that turn a statement negative besides plain negations ("hates durian" vs "loves durian").
+NEGATIVE_STEMS = frozenset({"hate", "dislik", "avoid", "refus", "detest", "stop", "quit"})
+
+
+def is_negative(text: str) -> bool:
+    """True when ``text`` holds a negation (``vectors.NEGATIONS``) or a negative verb."""
+    words = tokens(text)
+    return bool(NEGATIONS.intersection(words)) or any(stem(w) in NEGATIVE_STEMS for w in words)
 
 
 def relation_hint(proposal: str, memory: str, score: float) -> str | None:
-    """``"possible contradiction"`` when the texts are alike but only one is negated, ``"possible
+    """``"possible contradiction"`` when the texts are alike but only one is negative, ``"possible
     duplicate"`` when they are very alike, else ``None``. A hint for the owner, not a verdict."""
-    negated = [bool(NEGATIONS.intersection(tokens(t))) for t in (proposal, memory)]
-    if score >= CONTRADICTION_AT and negated[0] != negated[1]:
+    if score >= CONTRADICTION_AT and is_negative(proposal) != is_negative(memory):
         return "possible contradiction"
     if score >= DUPLICATE_AT:
         return "possible duplicate"
