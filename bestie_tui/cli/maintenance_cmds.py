@@ -1,0 +1,154 @@
+"""``bestie memory maintenance install|status|remove`` and ``bestie memory digest``.
+
+The cron entry runs ``bestie memory digest --channel C --db D``; the digest is built by
+``core.digest``, delivered by ``core.delivery`` and recorded in the database either way.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..core.maintenance import DEFAULT_SCHEDULE
+from .main import db_option
+from .memory_cmds import json_option, memory, pass_app
+from .render import emit_json, kv
+
+crontab_option = click.option(
+    "--crontab-file", type=click.Path(dir_okay=False), envvar="BESTIE_CRONTAB",
+    help="Manage this tab file instead of the user's crontab (default: BESTIE_CRONTAB).")
+
+
+def _remember_entry(store, entry) -> None:
+    """Keep what was installed in the database too (the Health view shows it); not an undo step."""
+    import json
+
+    from ..core.models import Setting
+
+    value = None if entry is None else {k: v for k, v in entry.to_dict().items() if k != "next_run"}
+    with store.db.atomic():
+        if value is None:
+            Setting.delete().where(Setting.key == "maintenance.entry").execute()
+        else:
+            Setting.replace(key="maintenance.entry", value=json.dumps(value, ensure_ascii=False)).execute()
+
+
+def _when(entry) -> str:
+    return f"{entry.next_run:%Y-%m-%d %H:%M} (local time)" if entry.next_run else "never (disabled)"
+
+
+@memory.group()
+def maintenance() -> None:
+    """Schedule the memory digest: a cron entry that sends it to Telegram or Zalo."""
+
+
+@maintenance.command("install")
+@click.option("--channel", required=True, help="Where to send the digest: telegram:<chat id> or zalo:<user id>.")
+@click.option("--schedule", default=DEFAULT_SCHEDULE, show_default=True,
+              help="Cron schedule (five fields or @daily/@weekly…); default weekly, Monday 09:00.")
+@crontab_option
+@json_option
+@pass_app
+def install_cmd(app, channel, schedule, crontab_file, as_json) -> None:
+    """Install (or replace) the digest's cron entry. Nothing is written if an argument is invalid."""
+    from ..core import maintenance as maint
+
+    store = app.store()  # refuses a foreign database before the crontab is touched
+    entry = maint.install(channel, store.path, schedule, crontab_file)
+    _remember_entry(store, entry)
+    warning = maint.token_warning(entry.channel, entry.command)
+    if as_json:
+        emit_json({"entry": entry.to_dict(), "warnings": [warning] if warning else []})
+        return
+    kv([("installed in", entry.crontab), ("schedule", entry.schedule), ("channel", entry.channel),
+        ("database", entry.db), ("next run", _when(entry)), ("command", entry.command)])
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@maintenance.command("status")
+@crontab_option
+@json_option
+@pass_app
+def status_cmd(app, crontab_file, as_json) -> None:
+    """The digest's cron entry, its next run, and the last digest sent (or the failure)."""
+    from ..core.maintenance import maintenance_status
+
+    st = maintenance_status(app.store(), crontab_file)
+    if as_json:
+        emit_json(st.to_dict())
+        return
+    pairs = [("crontab", st.crontab)]
+    entry = st.entry
+    if entry is None:
+        pairs.append(("schedule", "not installed (bestie memory maintenance install --channel …)"))
+    else:
+        pairs += [("schedule", entry.schedule), ("channel", entry.channel or "-"), ("database", entry.db or "-"),
+                  ("next run", _when(entry))]
+    last = st.last_digest
+    if last is None:
+        pairs.append(("last digest", "none sent yet"))
+    else:
+        where = f"{last['at']} UTC to {last['channel']}"
+        if last["outcome"] == "sent":
+            pairs.append(("last digest", f"sent {where} ({last['parts']} message(s))"))
+        else:
+            pairs.append(("last digest", f"FAILED {where}: {last['error']}"))
+            pairs.append(("", "the digest was kept: bestie memory digest --last"))
+    kv(pairs)
+    for warning in st.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@maintenance.command("remove")
+@crontab_option
+@pass_app
+def remove_cmd(app, crontab_file) -> None:
+    """Remove the digest's cron entry; every other crontab line is left as it was."""
+    from ..core.maintenance import CrontabTarget, remove
+
+    target = CrontabTarget.resolve(crontab_file)
+    removed = remove(crontab_file)
+    _remember_entry(app.store(), None)
+    click.echo(f"removed the digest entry from {target}" if removed else f"no digest entry in {target}")
+
+
+@memory.command("digest")
+@click.option("--channel", help="Send it to telegram:<chat id> or zalo:<user id> instead of printing it.")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
+              help="How to print it (a channel always gets plain text).")
+@click.option("--last", is_flag=True, help="Print the last recorded digest (sent or failed) instead of a new one.")
+@json_option
+@db_option
+@pass_app
+def digest_cmd(app, channel, fmt, last, as_json) -> None:
+    """The memory health report now: counts, pending, doctor findings, health, and the fixes."""
+    from ..core import digest as digest_mod
+    from ..core.delivery import DeliveryError, parse_channel
+
+    store = app.store()
+    if last:
+        record = digest_mod.last_digest_record(store)
+        if record is None:
+            raise click.ClickException("no digest has been recorded yet")
+        if as_json:
+            emit_json(record)
+        else:
+            click.echo(record["text"], nl=False)
+        return
+    if channel:
+        parse_channel(channel)  # a typo fails before the doctor runs
+    report = digest_mod.build_digest(store)
+    if not channel:
+        if as_json:
+            emit_json(report.to_dict())
+        else:
+            click.echo(report.render_markdown() if fmt == "markdown" else report.render_text(), nl=False)
+        return
+    try:  # chats get the plain text: Markdown escapes would show as backslashes there
+        record = digest_mod.send_digest(store, report, channel)
+    except DeliveryError as exc:
+        raise click.ClickException(f"{exc} (the digest was kept: `bestie memory digest --last`)") from None
+    if as_json:
+        emit_json({"digest": report.to_dict(), "delivery": {k: v for k, v in record.items() if k != "text"}})
+    else:
+        click.echo(f"sent the digest to {record['channel']} ({record['parts']} message(s))")

@@ -1,0 +1,318 @@
+"""The maintenance schedule: one cron entry that runs ``bestie memory digest --channel … --db …``.
+
+The entry is a normal crontab line whose trailing comment is ``# bestie-tui maintenance digest``;
+that comment is how we find *our* line again, so installing twice replaces it and ``remove`` deletes
+only it. python-crontab builds, parses and validates the entry (and, with croniter, gives the next
+run time); the crontab itself is edited line by line rather than re-rendered by python-crontab,
+because a full re-render reorders environment lines, strips their quotes and drops ``NAME = value``
+lines — the owner's other lines must stay byte for byte as they were.
+
+Target: the user's crontab (through the ``crontab`` program) by default, or a tab file given by
+``crontab_file`` / ``BESTIE_CRONTAB`` (a file in ``/etc/cron.d`` style or one the owner loads).
+Times are the cron daemon's local time.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Mapping
+
+from .delivery import parse_channel
+from .errors import BestieError, InvalidValueError
+
+#: The trailing comment that marks our cron line.
+MARKER = "bestie-tui maintenance digest"
+#: Weekly, Monday 09:00 local time.
+DEFAULT_SCHEDULE = "0 9 * * 1"
+#: cron @-specials accepted (``@reboot`` is not: a digest belongs to a calendar, not to boot).
+SPECIALS = ("@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly", "@annually")
+#: Environment variables copied into the cron command when set at install time (paths, never tokens).
+PASSED_ENV = ("BESTIE_TELEGRAM_TOKEN_FILE", "BESTIE_ZALO_TOKEN_FILE")
+
+
+class CrontabError(BestieError):
+    """The crontab could not be read or written (no ``crontab`` program, permission, I/O)."""
+
+
+@dataclass
+class MaintenanceEntry:
+    """Our cron line as found or installed. ``next_run`` is local time (what cron uses)."""
+
+    schedule: str
+    channel: str | None
+    db: str | None
+    command: str
+    line: str
+    enabled: bool
+    crontab: str
+    next_run: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["next_run"] = self.next_run.isoformat(timespec="minutes") if self.next_run else None
+        return data
+
+
+@dataclass
+class MaintenanceStatus:
+    """What ``maintenance status`` shows: the entry (or ``None``), the last digest record from the
+    database (see ``digest.last_digest_record``) and warnings worth acting on."""
+
+    crontab: str
+    entry: MaintenanceEntry | None
+    last_digest: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"crontab": self.crontab, "installed": self.entry is not None,
+                "entry": self.entry.to_dict() if self.entry else None,
+                "last_digest": self.last_digest, "warnings": list(self.warnings)}
+
+
+# ------------------------------------------------------------------ validation and the command
+def validate_schedule(schedule: str) -> str:
+    """Check a cron schedule: five fields (``0 9 * * 1``, names such as ``mon`` allowed) or one of
+    ``SPECIALS``. Returns it with whitespace collapsed.
+
+    Raises:
+        InvalidValueError: anything cron (python-crontab and croniter both) would not run.
+    """
+    from croniter import croniter
+    from crontab import CronSlices
+
+    text = " ".join((schedule or "").split())
+    if text.startswith("@"):
+        if text.lower() in SPECIALS:
+            return text.lower()
+        raise InvalidValueError(f"invalid schedule {schedule!r}: use five cron fields "
+                                f"(minute hour day month weekday) or one of {', '.join(SPECIALS)}")
+    if len(text.split(" ")) != 5 or not CronSlices.is_valid(text) or not croniter.is_valid(text):
+        raise InvalidValueError(f"invalid schedule {schedule!r}: use five cron fields "
+                                "(minute hour day-of-month month day-of-week), e.g. '0 9 * * 1' for Monday 09:00")
+    return text
+
+
+def bestie_executable() -> list[str]:
+    """The absolute command that runs this installation's CLI: the ``bestie`` script next to the
+    running interpreter when there is one, else ``<python> -m bestie_tui.cli.main``."""
+    # abspath, not resolve(): a venv's python is a symlink whose target has no bestie installed.
+    python = os.path.abspath(sys.executable)
+    script = Path(python).parent / "bestie"
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [python, "-m", "bestie_tui.cli.main"]
+
+
+def digest_command(channel: str, db_path: str | Path, env: Mapping[str, str] | None = None) -> str:
+    """The shell command of the cron line (absolute paths, shell-quoted; ``render_line`` escapes
+    ``%``, which cron would turn into a newline).
+
+    Raises:
+        InvalidValueError: a malformed channel.
+    """
+    env = os.environ if env is None else env
+    channel = str(parse_channel(channel))
+    argv = bestie_executable() + ["memory", "digest", "--channel", channel,
+                                  "--db", os.path.abspath(os.path.expanduser(str(db_path)))]
+    prefix = [f"{name}={shlex.quote(os.path.abspath(os.path.expanduser(env[name])))}"
+              for name in PASSED_ENV if env.get(name)]
+    return " ".join(prefix + [shlex.quote(a) for a in argv])
+
+
+def render_line(schedule: str, command: str) -> str:
+    """Our crontab line, built by python-crontab: ``<schedule> <command> # <MARKER>`` (``%`` → ``\\%``)."""
+    from crontab import CronTab
+
+    job = CronTab(tab="").new(command=command, comment=MARKER)
+    job.setall(schedule)
+    return job.render()
+
+
+def next_run(schedule: str, now: datetime | None = None) -> datetime:
+    """The next time ``schedule`` fires after ``now`` (local naive datetime; default: now).
+    Uses croniter, the library python-crontab relies on for schedules."""
+    from croniter import croniter
+
+    return croniter(schedule, now or datetime.now()).get_next(datetime)
+
+
+# ------------------------------------------------------------------ reading and writing the crontab
+class CrontabTarget:
+    """Where our line lives: a tab file, or the user's crontab through the ``crontab`` program."""
+
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path).expanduser().absolute() if path else None
+
+    @classmethod
+    def resolve(cls, crontab_file: str | Path | None = None, env: Mapping[str, str] | None = None) -> "CrontabTarget":
+        """``crontab_file``, else ``BESTIE_CRONTAB``, else the user's crontab."""
+        env = os.environ if env is None else env
+        return cls(crontab_file or env.get("BESTIE_CRONTAB") or None)
+
+    def __str__(self) -> str:
+        return str(self.path) if self.path else "the user's crontab"
+
+    def read(self) -> str:
+        """The whole crontab text ('' when there is none yet). Raises CrontabError."""
+        if self.path is not None:
+            try:
+                return self.path.read_text(encoding="utf-8") if self.path.exists() else ""
+            except OSError as exc:
+                raise CrontabError(f"cannot read {self.path}: {exc.strerror}") from None
+        proc = self._run(["-l"])
+        if proc.returncode != 0:
+            if "no crontab for" in proc.stderr:
+                return ""
+            raise CrontabError(f"`crontab -l` failed: {proc.stderr.strip()}")
+        return proc.stdout
+
+    def write(self, text: str) -> None:
+        """Replace the crontab with ``text`` (atomically for a file, keeping its mode). Raises CrontabError."""
+        if text and not text.endswith("\n"):
+            text += "\n"  # cron ignores a last line without a newline
+        if self.path is None:
+            proc = self._run(["-"], stdin=text)
+            if proc.returncode != 0:
+                raise CrontabError(f"`crontab -` failed: {proc.stderr.strip()}")
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            mode = self.path.stat().st_mode & 0o777 if self.path.exists() else 0o644
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.chmod(tmp, mode)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            raise CrontabError(f"cannot write {self.path}: {exc.strerror}") from None
+
+    @staticmethod
+    def _run(args: list[str], stdin: str | None = None) -> subprocess.CompletedProcess:
+        program = shutil.which("crontab")
+        if program is None:
+            raise CrontabError("no `crontab` program on this machine; use --crontab-file FILE "
+                               "(or BESTIE_CRONTAB) to manage a tab file instead")
+        return subprocess.run([program, *args], input=stdin, capture_output=True, text=True, check=False)
+
+
+def is_our_line(line: str) -> bool:
+    """True for our cron line, enabled or commented out by the owner."""
+    return line.rstrip().endswith(f"# {MARKER}")
+
+
+def _parse_entry(line: str, target: CrontabTarget, now: datetime | None) -> MaintenanceEntry:
+    from crontab import CronTab
+
+    enabled = not line.lstrip().startswith("#")
+    body = line.lstrip().lstrip("#").strip() if not enabled else line
+    jobs = list(CronTab(tab=body).find_comment(MARKER))
+    if not jobs:  # hand-edited into something cron cannot read: report it as is
+        return MaintenanceEntry("?", None, None, body, line, False, str(target))
+    job = jobs[0]
+    schedule = job.slices.render()
+    argv = shlex.split(job.command.replace("\\%", "%"))
+    channel = argv[argv.index("--channel") + 1] if "--channel" in argv[:-1] else None
+    db = argv[argv.index("--db") + 1] if "--db" in argv[:-1] else None
+    when = next_run(schedule, now) if enabled and schedule != "@reboot" else None
+    return MaintenanceEntry(schedule, channel, db, job.command, line, enabled, str(target), when)
+
+
+# ------------------------------------------------------------------ the operations
+def find_entry(crontab_file: str | Path | None = None, *, now: datetime | None = None,
+               env: Mapping[str, str] | None = None) -> MaintenanceEntry | None:
+    """Our entry in the target crontab, or ``None``. Raises CrontabError."""
+    target = CrontabTarget.resolve(crontab_file, env)
+    for line in target.read().splitlines():
+        if is_our_line(line):
+            return _parse_entry(line, target, now)
+    return None
+
+
+def install(channel: str, db_path: str | Path, schedule: str = DEFAULT_SCHEDULE,
+            crontab_file: str | Path | None = None, *, now: datetime | None = None,
+            env: Mapping[str, str] | None = None) -> MaintenanceEntry:
+    """Write our cron entry, replacing a previous one in place (never a second line).
+
+    Everything is validated before the crontab is touched: a bad schedule or channel writes nothing.
+
+    Returns:
+        The installed entry with its next run time.
+    Raises:
+        InvalidValueError: invalid schedule or channel.
+        CrontabError: the crontab cannot be read or written.
+    """
+    schedule = validate_schedule(schedule)
+    line = render_line(schedule, digest_command(channel, db_path, env))
+    target = CrontabTarget.resolve(crontab_file, env)
+    lines = target.read().splitlines(keepends=True)
+    ours = [i for i, existing in enumerate(lines) if is_our_line(existing)]
+    if ours:  # keep the owner's ordering: the new line takes the old one's place
+        lines[ours[0]] = line + "\n"
+        lines = [existing for i, existing in enumerate(lines) if i not in ours[1:]]
+    else:
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        lines.append(line + "\n")
+    target.write("".join(lines))
+    return _parse_entry(line, target, now)
+
+
+def remove(crontab_file: str | Path | None = None, *, env: Mapping[str, str] | None = None) -> bool:
+    """Delete our entry; every other line stays as it was. Returns False if there was none.
+    Raises CrontabError."""
+    target = CrontabTarget.resolve(crontab_file, env)
+    text = target.read()
+    lines = text.splitlines(keepends=True)
+    kept = [line for line in lines if not is_our_line(line)]
+    if len(kept) == len(lines):
+        return False
+    target.write("".join(kept))
+    return True
+
+
+def token_warning(channel: str | None, command: str, env: Mapping[str, str] | None = None) -> str | None:
+    """Why the cron job may not find its token, or ``None``. cron starts jobs with an almost empty
+    environment, so ``BESTIE_<KIND>_TOKEN`` from the owner's shell is not there; a ``…_TOKEN_FILE``
+    path in the command (copied at install time) or a variable defined in the crontab is needed."""
+    if not channel or ":" not in channel:
+        return None
+    name = f"BESTIE_{channel.split(':', 1)[0].upper()}_TOKEN"
+    if f"{name}_FILE=" in command:
+        return None
+    return (f"cron jobs do not inherit your shell's {name}: put the token in a file (chmod 600), "
+            f"set {name}_FILE to its path and install again, or define {name} in the crontab")
+
+
+def maintenance_status(store=None, crontab_file: str | Path | None = None, *, now: datetime | None = None,
+                       env: Mapping[str, str] | None = None) -> MaintenanceStatus:
+    """Our entry (with its next run), the last digest recorded in ``store`` and warnings: a token the
+    cron job cannot see, an entry that sends another database's digest, a disabled entry.
+
+    Raises:
+        CrontabError: the crontab cannot be read.
+    """
+    target = CrontabTarget.resolve(crontab_file, env)
+    entry = find_entry(crontab_file, now=now, env=env)
+    status = MaintenanceStatus(crontab=str(target), entry=entry)
+    if store is not None:
+        from .digest import last_digest_record
+
+        status.last_digest = last_digest_record(store)
+    if entry is None:
+        return status
+    if not entry.enabled:
+        status.warnings.append("the entry is commented out in the crontab: it does not run")
+    warning = token_warning(entry.channel, entry.command, env)
+    if warning:
+        status.warnings.append(warning)
+    if store is not None and entry.db and os.path.abspath(entry.db) != os.path.abspath(store.path):
+        status.warnings.append(f"the entry sends the digest of {entry.db}, not of this database ({store.path})")
+    return status

@@ -1,0 +1,133 @@
+"""The maintenance cron entry in a real crontab file: install, replace, remove, refuse bad input."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from bestie_tui.core import maintenance as m
+from bestie_tui.core.errors import InvalidValueError
+
+#: A crontab the owner wrote by hand: env lines in several styles, odd spacing, a disabled job,
+#: a job whose command contains ``#``, no newline at the end. python-crontab's own re-render would
+#: change several of these lines; ours must not.
+OWNER_TAB = (
+    "# m h  dom mon dow   command\n"
+    "SHELL=/bin/bash\n"
+    'MAILTO="me@example.com"\n'
+    "PATH = /usr/local/bin:/usr/bin:/bin\n"
+    "\n"
+    "*/5  *  * * *   /usr/bin/backup.sh   --fast # nightly\n"
+    "@reboot /usr/bin/start-thing\n"
+    "# 0 3 * * * /usr/bin/disabled-job\n"
+    '0 4 * * * echo "a # b" > /tmp/x'
+)
+MONDAY_NOON = datetime(2026, 11, 30, 12, 0)  # a Monday
+
+
+@pytest.fixture
+def tab(tmp_path: Path) -> Path:
+    path = tmp_path / "crontab"
+    path.write_text(OWNER_TAB, encoding="utf-8")
+    return path
+
+
+def our_lines(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line.endswith(f"# {m.MARKER}")]
+
+
+def test_install_appends_one_entry_with_absolute_paths_and_keeps_the_rest(tab, tmp_path):
+    entry = m.install("telegram:123456", tmp_path / "sub" / ".." / "memory.db", crontab_file=tab,
+                      now=MONDAY_NOON, env={})
+    text = tab.read_text()
+    assert text.startswith(OWNER_TAB + "\n")  # only a newline was added to the owner's last line
+    [line] = our_lines(tab)
+    assert line.startswith("0 9 * * 1 ")  # default: weekly, Monday 09:00
+    argv = shlex.split(line.split(" # ")[0])[5:]
+    assert os.path.isabs(argv[0])
+    assert argv[0] == os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "bestie") \
+        or argv[:3] == [os.path.abspath(sys.executable), "-m", "bestie_tui.cli.main"]
+    assert argv[-6:] == ["memory", "digest", "--channel", "telegram:123456", "--db", str(tmp_path / "memory.db")]
+    assert entry.schedule == "0 9 * * 1" and entry.channel == "telegram:123456"
+    assert entry.next_run == datetime(2026, 12, 7, 9, 0)  # next Monday 09:00 after Monday noon
+
+
+def test_reinstall_replaces_our_line_in_place_never_duplicates(tab, tmp_path):
+    m.install("telegram:1", tmp_path / "a.db", crontab_file=tab, env={})
+    tab.write_text(tab.read_text() + "15 2 * * * /usr/bin/after-ours\n")
+    entry = m.install("zalo:987654321", tmp_path / "a.db", "30 18 * * fri", crontab_file=tab, env={})
+    lines = tab.read_text().splitlines()
+    [line] = our_lines(tab)
+    assert line.startswith("30 18 * * fri ") and "--channel zalo:987654321" in line
+    assert lines[-1] == "15 2 * * * /usr/bin/after-ours"  # the owner's later line stays after ours
+    assert entry.channel == "zalo:987654321"
+
+
+def test_remove_deletes_only_our_entry_byte_for_byte(tab, tmp_path):
+    m.install("telegram:1", tmp_path / "a.db", crontab_file=tab, env={})
+    assert m.remove(crontab_file=tab, env={}) is True
+    assert tab.read_text() == OWNER_TAB + "\n"
+    assert m.remove(crontab_file=tab, env={}) is False
+    assert m.find_entry(tab, env={}) is None
+
+
+@pytest.mark.parametrize("schedule", ["61 9 * * 1", "0 9 * *", "every monday", "@reboot", "0 9 * * 1 2026", ""])
+def test_invalid_schedule_writes_nothing(tab, tmp_path, schedule):
+    before = tab.read_bytes()
+    with pytest.raises(InvalidValueError, match="invalid schedule"):
+        m.install("telegram:1", tmp_path / "a.db", schedule, crontab_file=tab, env={})
+    assert tab.read_bytes() == before
+
+
+@pytest.mark.parametrize("channel", ["telegram", "whatsapp:1", "telegram:abc", "zalo:@x"])
+def test_invalid_channel_writes_nothing_and_creates_no_file(tmp_path, channel):
+    path = tmp_path / "new-crontab"
+    with pytest.raises(InvalidValueError, match="invalid channel"):
+        m.install(channel, tmp_path / "a.db", crontab_file=path, env={})
+    assert not path.exists()
+
+
+def test_crontab_file_from_the_environment_and_file_mode_kept(tmp_path):
+    path = tmp_path / "cron.d-bestie"
+    path.write_text("MAILTO=\"\"\n")
+    path.chmod(0o600)
+    m.install("telegram:1", tmp_path / "a.db", "@weekly", env={"BESTIE_CRONTAB": str(path)})
+    assert path.stat().st_mode & 0o777 == 0o600
+    entry = m.find_entry(env={"BESTIE_CRONTAB": str(path)}, now=MONDAY_NOON)
+    assert entry.schedule == "@weekly" and entry.next_run == datetime(2026, 12, 6, 0, 0)
+
+
+def test_token_file_path_is_passed_to_cron_but_never_a_token(tab, tmp_path):
+    env = {"BESTIE_TELEGRAM_TOKEN": "123:SECRET", "BESTIE_TELEGRAM_TOKEN_FILE": str(tmp_path / "tg token")}
+    entry = m.install("telegram:1", tmp_path / "a.db", crontab_file=tab, env=env)
+    text = tab.read_text()
+    assert "SECRET" not in text
+    assert f"BESTIE_TELEGRAM_TOKEN_FILE='{tmp_path / 'tg token'}'" in text
+    assert m.token_warning(entry.channel, entry.command) is None
+    assert "BESTIE_ZALO_TOKEN_FILE" in m.token_warning("zalo:1", "bestie memory digest")
+
+
+def test_status_reports_a_commented_out_entry_and_another_database(tab, tmp_path, store):
+    m.install("telegram:1", tmp_path / "other.db", crontab_file=tab, env={})
+    tab.write_text(tab.read_text().replace("0 9 * * 1 ", "# 0 9 * * 1 "))
+    status = m.maintenance_status(store, tab, env={})
+    assert status.entry is not None and status.entry.enabled is False and status.entry.next_run is None
+    assert any("commented out" in w for w in status.warnings)
+    assert any("other.db" in w for w in status.warnings)
+    assert status.to_dict()["installed"] is True
+
+
+def test_percent_in_a_path_is_escaped_for_cron(tab, tmp_path):
+    entry = m.install("telegram:1", tmp_path / "50%" / "a.db", crontab_file=tab, env={})
+    assert "50\\%" in our_lines(tab)[0]
+    assert entry.db == str(tmp_path / "50%" / "a.db")
+
+
+def test_validate_schedule_collapses_whitespace_and_accepts_names():
+    assert m.validate_schedule("  0   9 * *  mon ") == "0 9 * * mon"
+    assert m.validate_schedule("@Daily") == "@daily"
