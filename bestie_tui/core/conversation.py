@@ -1,0 +1,274 @@
+"""Short-term conversation context: history compression (the second seed's CompressedHistory).
+
+``compress_history(messages, threshold, keep_recent)``: while the history has at most ``threshold``
+messages nothing changes; above it, the older turns become one ``[CONTEXT_SUMMARY …]`` system message
+and the last ``keep_recent`` turns stay verbatim, in order. Guarantees:
+
+* the newest ``user`` message is always verbatim (the cut moves back to it);
+* an assistant message with ``tool_calls`` and the ``tool`` results that answer it are never split
+  (the cut moves back to the assistant message);
+* a previous ``[CONTEXT_SUMMARY …]`` is merged with the newly evicted turns: never two summaries;
+* pinned messages (``pins.PIN_PREFIXES``) are neither counted nor summarised; they come first.
+
+Messages are OpenAI chat dicts (``role``, ``content``, ``tool_calls``, ``tool_call_id``; ``text`` is
+accepted as an alias of ``content``). Optional ``name``/``user`` (speaker) and ``created_at``/``at``
+(ISO text or datetime) make the summary say who and when. Kept messages are returned unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable
+
+from .errors import InvalidValueError
+from .pins import CONTEXT_SUMMARY, is_pinned, is_summary
+from .summarize import ExtractiveSummarizer, message_day, message_text
+from .tokens import TOKEN_MODES, count_tokens
+
+#: ``(previous summary body or None, evicted messages) -> new summary body``. An LLM call fits here.
+Summarizer = Callable[[str | None, list[dict[str, Any]]], str]
+
+ROLES = ("system", "user", "assistant", "tool", "developer")
+#: Chat framing per message and per reply, in tokens ("How to count tokens with tiktoken", OpenAI
+#: cookbook: 3 tokens wrap every message of gpt-3.5/4-class chat models, 3 more prime the reply).
+MESSAGE_OVERHEAD_TOKENS = 3
+REPLY_PRIMING_TOKENS = 3
+#: Session marker of summaries persisted as ``system`` messages (setting ``context.persistSummary``).
+SUMMARY_SESSION = "context-summary"
+
+#: ``context.*`` settings this module reads, with their defaults.
+CONTEXT_DEFAULTS: dict[str, Any] = {
+    "context.compressThreshold": 40,
+    "context.keepRecent": 10,
+    "context.summaryChars": 2000,
+    "context.tokenMode": "chars4",
+    "context.persistSummary": False,
+}
+
+_HEADER = re.compile(r"^\[CONTEXT_SUMMARY(?P<attrs>[^\]\n]*)\]\n?")
+_ATTR = re.compile(r"(\w+)=(\S+)")
+
+
+@dataclass
+class CompressionResult:
+    """What one compression did; the CLI prints it and the Messages view previews it.
+
+    Indices refer to the input list. ``tokens_before``/``tokens_after`` count message contents plus
+    chat framing (``MESSAGE_OVERHEAD_TOKENS`` each) under ``token_mode``.
+    """
+
+    messages: list[dict[str, Any]]
+    compressed: bool
+    evicted: list[int] = field(default_factory=list)
+    kept: list[int] = field(default_factory=list)
+    pinned: list[int] = field(default_factory=list)
+    summary: str | None = None
+    merged_previous: bool = False
+    cut_moved: list[str] = field(default_factory=list)
+    tokens_before: int = 0
+    tokens_after: int = 0
+    token_mode: str = "chars4"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def normalize_messages(raw: Iterable[Any]) -> list[dict[str, Any]]:
+    """Validate chat messages and return copies with ``content`` set (``text`` alias resolved).
+
+    Raises:
+        InvalidValueError: an item that is not an object, lacks a known ``role`` or has no content,
+            naming its position (1-based).
+    """
+    out = []
+    for pos, item in enumerate(raw, 1):
+        if not isinstance(item, dict):
+            raise InvalidValueError(f"message {pos} is not an object: {str(item)[:40]!r}")
+        role = item.get("role")
+        if role not in ROLES:
+            raise InvalidValueError(f"message {pos} has role {role!r}; use one of {', '.join(ROLES)}")
+        msg = dict(item)
+        if "content" not in msg:
+            if "text" not in msg and not msg.get("tool_calls"):
+                raise InvalidValueError(f"message {pos} has neither content nor text")
+            msg["content"] = msg.pop("text", None)
+        out.append(msg)
+    return out
+
+
+def message_tokens(message: dict[str, Any], mode: str = "chars4") -> int:
+    """Tokens of one message: its text (``summarize.message_text``) plus ``MESSAGE_OVERHEAD_TOKENS``."""
+    return count_tokens(message_text(message), mode) + MESSAGE_OVERHEAD_TOKENS
+
+
+def history_tokens(messages: Iterable[dict[str, Any]], mode: str = "chars4") -> int:
+    """Tokens of a message list: each message with its framing, plus ``REPLY_PRIMING_TOKENS``."""
+    return sum(message_tokens(m, mode) for m in messages) + REPLY_PRIMING_TOKENS
+
+
+def summary_parts(content: str) -> tuple[dict[str, str], str]:
+    """``(header attributes, body)`` of a ``[CONTEXT_SUMMARY …]`` message's content."""
+    text = content.strip()
+    m = _HEADER.match(text)
+    attrs = dict(_ATTR.findall(m.group("attrs"))) if m else {}
+    body = text[m.end():] if m else text
+    end = "[/CONTEXT_SUMMARY]"
+    if body.rstrip().endswith(end):
+        body = body.rstrip()[: -len(end)]
+    return attrs, body.strip()
+
+
+def _cut(turns: list[dict[str, Any]], keep_recent: int) -> tuple[int, list[str]]:
+    """Index of the first verbatim turn, moved back so no tool exchange is split and the newest
+    user message is kept. Returns ``(cut, reasons the cut moved)``."""
+    cut = max(0, len(turns) - keep_recent)
+    reasons: list[str] = []
+    users = [i for i, m in enumerate(turns) if m.get("role") == "user"]
+    if users and users[-1] < cut:
+        cut = users[-1]
+        reasons.append("kept the newest user message verbatim")
+    callers: dict[str, int] = {}
+    for i, m in enumerate(turns):
+        for call in m.get("tool_calls") or []:
+            if isinstance(call, dict) and call.get("id"):
+                callers[str(call["id"])] = i
+
+    def parent(i: int) -> int | None:
+        call_id = turns[i].get("tool_call_id")
+        if call_id is not None and str(call_id) in callers:
+            return callers[str(call_id)]
+        # No id (or an unknown one): the nearest assistant message with tool calls before it.
+        return next((j for j in range(i - 1, -1, -1) if turns[j].get("tool_calls")), None)
+
+    moved = True
+    while moved:  # the cut only moves back, so this ends
+        moved = False
+        for i in range(cut, len(turns)):
+            if turns[i].get("role") == "tool":
+                p = parent(i)
+                if p is not None and p < cut:
+                    cut = p
+                    moved = True
+                    if "kept a tool call with its results" not in reasons:
+                        reasons.append("kept a tool call with its results")
+                    break
+    return cut, reasons
+
+
+def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: int,
+             summarizer: Summarizer | None = None, *, token_mode: str = "chars4",
+             force: bool = False) -> CompressionResult:
+    """Compress a chat history (see the module docstring) and say what happened.
+
+    Args:
+        messages: OpenAI-shaped dicts, oldest first.
+        threshold: most history messages (pins not counted) left as they are; ≥ 0.
+        keep_recent: turns kept verbatim after the summary; ≥ 0.
+        summarizer: replaces the offline ``ExtractiveSummarizer()``.
+        token_mode: ``chars4`` or ``tiktoken_cl100k`` for the before/after counts.
+        force: compress even at or under ``threshold`` (used to fit a token budget).
+
+    Returns:
+        ``CompressionResult``; ``.messages`` is pins, then the summary, then the kept turns.
+
+    Raises:
+        InvalidValueError: a bad message, a negative threshold/keep_recent or an unknown token mode.
+        MissingExtraError: ``tiktoken_cl100k`` without ``bestie-tui[tokens]``.
+    """
+    for name, value in (("threshold", threshold), ("keep_recent", keep_recent)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise InvalidValueError(f"{name} must be a whole number ≥ 0, not {value!r}")
+    if token_mode not in TOKEN_MODES:
+        raise InvalidValueError(f"unknown token mode {token_mode!r}; use one of {', '.join(TOKEN_MODES)}")
+    msgs = normalize_messages(messages)
+    before = history_tokens(msgs, token_mode)
+    pinned = [i for i, m in enumerate(msgs) if is_pinned(m)]
+    order = [i for i, m in enumerate(msgs) if not is_pinned(m)]
+    result = CompressionResult(messages=msgs, compressed=False, kept=order, pinned=pinned,
+                               tokens_before=before, tokens_after=before, token_mode=token_mode)
+    if len(order) <= threshold and not force:
+        return result
+    previous = [i for i in order if is_summary(msgs[i])]
+    turns_idx = [i for i in order if i not in previous]
+    cut, reasons = _cut([msgs[i] for i in turns_idx], keep_recent)
+    evicted, kept = turns_idx[:cut], turns_idx[cut:]
+    if not evicted:
+        result.cut_moved = reasons
+        return result
+    prev_body, prev_turns, prev_from = None, 0, None
+    if previous:
+        # Several earlier summaries (hand-assembled input) are merged too: the result has one.
+        bodies, attrs_all = [], []
+        for i in previous:
+            attrs, body = summary_parts(str(msgs[i].get("content") or ""))
+            bodies.append(body)
+            attrs_all.append(attrs)
+        prev_body = "\n".join(bodies)
+        prev_turns = sum(int(a.get("turns", 0)) for a in attrs_all if str(a.get("turns", "")).isdigit())
+        prev_from = next((a["from"] for a in attrs_all if "from" in a), None)
+    evicted_msgs = [msgs[i] for i in evicted]
+    body = (summarizer or ExtractiveSummarizer())(prev_body, evicted_msgs)
+    days = [d for d in (message_day(m) for m in evicted_msgs) if d]
+    attrs = [f"turns={prev_turns + len(evicted)}"]
+    first = prev_from or (min(days) if days else None)
+    if first:
+        attrs.append(f"from={first}")
+    if days:
+        attrs.append(f"to={max(days)}")
+    content = f"{CONTEXT_SUMMARY} {' '.join(attrs)}]\n{str(body or '').strip()}\n[/CONTEXT_SUMMARY]"
+    summary_msg = {"role": "system", "content": content}
+    out = [msgs[i] for i in pinned] + [summary_msg] + [msgs[i] for i in kept]
+    result.messages = out
+    result.compressed = True
+    result.evicted = previous + evicted
+    result.kept = kept
+    result.summary = content
+    result.merged_previous = bool(previous)
+    result.cut_moved = reasons
+    result.tokens_after = history_tokens(out, token_mode)
+    return result
+
+
+def compress_history(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: int,
+                     summarizer: Summarizer | None = None) -> list[dict[str, Any]]:
+    """The compressed message list of ``compress(...)`` (same arguments and errors)."""
+    return compress(messages, threshold, keep_recent, summarizer).messages
+
+
+# ------------------------------------------------------------------ settings and persistence
+def context_settings(store) -> dict[str, Any]:
+    """The ``context.*`` settings (``CONTEXT_DEFAULTS`` where unset), checked.
+
+    Raises:
+        InvalidValueError: a stored value of the wrong type (the message names the key).
+    """
+    out = {}
+    for key, default in CONTEXT_DEFAULTS.items():
+        value = store.get_setting(key)
+        value = default if value is None else value
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        else:
+            ok = value in TOKEN_MODES
+        if not ok:
+            raise InvalidValueError(f"setting {key} has an unusable value {value!r}; default is {default!r}")
+        out[key] = value
+    return out
+
+
+def persist_summary(store, result: CompressionResult, *, user: str | None = None,
+                    channel: str | None = None, force: bool = False):
+    """Store ``result.summary`` as a ``system`` message in session ``SUMMARY_SESSION`` when the
+    setting ``context.persistSummary`` is on (or ``force``). The same summary twice in a row is
+    stored once. Returns the ``MessageRecord`` written, or ``None``."""
+    if not result.summary or not (force or store.get_setting("context.persistSummary")):
+        return None
+    for m in store.messages(limit=20, role="system"):
+        if m.session == SUMMARY_SESSION:
+            if m.text == result.summary:
+                return None
+            break
+    return store.log_message("system", result.summary, user=user, channel=channel, session=SUMMARY_SESSION)

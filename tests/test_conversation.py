@@ -1,0 +1,190 @@
+"""History compression: threshold, verbatim tail, tool-call groups, merging, pins, persistence."""
+
+from __future__ import annotations
+
+import pytest
+
+from bestie_tui.core.conversation import (
+    SUMMARY_SESSION, compress, compress_history, context_settings, history_tokens, persist_summary,
+)
+from bestie_tui.core.errors import InvalidValueError
+from bestie_tui.core.pins import USER_INFO, is_summary, make_pin
+from bestie_tui.core.summarize import ExtractiveSummarizer
+from bestie_tui.core.tokens import count_tokens
+
+FILLER = [
+    "Haha that sounds fun, tell me more about it",
+    "Sure thing, I was just thinking about the weekend plans",
+    "Nice, I hope the weather stays good for us",
+    "Yeah me too, the last few days were really rainy",
+]
+
+
+def chat(n: int, start: int = 0) -> list[dict]:
+    """``n`` alternating user/assistant turns with distinct, numbered texts."""
+    return [{"role": "user" if (start + i) % 2 == 0 else "assistant",
+             "content": f"{FILLER[(start + i) % 4]} (turn {start + i})"} for i in range(n)]
+
+
+def summaries(messages: list[dict]) -> list[dict]:
+    return [m for m in messages if is_summary(m)]
+
+
+def test_at_or_under_threshold_nothing_changes_and_text_is_an_alias():
+    history = chat(39) + [{"role": "user", "text": "last one"}]
+    out = compress_history(history, threshold=40, keep_recent=10)
+    assert [m["content"] for m in out] == [m.get("content", m.get("text")) for m in history]
+    assert not summaries(out)
+
+
+def test_over_threshold_one_summary_then_last_turns_verbatim_in_order():
+    history = chat(60)
+    result = compress(history, threshold=40, keep_recent=10)
+    assert result.compressed
+    assert len(result.messages) == 11
+    assert is_summary(result.messages[0])
+    assert result.messages[1:] == history[-10:]
+    assert result.evicted == list(range(50))
+    assert result.messages[0]["content"].startswith("[CONTEXT_SUMMARY turns=50")
+    assert result.messages[0]["content"].endswith("[/CONTEXT_SUMMARY]")
+    assert result.tokens_after < result.tokens_before
+    assert result.tokens_after == history_tokens(result.messages)
+
+
+def test_newest_user_message_is_kept_even_behind_a_long_assistant_run():
+    history = chat(40) + [{"role": "user", "content": "please book the flight to Hanoi"}]
+    history += [{"role": "assistant", "content": f"step {i} of my long answer"} for i in range(15)]
+    result = compress(history, threshold=40, keep_recent=5)
+    contents = [m["content"] for m in result.messages]
+    assert "please book the flight to Hanoi" in contents
+    assert contents[1] == "please book the flight to Hanoi"  # the cut moved back to it
+    assert result.messages[1:] == history[40:]
+    assert "kept the newest user message verbatim" in result.cut_moved
+
+
+def _tool_exchange(call_id: str) -> list[dict]:
+    return [
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"id": call_id, "type": "function",
+                         "function": {"name": "get_weather", "arguments": '{"city": "Hanoi"}'}}]},
+        {"role": "tool", "tool_call_id": call_id, "content": '{"temp": 31}'},
+        {"role": "tool", "tool_call_id": call_id, "content": '{"humidity": 80}'},
+    ]
+
+
+def test_tool_call_and_its_results_are_never_split():
+    history = chat(44) + _tool_exchange("call_1") + [{"role": "assistant", "content": "It is 31 degrees."},
+                                                     {"role": "user", "content": "thanks"}]
+    # keep 3 would cut between the call and its two results: the cut moves back to the call.
+    result = compress(history, threshold=40, keep_recent=3)
+    kept = result.messages[1:]
+    assert kept[0].get("tool_calls")
+    assert kept == history[44:]
+    answered = {c["id"] for m in kept for c in m.get("tool_calls") or []}
+    assert all(m["tool_call_id"] in answered for m in kept if m["role"] == "tool")
+    assert "kept a tool call with its results" in result.cut_moved
+
+
+def test_tool_result_without_id_stays_with_the_nearest_call():
+    exchange = _tool_exchange("x")
+    for m in exchange:
+        m.pop("tool_call_id", None)
+    history = chat(44) + exchange + [{"role": "user", "content": "ok"}]
+    kept = compress_history(history, threshold=40, keep_recent=2)[1:]
+    assert kept[0].get("tool_calls") and [m["role"] for m in kept] == ["assistant", "tool", "tool", "user"]
+
+
+def test_compressing_again_merges_into_one_summary():
+    first = [{"role": "user", "content": "My sister Linh moved to Đà Nẵng on 12 March 2024 for her new job."}]
+    history = first + chat(49, start=1)
+    once = compress_history(history, threshold=40, keep_recent=10)
+    grown = once + chat(35, start=50)
+    twice = compress(grown, threshold=40, keep_recent=10)
+    assert len(summaries(twice.messages)) == 1
+    assert twice.merged_previous
+    assert twice.messages[0]["content"].startswith("[CONTEXT_SUMMARY turns=75]")  # 40, then 35 more
+    # A name and a date said only in the first eviction survive the second one.
+    assert "Linh" in twice.summary and "12 March 2024" in twice.summary
+    assert twice.messages[1:] == grown[-10:]
+
+
+def test_names_dates_and_numbers_outrank_chit_chat():
+    fact = "Minh booked the dentist for 14 July 2025 at 9:30, room 204."
+    history = chat(30) + [{"role": "user", "content": fact}] + chat(30, start=31)
+    result = compress(history, threshold=40, keep_recent=10, summarizer=ExtractiveSummarizer(max_chars=300))
+    body = result.summary.split("\n", 1)[1].rsplit("\n", 1)[0]
+    assert len(body) <= 300
+    assert fact in result.summary
+
+
+def test_summary_lines_carry_speaker_and_date():
+    history = [{"role": "user", "name": "Caroline", "created_at": "2023-05-08T13:56:00",
+                "content": "I went to the LGBTQ support group yesterday and it was powerful."}] + chat(45, start=1)
+    summary = compress(history, 40, 10).summary
+    assert summary.startswith("[CONTEXT_SUMMARY turns=36 from=2023-05-08 to=2023-05-08]")
+    assert "- [2023-05-08] Caroline: I went to the LGBTQ support group yesterday" in summary
+
+
+def test_any_callable_can_summarise():
+    calls = []
+
+    def fake_llm(previous, evicted):
+        calls.append((previous, [m["content"] for m in evicted]))
+        return f"summary of {len(evicted)} turns"
+
+    history = chat(50)
+    once = compress_history(history, 40, 10, summarizer=fake_llm)
+    assert once[0]["content"] == "[CONTEXT_SUMMARY turns=40]\nsummary of 40 turns\n[/CONTEXT_SUMMARY]"
+    compress_history(once + chat(40, start=50), 40, 10, summarizer=fake_llm)
+    assert calls[0][0] is None and calls[0][1] == [m["content"] for m in history[:40]]
+    assert calls[1][0] == "summary of 40 turns"  # the previous body, to merge
+
+
+def test_pins_are_not_counted_not_summarised_and_come_first():
+    pin = make_pin(USER_INFO, "Name: An. Prefers Vietnamese.")
+    history = chat(20) + [pin] + chat(20, start=20)
+    assert compress_history(history, 40, 10) == history  # 40 turns + a pin: under the threshold
+    out = compress_history(history + chat(5, start=40), 40, 10)
+    assert out[0] == pin and is_summary(out[1]) and len(out) == 12
+    assert "Prefers Vietnamese" not in out[1]["content"]
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"threshold": -1, "keep_recent": 1}, "threshold"),
+    ({"threshold": 4, "keep_recent": "3"}, "keep_recent"),
+])
+def test_bad_limits_are_refused(kwargs, needle):
+    with pytest.raises(InvalidValueError, match=needle):
+        compress(chat(5), **kwargs)
+
+
+def test_bad_message_names_its_position():
+    with pytest.raises(InvalidValueError, match="message 2 has role 'bot'"):
+        compress([{"role": "user", "content": "hi"}, {"role": "bot", "content": "yo"}], 1, 1)
+    with pytest.raises(InvalidValueError, match="message 1 has neither content nor text"):
+        compress([{"role": "user"}], 1, 1)
+
+
+def test_token_counts_follow_the_mode():
+    history = chat(50)
+    result = compress(history, 40, 10, token_mode="tiktoken_cl100k")
+    expected = sum(count_tokens(m["content"], "tiktoken_cl100k") + 3 for m in result.messages) + 3
+    assert result.tokens_after == expected
+
+
+def test_summary_is_persisted_only_when_the_setting_is_on(store):
+    result = compress(chat(50), 40, 10)
+    assert persist_summary(store, result, user="an") is None
+    assert store.messages(role="system") == []
+    store.set_setting("context.persistSummary", True)
+    record = persist_summary(store, result, user="an")
+    assert record is not None
+    assert persist_summary(store, result, user="an") is None  # same summary: stored once
+    saved = store.messages(role="system")
+    assert [(m.session, m.text, m.user) for m in saved] == [(SUMMARY_SESSION, result.summary, "an")]
+
+
+def test_bad_stored_context_setting_is_a_clear_error(store):
+    store.set_setting("context.keepRecent", "ten")
+    with pytest.raises(InvalidValueError, match="context.keepRecent"):
+        context_settings(store)

@@ -1,0 +1,114 @@
+"""The prompt pack: pins, artifacts under caps, memory block from a real store, manifest, budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from bestie_tui.core.errors import InvalidValueError
+from bestie_tui.core.pack import ArtifactSpec, BudgetError, build_pack, read_artifact
+from bestie_tui.core.pins import ARTIFACT, MEMORY_BLOCK, PROJECT_CONTEXT, USER_INFO, is_summary
+from bestie_tui.core.tokens import count_tokens
+
+
+def recount(messages, mode):
+    """Independent token count of a pack: content + 3 per message, + 3 for the reply."""
+    return sum(count_tokens(m["content"], mode) + 3 for m in messages) + 3
+
+
+def history(n):
+    return [{"role": "user" if i % 2 == 0 else "assistant",
+             "content": f"Turn {i}: we talked about the garden, tomatoes and basil again."} for i in range(n)]
+
+
+@pytest.fixture
+def files(tmp_path):
+    plan = tmp_path / "PLAN.md"
+    plan.write_text("# Plan\n" + "".join(f"- step {i}: do thing {i}\n" for i in range(400)), encoding="utf-8")
+    state = tmp_path / "BUILD_STATE.md"
+    state.write_text("done: 1, 2\nnext: 3\n", encoding="utf-8")
+    return plan, state
+
+
+def test_excerpt_is_cut_under_its_cap_with_a_visible_marker(files):
+    plan, state = files
+    ex = read_artifact(plan, 500)
+    total = len(plan.read_text(encoding="utf-8"))
+    assert ex.cut and len(ex.text) <= 500 and ex.total_chars == total
+    assert ex.text.startswith("# Plan\n- step 0")
+    assert ex.text.endswith(f"[… cut: first {len(ex.text.split(chr(10) + '[…')[0]):,} of {total:,} characters of {plan} …]")
+    whole = read_artifact(state, 500)
+    assert not whole.cut and whole.text == "done: 1, 2\nnext: 3\n"
+
+
+def test_missing_artifact_is_reported_not_fatal(files, tmp_path):
+    plan, _ = files
+    pack = build_pack("what next?", history(4), artifacts=[f"{plan}:300", str(tmp_path / "GONE.md")])
+    assert pack.manifest.missing == [str(tmp_path / "GONE.md")]
+    gone = [s for s in pack.manifest.segments if s.name.endswith("GONE.md")]
+    assert gone[0].note == "missing" and gone[0].tokens == 0
+    assert f"artifact:{plan}" in pack.manifest.cut
+
+
+def test_pack_order_and_manifest_sizes(store, files):
+    plan, state = files
+    store.add("preference", "An prefers short answers in Vietnamese", user="an", scope="core")
+    pack = build_pack("What is the next build step?", history(50),
+                      pins={"project_context": "bestie-tui, a memory console", "user_info": "An, Hà Nội"},
+                      artifacts=[ArtifactSpec(str(plan), 800), str(state)], store=store, user="an",
+                      record_access=False)
+    contents = [m["content"] for m in pack.messages]
+    assert contents[0].startswith(USER_INFO) and contents[1].startswith(PROJECT_CONTEXT)
+    assert contents[2].startswith(MEMORY_BLOCK) and "An prefers short answers in Vietnamese" in contents[2]
+    assert contents[3].startswith(ARTIFACT) and contents[4].startswith(f"{ARTIFACT}\npath: {state}")
+    assert is_summary(pack.messages[5]) and contents[6:16] == [m["content"] for m in history(50)[-10:]]
+    assert pack.messages[-1] == {"role": "user", "content": "What is the next build step?"}
+    kinds = [s.kind for s in pack.manifest.segments]
+    assert kinds == ["pin", "pin", "memory", "artifact", "artifact", "summary", "history", "task"]
+    assert pack.manifest.total_tokens == recount(pack.messages, "chars4")
+    assert pack.manifest.total_chars == sum(len(c) for c in contents)
+    assert "history: 40 turns summarised" in pack.manifest.cut
+    assert store.get(1).access_count == 0  # a preview does not count as an access
+
+
+def test_paused_memory_gives_an_empty_block(store):
+    store.add("preference", "An prefers tea", user="an")
+    store.pause()
+    pack = build_pack("tea?", store=store, user="an")
+    assert not any(m["content"].startswith(MEMORY_BLOCK) for m in pack.messages)
+    assert [s.note for s in pack.manifest.segments if s.kind == "memory"] == ["memory paused"]
+
+
+@pytest.mark.parametrize("mode", ["chars4", "tiktoken_cl100k"])
+@pytest.mark.parametrize("budget", [2000, 600, 250])
+def test_budget_is_respected_in_both_token_modes(store, files, mode, budget):
+    plan, _ = files
+    store.add("preference", "An prefers short answers", user="an", scope="core")
+    pack = build_pack("Summarise the plan", history(80), artifacts=[f"{plan}:3000"], store=store, user="an",
+                      token_mode=mode, budget=budget, record_access=False)
+    assert pack.manifest.total_tokens == recount(pack.messages, mode) <= budget
+    assert pack.messages[-1]["content"] == "Summarise the plan"
+    assert history(80)[-1] in pack.messages  # the newest turn is never given up
+    assert any(m["content"].startswith(MEMORY_BLOCK) and "An prefers short answers" in m["content"]
+               for m in pack.messages)
+
+
+def test_budget_too_small_for_what_is_never_cut():
+    with pytest.raises(BudgetError, match="a budget of 10 tokens cannot hold"):
+        build_pack("a task " * 20, history(3), budget=10)
+
+
+def test_task_defaults_to_the_last_user_message_and_errors_are_clear():
+    msgs = history(3)
+    pack = build_pack(None, msgs)
+    assert pack.messages[-1]["content"] == msgs[-1]["content"] and len(pack.messages) == 3
+    with pytest.raises(InvalidValueError, match="no task"):
+        build_pack(None, history(2))
+    with pytest.raises(InvalidValueError, match="unknown pin 'memory_block'"):
+        build_pack("x", pins={"memory_block": "smuggled"})
+
+
+def test_artifact_spec_parsing():
+    assert ArtifactSpec.parse("notes/PLAN.md:1200") == ArtifactSpec("notes/PLAN.md", 1200)
+    assert ArtifactSpec.parse("PLAN.md") == ArtifactSpec("PLAN.md", 4000)
+    with pytest.raises(InvalidValueError, match="whole number"):
+        ArtifactSpec.parse("PLAN.md:lots")
