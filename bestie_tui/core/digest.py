@@ -214,7 +214,7 @@ def summarize_report(report) -> DoctorSummary:
         summary.duplicate_groups.append([(m.id, m.text) for m in members])
     for c in report.contradictions[:TOP]:
         summary.contradictions.append(((c.older.id, c.older.text), (c.newer.id, c.newer.text), c.reason))
-    stale = sorted(report.stale, key=lambda f: (f.memory.updated_at, f.memory.id))[:TOP]
+    stale = sorted(report.stale, key=lambda f: (f.memory.last_accessed_at or f.memory.created_at, f.memory.id))[:TOP]
     summary.stale = [(f.memory.id, f.memory.text) for f in stale]
     return summary
 
