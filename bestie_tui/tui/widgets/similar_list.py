@@ -50,12 +50,13 @@ class SimilarList(Static):
             if n:
                 out.append("\n\n")
             out.append(f"{score:.2f}", style="bold")
-            out.append(f"  #{record.id} · {printable(record.kind)}")
-            if record.user:
-                out.append(f" · {printable(record.user)}")
             hint = relation_hint(proposal_text, record.text, score)
             if hint:
-                out.append(f"  {hint}", style="bold reverse")
+                out.append("  ")
+                out.append(hint, style="bold reverse")
+            out.append(f"\n#{record.id} · {printable(record.kind)}")
+            if record.user:
+                out.append(f" · {printable(record.user)}")
             out.append("\n")
             out.append(printable(record.text))
         self.update(out)
