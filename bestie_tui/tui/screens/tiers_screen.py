@@ -37,8 +37,10 @@ class TiersScreen(BestieScreen):
         Binding("c", "show_tier('core')", "Core", id="tiers.core"),
         Binding("w", "show_tier('working')", "Working", id="tiers.working"),
         Binding("a", "show_tier('archive')", "Archive", id="tiers.archive"),
-        Binding("right_square_bracket", "cycle_tier(1)", "Next tier", id="tiers.next", show=False),
-        Binding("left_square_bracket", "cycle_tier(-1)", "Previous tier", id="tiers.previous", show=False),
+        Binding("right_square_bracket", "cycle_tier(1)", "Next tier", id="tiers.next", show=False,
+                key_display="]"),
+        Binding("left_square_bracket", "cycle_tier(-1)", "Previous tier", id="tiers.previous",
+                show=False, key_display="["),
         Binding("p", "toggle_pin", "Pin/unpin", id="tiers.pin"),
         Binding("m", "move", "Move scope", id="tiers.move"),
         Binding("e", "edit", "Edit", id="tiers.edit"),
@@ -47,7 +49,7 @@ class TiersScreen(BestieScreen):
         Binding("s", "supersede", "Supersede", id="tiers.supersede"),
         Binding("y", "copy_text", "Copy text", id="tiers.copy"),
         Binding("u", "app.undo", "Undo", id="tiers.undo"),
-        Binding("slash", "filter", "Filter", id="tiers.filter"),
+        Binding("slash", "filter", "Filter", id="tiers.filter", key_display="/"),
         Binding("escape", "clear_filter", "Clear filter", id="tiers.clear_filter", show=False),
     ]
 

@@ -1,0 +1,192 @@
+"""Time to first paint of the Tiers view, and of a jump to the last row, at 1k and 10k memories.
+
+Builds a temp database per size through the ``MemoryStore`` facade (persona facts from MSC /
+PersonaChat read by path, or synthetic text when the file is absent), starts ``BestieApp`` headless
+and measures, with ``time.perf_counter``:
+
+* first paint: from creating the app until the Tiers list has drawn its first memory row (the view
+  opens on the core tier);
+* w: from pressing ``w`` until the Working tier (the biggest) has drawn its first row;
+* G: from pressing ``G`` until the list has drawn the last memory with the cursor on it;
+* filter: with ``/musi`` typed, from pressing ``c`` until the list filtered by "music" (tolerant
+  match over the whole tier) has drawn its first line.
+
+"Drawn" means the compositor asked ``MemoryList.render_line`` for that row (the headless driver
+then writes the frame). Each figure is the median of ``--repeat`` runs. Prints a Markdown table.
+
+    .venv/bin/python benchmarks/first_paint.py [--data PATH] [--sizes 1000,10000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bestie_tui.core.errors import BestieError
+from bestie_tui.core.store import MemoryStore
+from bestie_tui.tui.app import BestieApp
+from bestie_tui.tui.widgets.memory_list import MemoryList
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "msc_personas_all.json"
+
+
+def persona_facts(path: Path) -> list[str]:
+    """Unique persona sentences from ``msc_personas_all.json`` (splits → dialogs → speakers → facts)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    seen: dict[str, None] = {}
+    for dialogs in data.values():
+        for dialog in dialogs:
+            for speaker, facts in dialog.items():
+                if isinstance(facts, list):
+                    for fact in facts:
+                        seen.setdefault(" ".join(str(fact).split()), None)
+    return [fact for fact in seen if fact]
+
+
+def synthetic_facts(n: int, rng: random.Random) -> list[str]:
+    """``n`` distinct invented facts, for machines without the shared data."""
+    likes = ["prefers", "enjoys", "avoids", "is learning", "asked about", "decided on"]
+    things = ["Vietnamese replies", "morning meetings", "pho in Hà Nội", "Rust for CLI tools", "short emails",
+              "jazz while coding", "the Q3 launch plan", "green tea", "trail running", "SQLite backups"]
+    when = ["on weekdays", "when travelling", "for the bestie project", "since last spring", "with the team"]
+    return [f"User {rng.choice(likes)} {rng.choice(things)} {rng.choice(when)} (note {i})" for i in range(n)]
+
+
+def kind_of(fact: str) -> str:
+    low = fact.lower()
+    if any(w in low for w in ("like", "love", "enjoy", "prefer", "favorite", "hate")):
+        return "preference"
+    if low.startswith(("i am", "i'm", "my name")):
+        return "identity"
+    return "note"
+
+
+def build_database(path: Path, facts: list[str], n: int, rng: random.Random) -> int:
+    """Write ``n`` memories (5% core, 80% working, 15% archive: forgotten or superseded). Returns the
+    number written (facts the secret guard refuses are skipped)."""
+    store = MemoryStore(path)
+    written = 0
+    try:
+        # One outer transaction: each store write nests as a savepoint, so building 10k rows is quick.
+        with store.db.atomic():
+            for fact in facts:
+                if written >= n:
+                    break
+                roll = rng.random()
+                scope = "core" if roll < 0.05 else ("session" if roll < 0.25 else "project")
+                try:
+                    memory = store.add(kind_of(fact), fact, scope=scope, user="owner", channel="telegram:1",
+                                       confidence=round(rng.uniform(0.5, 1.0), 2))
+                except BestieError:
+                    continue
+                written += 1
+                if roll > 0.90:
+                    store.forget(memory.id)
+                elif roll > 0.85 and written > 1:
+                    previous = store.get(memory.id - 1)
+                    if previous.tier != "archive" and not previous.pinned:
+                        store.supersede(previous.id, memory.id)
+    finally:
+        store.close()
+    return written
+
+
+async def measure(path: Path, size: tuple[int, int]) -> tuple[float, float, float, float, int]:
+    """(first paint, w → Working painted, G → last row painted, filter keystroke → painted, Working
+    rows); times in seconds, for one headless run over ``path``."""
+    painted: dict[str, float] = {}
+    original = MemoryList.render_line
+
+    def spying_render_line(self, y):
+        strip = original(self, y)
+        index = round(self.scroll_y) + y
+        if self.total and index == 0 and "first" not in painted:
+            painted["first"] = time.perf_counter()
+        if self.total and index == 0 and self.filters.get("tier") == "working" and "working" not in painted:
+            painted["working"] = time.perf_counter()
+        if index == 0 and self.filters.get("query") == "music" and "filter" not in painted:
+            painted["filter"] = time.perf_counter()
+        if self.total and index == self.total - 1 and self.cursor == index and "last" not in painted:
+            painted["last"] = time.perf_counter()
+        return strip
+
+    MemoryList.render_line = spying_render_line
+    store = MemoryStore(path)
+    try:
+        started = time.perf_counter()
+        app = BestieApp(store, poll_interval=0)
+        async with app.run_test(size=size) as pilot:
+            while "first" not in painted:
+                await pilot.pause(0.005)
+            first = painted["first"] - started
+            await pilot.pause()
+            painted.pop("working", None)
+            pressed = time.perf_counter()
+            await pilot.press("w")
+            while "working" not in painted:
+                await pilot.pause(0.005)
+            switch = painted["working"] - pressed
+            rows = app.screen.memory_list.total
+            await pilot.pause()
+            pressed = time.perf_counter()
+            await pilot.press("G")
+            while "last" not in painted:
+                await pilot.pause(0.005)
+            last = painted["last"] - pressed
+            await pilot.press("slash", *"musi")
+            await pilot.pause()
+            pressed = time.perf_counter()
+            await pilot.press("c")
+            while "filter" not in painted:
+                await pilot.pause(0.005)
+            filtered = painted["filter"] - pressed
+    finally:
+        MemoryList.render_line = original
+        store.close()
+    return first, switch, last, filtered, rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="msc_personas_all.json (read by path)")
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated memory counts")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per size; the median is reported")
+    parser.add_argument("--width", type=int, default=120)
+    parser.add_argument("--height", type=int, default=40)
+    args = parser.parse_args()
+
+    rng = random.Random(7)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.data.exists():
+        facts, source = persona_facts(args.data), f"persona facts from {args.data.name}"
+        rng.shuffle(facts)
+    else:
+        facts, source = [], "synthetic text"
+    if len(facts) < max(sizes) * 1.1:
+        facts += synthetic_facts(max(sizes) * 2, rng)
+
+    print(f"text: {source}; terminal {args.width}x{args.height}; median of {args.repeat} runs")
+    print()
+    print("| memories | build db (s) | first paint of Tiers list (s) | w → Working painted (s) "
+          "| Working rows | G → last row painted (s) | filter keystroke → painted (s) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"bench-{n}.db"
+            t0 = time.perf_counter()
+            written = build_database(path, facts, n, rng)
+            build = time.perf_counter() - t0
+            runs = [asyncio.run(measure(path, (args.width, args.height))) for _ in range(args.repeat)]
+            first, switch, last, filtered = (statistics.median(r[i] for r in runs) for i in range(4))
+            print(f"| {written:,} | {build:.1f} | {first:.3f} | {switch:.3f} | {runs[0][4]:,} | {last:.3f} "
+                  f"| {filtered:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
