@@ -90,6 +90,7 @@ def tui(app: AppContext, demo: bool, reset_demo: bool) -> None:
 #: (module under bestie_tui.cli, click command name) of every top-level command group.
 COMMAND_MODULES = [
     ("memory_cmds", "memory"),
+    ("context_cmds", "context"),
 ]
 
 

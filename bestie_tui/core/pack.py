@@ -228,7 +228,7 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
     for prefix, body in _normalize_pins(pins):
         msg = make_pin(prefix, body)
         fixed.append((_segment("pin:" + prefix.strip("[]"), "pin", [msg], token_mode), [msg]))
-    memory_pack = None
+    memory_pack, empty_memory = None, None
     if store is not None:
         mem_budget = memory_tokens if memory_tokens is not None else (
             min(DEFAULT_MEMORY_TOKENS, budget // 4) if budget else DEFAULT_MEMORY_TOKENS)
@@ -236,11 +236,12 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
                                                          mem_budget, token_mode, record_access)
         if block:
             msg = make_pin(MEMORY_BLOCK, block)
-            note = f"{len(getattr(memory_pack, 'items', []))} memories, block budget {mem_budget} tokens"
+            n = len(getattr(memory_pack, "items", []))
+            note = f"{n} memor{'y' if n == 1 else 'ies'}, block budget {mem_budget} tokens"
             fixed.append((_segment("memory", "memory", [msg], token_mode, note=note), [msg]))
         else:
             note = "memory paused" if getattr(memory_pack, "paused", False) else "no memory matched"
-            manifest.segments.append(Segment("memory", "memory", 0, 0, 0, note=note))
+            empty_memory = Segment("memory", "memory", 0, 0, 0, note=note)
     # The memory pin sits with the other pins, in PIN_PREFIXES order.
     order = {p: i for i, p in enumerate(PIN_PREFIXES)}
     fixed.sort(key=lambda sm: order[next(p for p in PIN_PREFIXES if sm[1][0]["content"].startswith(p))])
@@ -282,6 +283,8 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
     for seg, msgs in fixed:
         manifest.segments.append(seg)
         messages += msgs
+    if empty_memory is not None:
+        manifest.segments.append(empty_memory)
     for ex in excerpts:
         msg = _artifact_message(ex)
         total_txt = f"{ex.total_chars:,}" if ex.total_chars is not None else f"over {READ_LIMIT_CHARS:,}"

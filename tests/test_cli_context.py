@@ -1,0 +1,140 @@
+"""``bestie context compress | pack | estimate``: input formats, output, exit codes, persistence."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from bestie_tui.cli.main import cli
+from bestie_tui.core.conversation import SUMMARY_SESSION
+from bestie_tui.core.pins import is_summary
+from bestie_tui.core.store import MemoryStore
+from bestie_tui.core.tokens import count_tokens
+
+
+@pytest.fixture
+def run(db_path):
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None):
+        return runner.invoke(cli, ["--db", str(db_path), *args], input=input)
+
+    return invoke
+
+
+def chat(n: int) -> list[dict]:
+    return [{"role": "user" if i % 2 == 0 else "assistant",
+             "content": f"Turn {i}: Linh asked about the trip to Đà Nẵng on 3 June 2025."} for i in range(n)]
+
+
+def test_compress_json_file_and_jsonl_stdin_agree(run, tmp_path):
+    history = chat(50)
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(history), encoding="utf-8")
+    from_file = run("context", "compress", str(path), "--json")
+    assert from_file.exit_code == 0, from_file.output
+    jsonl = "\n".join(json.dumps(m, ensure_ascii=False) for m in history)
+    from_stdin = run("context", "compress", "--json", input=jsonl)
+    out = json.loads(from_stdin.stdout)
+    assert json.loads(from_file.stdout) == out
+    assert len(out) == 11 and is_summary(out[0]) and out[1:] == history[-10:]
+    assert "summarised 40 of 50 messages" in from_stdin.stderr
+
+
+def test_compress_text_output_and_options(run):
+    result = run("context", "compress", "--threshold", "5", "--keep", "2", input=json.dumps(chat(8)))
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("[system] [CONTEXT_SUMMARY turns=6")
+    assert lines[-2:] == [f"[user] {chat(8)[6]['content']}", f"[assistant] {chat(8)[7]['content']}"]
+
+
+def test_compress_under_threshold_is_unchanged(run):
+    result = run("context", "compress", "--json", input=json.dumps({"messages": chat(3)}))
+    assert json.loads(result.stdout) == chat(3)
+    assert "under the threshold, unchanged" in result.stderr
+
+
+@pytest.mark.parametrize("payload, message", [
+    ("", "standard input is empty"),
+    ("{not json\n", "standard input line 1 is not JSON"),
+    ('[{"role": "bot", "content": "x"}]', "message 1 has role 'bot'"),
+    ('"just a string"', "must hold a list of messages"),
+])
+def test_bad_input_is_one_line_and_exit_1(run, payload, message):
+    result = run("context", "compress", input=payload)
+    assert result.exit_code == 1
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_missing_file_is_exit_1(run, tmp_path):
+    result = run("context", "compress", str(tmp_path / "none.json"))
+    assert result.exit_code == 1 and "cannot read" in result.stderr
+
+
+def test_compress_persists_the_summary_when_the_setting_is_on(run, db_path):
+    run("memory", "config", "context.persistSummary", "true")
+    store = MemoryStore(db_path)
+    try:
+        assert store.get_setting("context.persistSummary") is True
+        assert run("context", "compress", "--json", input=json.dumps(chat(50))).exit_code == 0
+        saved = [m for m in store.messages(role="system") if m.session == SUMMARY_SESSION]
+        assert len(saved) == 1 and saved[0].text.startswith("[CONTEXT_SUMMARY turns=40")
+    finally:
+        store.close()
+
+
+def test_pack_manifest_json_and_text(run, db_path, tmp_path):
+    run("memory", "add", "preference", "Linh prefers trains over planes", "--user", "linh", "--scope", "core")
+    plan = tmp_path / "PLAN.md"
+    plan.write_text("x" * 5000, encoding="utf-8")
+    hist = tmp_path / "h.json"
+    hist.write_text(json.dumps(chat(50)), encoding="utf-8")
+    args = ["context", "pack", "--history", str(hist), "--task", "Book the trip", "--user", "linh",
+            "--artifact", f"{plan}:500", "--artifact", str(tmp_path / "GONE.md"),
+            "--pin", "user_info=Linh, lives in Hà Nội", "--budget", "700", "--token-mode", "tiktoken_cl100k"]
+    data = json.loads(run(*args, "--json").stdout)
+    manifest = data["manifest"]
+    assert manifest["missing"] == [str(tmp_path / "GONE.md")]
+    assert manifest["total_tokens"] <= 700
+    assert manifest["total_tokens"] == sum(count_tokens(m["content"], "tiktoken_cl100k") + 3
+                                           for m in data["messages"]) + 3
+    assert "Linh prefers trains over planes" in data["messages"][1]["content"]
+    assert data["messages"][-1] == {"role": "user", "content": "Book the trip"}
+    text = run(*args).stdout
+    assert text.startswith(f"pack: {len(data['messages'])} messages")
+    assert "missing: " + str(tmp_path / "GONE.md") in text
+    assert f"CUT cut to 500 of 5,000 characters" in text
+
+
+def test_pack_from_database_history_and_errors(run, db_path):
+    store = MemoryStore(db_path)
+    try:
+        store.log_message("user", "I need a gift idea for my sister", user="linh")
+        store.log_message("assistant", "How about a book?", user="linh")
+        store.log_message("user", "She reads sci-fi, suggest one", user="linh")
+    finally:
+        store.close()
+    result = run("context", "pack", "--no-memory", "--json")
+    msgs = json.loads(result.stdout)["messages"]
+    assert [m["content"] for m in msgs] == ["I need a gift idea for my sister", "How about a book?",
+                                            "She reads sci-fi, suggest one"]
+    too_small = run("context", "pack", "--task", "x " * 50, "--budget", "5")
+    assert too_small.exit_code == 1 and "a budget of 5 tokens cannot hold" in too_small.stderr
+    bad_pin = run("context", "pack", "--task", "x", "--pin", "memory_block=sneaky")
+    assert bad_pin.exit_code == 1 and "unknown pin 'memory_block'" in bad_pin.stderr
+    assert run("context", "pack", "--task", "x", "--pin", "no-equals").exit_code == 2
+
+
+def test_estimate_text_and_messages(run, tmp_path):
+    out = json.loads(run("context", "estimate", "Xin chào, tôi là An", "--json").stdout)
+    assert out == {"characters": 19, "chars4": 6,
+                   "tiktoken_cl100k": count_tokens("Xin chào, tôi là An", "tiktoken_cl100k")}
+    path = tmp_path / "h.jsonl"
+    path.write_text("\n".join(json.dumps(m) for m in chat(4)), encoding="utf-8")
+    data = json.loads(run("context", "estimate", "--messages", "--file", str(path), "--json").stdout)
+    assert data["messages"] == 4
+    assert data["chars4"] == sum(count_tokens(m["content"], "chars4") + 3 for m in chat(4)) + 3
+    text = run("context", "estimate", "--token-mode", "chars4", input="abcdefgh").stdout
+    assert text.splitlines() == ["characters       8", "chars4           3 tokens"]
