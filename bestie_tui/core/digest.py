@@ -293,8 +293,8 @@ def health_line(digest: Digest) -> str:
     line = f"Health {digest.health:g}/100"
     change = digest.health_change
     if change is not None and digest.previous_at is not None:
-        arrow = "▲" if change > 0 else "▼" if change < 0 else "="
-        line += f" ({arrow} {change:+g} since {digest.previous_at:%Y-%m-%d})"
+        moved = f"▲ {change:+g}" if change > 0 else f"▼ {change:+g}" if change < 0 else "no change"
+        line += f" ({moved} since {digest.previous_at:%Y-%m-%d})"
     return line
 
 

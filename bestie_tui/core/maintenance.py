@@ -25,7 +25,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping
 
-from .delivery import parse_channel
 from .errors import BestieError, InvalidValueError
 
 #: The trailing comment that marks our cron line.
@@ -118,6 +117,8 @@ def digest_command(channel: str, db_path: str | Path, env: Mapping[str, str] | N
     Raises:
         InvalidValueError: a malformed channel.
     """
+    from .delivery import parse_channel
+
     env = os.environ if env is None else env
     channel = str(parse_channel(channel))
     argv = bestie_executable() + ["memory", "digest", "--channel", channel,

@@ -1,0 +1,157 @@
+"""``bestie memory maintenance install|status|remove`` and ``bestie memory digest`` through the real
+CLI, with a real crontab file, a real database and a real HTTP stub on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+from stub_http import Reply, StubServer
+
+from bestie_tui.cli.main import cli
+from bestie_tui.core.maintenance import MARKER
+from bestie_tui.core.store import MemoryStore
+
+TOKEN = "4242:SECRET-cli-token"
+OWNER_TAB = "MAILTO=me\n# keep me\n30 1 * * * /usr/bin/nightly\n"
+
+
+@pytest.fixture
+def tab(tmp_path):
+    path = tmp_path / "crontab"
+    path.write_text(OWNER_TAB)
+    return path
+
+
+@pytest.fixture
+def run(db_path):
+    runner = CliRunner()
+
+    def invoke(*args, env=None):
+        return runner.invoke(cli, ["--db", str(db_path), "memory", *args], env=env)
+
+    return invoke
+
+
+def ours(tab) -> list[str]:
+    return [line for line in tab.read_text().splitlines() if line.endswith(MARKER)]
+
+
+def test_install_status_remove_round_trip(run, tab, db_path):
+    result = run("maintenance", "install", "--channel", "telegram:42", "--crontab-file", str(tab))
+    assert result.exit_code == 0, result.output
+    assert "schedule         0 9 * * 1" in result.stdout
+    assert "next run" in result.stdout and "(local time)" in result.stdout
+    assert "cron jobs do not inherit your shell's BESTIE_TELEGRAM_TOKEN" in result.stderr
+    assert len(ours(tab)) == 1 and f"--db {db_path}" in ours(tab)[0]
+
+    again = run("maintenance", "install", "--channel", "zalo:777", "--schedule", "15 8 * * *",
+                "--crontab-file", str(tab))
+    assert again.exit_code == 0
+    [line] = ours(tab)
+    assert line.startswith("15 8 * * * ") and "zalo:777" in line
+
+    status = run("maintenance", "status", "--crontab-file", str(tab), "--json")
+    data = json.loads(status.stdout)
+    assert data["installed"] and data["entry"]["schedule"] == "15 8 * * *"
+    assert data["entry"]["channel"] == "zalo:777" and data["entry"]["next_run"]
+    assert data["last_digest"] is None
+
+    removed = run("maintenance", "remove", "--crontab-file", str(tab))
+    assert removed.exit_code == 0 and "removed the digest entry" in removed.stdout
+    assert tab.read_text() == OWNER_TAB
+    assert "not installed" in run("maintenance", "status", "--crontab-file", str(tab)).stdout
+
+
+def test_bad_schedule_or_channel_is_a_one_line_error_and_writes_nothing(run, tab):
+    bad = run("maintenance", "install", "--channel", "telegram:42", "--schedule", "0 25 * * *",
+              "--crontab-file", str(tab))
+    assert bad.exit_code == 1 and "invalid schedule '0 25 * * *'" in bad.output
+    assert len(bad.output.strip().splitlines()) == 1
+    bad = run("maintenance", "install", "--channel", "signal:1", "--crontab-file", str(tab))
+    assert bad.exit_code == 1 and "invalid channel 'signal:1'" in bad.output
+    assert tab.read_text() == OWNER_TAB
+    assert run("maintenance", "install", "--crontab-file", str(tab)).exit_code == 2  # --channel is required
+
+
+def test_crontab_file_from_bestie_crontab(run, tmp_path):
+    path = tmp_path / "env-tab"
+    result = run("maintenance", "install", "--channel", "telegram:1", env={"BESTIE_CRONTAB": str(path)})
+    assert result.exit_code == 0 and len(ours(path)) == 1
+
+
+def test_digest_prints_text_markdown_and_json(run, db_path):
+    store = MemoryStore(db_path)
+    store.propose("User prefers **short** replies", "communication_preference")
+    store.close()
+    text = run("digest")
+    assert text.exit_code == 0 and "Pending review (1)" in text.stdout
+    assert "User prefers **short** replies" in text.stdout
+    md = run("digest", "--format", "markdown")
+    assert md.stdout.startswith("# Bestie memory digest") and r"\*\*short\*\*" in md.stdout
+    data = json.loads(run("digest", "--json").stdout)
+    assert data["pending_total"] == 1 and data["findings"][0]["section"] == "pending"
+
+
+def test_digest_to_a_channel_sends_records_and_status_shows_it(run, db_path, tab):
+    env = {"BESTIE_TELEGRAM_TOKEN": TOKEN}
+    with StubServer() as stub:
+        env["BESTIE_TELEGRAM_API"] = stub.url
+        sent = run("digest", "--channel", "telegram:42", env=env)
+        assert sent.exit_code == 0, sent.output
+        assert sent.stdout == "sent the digest to telegram:42 (1 message(s))\n"
+        [req] = stub.requests
+        assert req.path == f"/bot{TOKEN}/sendMessage" and req.body["chat_id"] == 42
+        assert req.body["text"].startswith("Bestie memory digest")
+
+        stub.default = Reply(401, {"ok": False, "description": "Unauthorized"})
+        failed = run("digest", "--channel", "telegram:42", env=env)
+        attempted = stub.requests[-1].body["text"]
+    assert failed.exit_code == 1
+    assert "HTTP 401" in failed.output and "the digest was kept" in failed.output
+    assert TOKEN not in failed.output and "SECRET" not in failed.output
+
+    status = run("maintenance", "status", "--crontab-file", str(tab))
+    assert "last digest      FAILED" in status.stdout and "bestie memory digest --last" in status.stdout
+    kept = run("digest", "--last")
+    assert kept.exit_code == 0 and kept.stdout == attempted
+    assert re.search(r"\(no change since \d{4}-\d\d-\d\d\)", attempted)  # from the digest sent before
+    assert TOKEN not in (db_path.read_bytes() + db_path.with_name(db_path.name + "-wal").read_bytes()).decode("latin-1")
+
+
+def test_digest_channel_typo_fails_before_anything(run):
+    result = run("digest", "--channel", "telegram")
+    assert result.exit_code == 1 and "invalid channel" in result.output
+    assert run("digest", "--last").output.strip().endswith("no digest has been recorded yet")
+
+
+@pytest.mark.slow
+def test_the_installed_cron_command_runs_with_cron_s_bare_environment(tmp_path, tab, db_path):
+    """Run the exact command of the cron line with an environment as empty as cron's: the token comes
+    from the file named in the line, the API base URL from the database setting."""
+    token_file = tmp_path / "telegram.token"
+    token_file.write_text(TOKEN + "\n")
+    token_file.chmod(0o600)
+    with StubServer() as stub:
+        store = MemoryStore(db_path)
+        store.set_setting("digest.telegramApi", stub.url)
+        store.add("preference", "User prefers tea.")
+        store.close()
+        result = CliRunner().invoke(cli, ["--db", str(db_path), "memory", "maintenance", "install",
+                                          "--channel", "telegram:42", "--crontab-file", str(tab)],
+                                    env={"BESTIE_TELEGRAM_TOKEN_FILE": str(token_file)})
+        assert result.exit_code == 0 and "warning" not in result.output
+        [line] = ours(tab)
+        command = line[len("0 9 * * 1 "):line.index(f" # {MARKER}")]
+        assert TOKEN not in line
+        proc = subprocess.run(["/bin/sh", "-c", command], env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == "sent the digest to telegram:42 (1 message(s))\n"
+        assert [r.path for r in stub.requests] == [f"/bot{TOKEN}/sendMessage"]
+    assert os.path.isabs(shlex.split(command)[-1])
