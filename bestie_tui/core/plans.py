@@ -1,0 +1,325 @@
+"""Cleanup, rebalance and hygiene plans: data objects with a diff rendering, built from the store.
+
+A ``Plan`` is a list of ``Operation``s. ``--dry-run`` prints ``plan.diff()`` (``-`` old, ``+`` new)
+and the console draws the same object, so the preview and the apply cannot disagree. Applying is
+``apply_plan(store, plan, yes=..., selected=...)`` (module ``plan_apply``): one transaction, one
+event batch, undone as a whole by ``store.undo()``.
+
+Rules every builder keeps:
+
+* pinned records are never merged, archived, superseded or deleted;
+* consolidate before deleting: duplicates are merged (the others get ``superseded_by``), stale
+  records archived, expired ones archived; only forgotten/rejected records are ever hard-deleted,
+  only ``purge_after_days`` after they were set aside, and only under ``memory.deletePolicy`` allow
+  (under ask they are shown as blocked);
+* a contradiction is resolved (older superseded by newer) only when the owner accepts it: those
+  operations start unselected (``needs_acceptance``); event-vs-state pairs are notes, never operations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from .records import MemoryRecord, iso
+from .text import printable
+
+ACTIONS = ("merge", "supersede", "archive", "expire", "delete", "layer", "fix")
+PLAN_KINDS = ("cleanup", "rebalance", "hygiene")
+#: Forgotten/rejected records become eligible for a hard delete this many days after their last change.
+PURGE_AFTER_DAYS = 30
+#: Rebalance: a working memory unused this long is archived; an archived one used this recently,
+#: at least ``ACTIVE_USES`` times, comes back to working.
+UNUSED_DAYS = 60
+ACTIVE_DAYS = 14
+ACTIVE_USES = 3
+_LAYER_RANK = {"core": 0, "working": 1, "archive": 2}
+
+
+@dataclass
+class Operation:
+    """One change of a plan.
+
+    Attributes:
+        key: stable id, e.g. ``merge:3,5,9`` or ``supersede:4>7``.
+        action: one of ``ACTIONS``.
+        records: the affected memories as they were when the plan was made (the apply skips an
+            operation whose records changed since).
+        reason: why, in a few words.
+        text: ``merge`` only: the merged text, which the owner may edit before applying.
+        changes: ``layer``/``archive``/``expire``/``fix``: field → new value per record.
+        target: ``supersede`` only: the id that replaces the (first) record.
+        selected: applied unless switched off.
+        needs_acceptance: a contradiction resolution; off until the owner accepts it.
+        blocked: why it cannot be applied now (e.g. deletePolicy), or ``None``.
+    """
+
+    key: str
+    action: str
+    records: list[MemoryRecord]
+    reason: str
+    text: str | None = None
+    changes: dict[str, Any] = field(default_factory=dict)
+    target: MemoryRecord | None = None
+    selected: bool = True
+    needs_acceptance: bool = False
+    blocked: str | None = None
+
+    @property
+    def ids(self) -> list[int]:
+        return [r.id for r in self.records]
+
+    def diff_lines(self) -> list[tuple[str, str]]:
+        """``(sign, line)`` pairs: ``-`` old, ``+`` new, `` `` context. Memory text is made printable."""
+        out: list[tuple[str, str]] = []
+        if self.action == "merge":
+            for r in self.records:
+                out.append(("-", _line(r)))
+            keep = _survivor(self.records, self.text or "")
+            if keep is not None:
+                out.append(("+", f"#{keep.id} {printable(self.text or '')}  (kept; the others superseded→#{keep.id})"))
+            else:
+                out.append(("+", f"#new {printable(self.text or '')}  (the {len(self.records)} above superseded→#new)"))
+        elif self.action == "supersede":
+            r, t = self.records[0], self.target
+            out.append(("-", _line(r)))
+            out.append(("+", f"{_line(r)}  [superseded→#{t.id}]"))
+            out.append((" ", f"   kept: {_line(t)}"))
+        elif self.action == "delete":
+            for r in self.records:
+                out.append(("-", f"{_line(r)}  [{r.status}; deleted for good]"))
+        else:
+            for r in self.records:
+                new = self.changes
+                if set(new) <= {"layer"}:
+                    out.append(("-", _line(r)))
+                    out.append(("+", _line(r, layer=new.get("layer", r.layer))))
+                else:
+                    for name, value in new.items():
+                        out.append(("-", f"#{r.id} {name}={_show(getattr(r, name))}"))
+                        out.append(("+", f"#{r.id} {name}={_show(value)}"))
+        return out
+
+    def header(self) -> str:
+        mark = "x" if self.selected and not self.blocked else " "
+        extra = " (needs your acceptance)" if self.needs_acceptance and not self.selected else ""
+        blocked = f" — blocked: {self.blocked}" if self.blocked else ""
+        return f"[{mark}] {self.action} {' '.join(f'#{i}' for i in self.ids)}: {self.reason}{extra}{blocked}"
+
+    def to_dict(self) -> dict:
+        return {"key": self.key, "action": self.action, "ids": self.ids, "reason": self.reason,
+                "text": self.text, "changes": {k: _show(v) for k, v in self.changes.items()},
+                "target": self.target.id if self.target else None, "selected": self.selected,
+                "needs_acceptance": self.needs_acceptance, "blocked": self.blocked,
+                "diff": [f"{s} {line}" for s, line in self.diff_lines()]}
+
+
+@dataclass
+class Plan:
+    """A cleanup, rebalance or hygiene plan. ``operations`` are numbered from 1 in ``diff()``."""
+
+    kind: str
+    created_at: datetime
+    delete_policy: str
+    operations: list[Operation] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def op(self, ref: str | int) -> Operation:
+        """An operation by key or 1-based number. Raises ``InvalidValueError``."""
+        from .errors import InvalidValueError
+
+        if isinstance(ref, int) or str(ref).isdigit():
+            index = int(ref) - 1
+            if 0 <= index < len(self.operations):
+                return self.operations[index]
+        for op in self.operations:
+            if op.key == ref:
+                return op
+        raise InvalidValueError(f"the {self.kind} plan has no operation {ref!r}")
+
+    def selected_operations(self) -> list[Operation]:
+        return [o for o in self.operations if o.selected and not o.blocked]
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for o in self.selected_operations():
+            out[o.action] = out.get(o.action, 0) + 1
+        return out
+
+    def policy_text(self) -> str:
+        """What ``memory.deletePolicy`` allows, in one sentence (the confirmation states it)."""
+        return {
+            "deny": "memory.deletePolicy is deny: applying is refused; nothing will change.",
+            "ask": "memory.deletePolicy is ask: applying needs your confirmation; soft changes only "
+                   "(merge, supersede, archive), no hard delete.",
+            "allow": "memory.deletePolicy is allow: the plan applies, hard deletes of forgotten/rejected "
+                     "records included.",
+        }[self.delete_policy]
+
+    def diff(self) -> str:
+        """The whole plan as text: numbered operation headers, each followed by its diff lines."""
+        lines = [f"{self.kind} plan: {len(self.selected_operations())} of {len(self.operations)} operations "
+                 f"selected. {self.policy_text()}"]
+        for n, op in enumerate(self.operations, 1):
+            lines.append(f"{n:>3}. {op.header()}")
+            lines.extend(f"     {sign} {text}" for sign, text in op.diff_lines())
+        lines.extend(f"note: {printable(n)}" for n in self.notes)
+        if not self.operations:
+            lines.append("nothing to do")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "created_at": iso(self.created_at), "delete_policy": self.delete_policy,
+                "policy": self.policy_text(), "operations": [o.to_dict() for o in self.operations],
+                "notes": self.notes, "selected_counts": self.counts()}
+
+
+def _line(r: MemoryRecord, layer: str | None = None) -> str:
+    return f"#{r.id} [{layer or r.layer}] {printable(r.text)}"
+
+
+def _show(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return iso(value)
+    return printable(value) if isinstance(value, str) else value
+
+
+def _survivor(records: list[MemoryRecord], text: str) -> MemoryRecord | None:
+    """The member whose text already is the merged text (it stays; the others point to it)."""
+    from .text import normalize
+
+    norm = normalize(text)
+    return next((r for r in records if normalize(r.text) == norm), None)
+
+
+def best_text(records: list[MemoryRecord]) -> str:
+    """The proposed merged text: the most informative member (most distinct content terms, then the
+    most used, then the newest). The owner may edit it."""
+    from .facts import read_fact
+
+    def weight(r: MemoryRecord):
+        return (len(set(read_fact(r.text).core)), r.access_count, r.updated_at, r.id)
+
+    return max(records, key=weight).text
+
+
+def build_cleanup_plan(store, report=None, *, user: str | None = None,
+                       purge_after_days: int = PURGE_AFTER_DAYS) -> Plan:
+    """The cleanup plan: merge duplicate groups, propose contradiction resolutions (unselected),
+    archive stale and expired records, hard-delete old forgotten/rejected ones (deletePolicy allow).
+
+    Args:
+        store: the open ``MemoryStore``.
+        report: a full ``DoctorReport`` to build from; run here when omitted.
+        user: limit to one user's memories.
+    """
+    from .doctor import run_doctor
+
+    report = report or run_doctor(store, user=user)
+    plan = Plan("cleanup", store.clock(), store.get_setting("memory.deletePolicy"))
+    for g in report.duplicates:
+        members = [m for m in g.members if not m.pinned]
+        if len(members) < 2:
+            continue
+        plan.operations.append(Operation(
+            f"merge:{','.join(str(m.id) for m in members)}", "merge", members,
+            f"{len(members)} duplicates ({g.level}, cosine ≥ {g.score:.2f})", text=best_text(members)))
+    for c in report.contradictions:
+        if not c.resolvable:
+            plan.notes.append(f"flagged for you, not changed: #{c.older.id} “{c.older.text}” / "
+                              f"#{c.newer.id} “{c.newer.text}” — {c.reason}")
+            continue
+        op = Operation(f"supersede:{c.older.id}>{c.newer.id}", "supersede", [c.older],
+                       f"contradiction ({c.kind}): the newer #{c.newer.id} replaces it", target=c.newer,
+                       selected=False, needs_acceptance=True)
+        if c.older.pinned:
+            op.blocked = "pinned"
+        plan.operations.append(op)
+    for f in report.stale:
+        action = "expire" if f.reason.startswith("expired") else "archive"
+        if f.memory.layer != "archive":
+            plan.operations.append(Operation(f"{action}:{f.memory.id}", action, [f.memory], f.reason,
+                                             changes={"layer": "archive"}))
+    _add_purges(store, plan, purge_after_days)
+    return plan
+
+
+def _add_purges(store, plan: Plan, purge_after_days: int) -> None:
+    cutoff = store.clock() - timedelta(days=purge_after_days)
+    old = [m for status in ("forgotten", "rejected") for m in store.list(status=status)
+           if m.updated_at <= cutoff and not m.pinned]
+    for m in sorted(old, key=lambda r: r.id):
+        op = Operation(f"delete:{m.id}", "delete", [m], f"{m.status} for more than {purge_after_days} days")
+        if plan.delete_policy != "allow":
+            op.blocked = f"memory.deletePolicy is {plan.delete_policy}; only allow hard-deletes"
+            op.selected = False
+        plan.operations.append(op)
+
+
+def build_rebalance_plan(store, *, unused_days: int = UNUSED_DAYS, active_days: int = ACTIVE_DAYS,
+                         active_uses: int = ACTIVE_USES) -> Plan:
+    """Move records between layers: core over its token cap → working (least used first); working
+    unused for ``unused_days`` → archive; archived but used ``active_uses``+ times within
+    ``active_days`` → working. Pinned records never move."""
+    from .doctor import last_use, load_active
+    from .tokens import chars4
+
+    now = store.clock()
+    plan = Plan("rebalance", now, store.get_setting("memory.deletePolicy"))
+    records, _ = load_active(store)
+    cap = int(store.get_setting("memory.coreTokenCap"))
+    core = [m for m in records if m.layer == "core"]
+    tokens = sum(chars4(m.text) for m in core)
+    movable = sorted((m for m in core if not m.pinned), key=lambda m: (m.access_count, last_use(m), m.id))
+    for m in movable:
+        if tokens <= cap:
+            break
+        tokens -= chars4(m.text)
+        plan.operations.append(Operation(f"layer:{m.id}", "layer", [m],
+                                         f"core over its cap ({cap} tokens); used {m.access_count}×",
+                                         changes={"layer": "working"}))
+    if tokens > cap:
+        plan.notes.append(f"core is still {tokens} tokens over a cap of {cap}: the rest is pinned")
+    for m in records:
+        if m.pinned:
+            continue
+        idle = (now - last_use(m)).days
+        if m.layer == "working" and idle >= unused_days:
+            plan.operations.append(Operation(f"archive:{m.id}", "archive", [m], f"unused for {idle} days",
+                                             changes={"layer": "archive"}))
+        elif (m.layer == "archive" and m.access_count >= active_uses and m.last_accessed_at
+              and (now - m.last_accessed_at).days <= active_days):
+            plan.operations.append(Operation(f"layer:{m.id}", "layer", [m],
+                                             f"archived but used {m.access_count}×, last {idle} days ago",
+                                             changes={"layer": "working"}))
+    return plan
+
+
+def build_hygiene_plan(store, report=None, *, fixes_only: bool = False) -> Plan:
+    """Safe metadata fixes (kind normalised, source recovered from the event log, a dangling
+    ``superseded_by`` cleared and the record marked stale, an impossible ``last_accessed_at``
+    reset) and, unless ``fixes_only``, archiving of expired records."""
+    from .doctor import run_doctor
+    from .plan_fixes import metadata_fixes
+
+    report = report or run_doctor(store)
+    plan = Plan("hygiene", store.clock(), store.get_setting("memory.deletePolicy"))
+    plan.operations.extend(metadata_fixes(store, report))
+    if not fixes_only:
+        for f in report.stale:
+            if f.reason.startswith("expired") and f.memory.layer != "archive":
+                plan.operations.append(Operation(f"expire:{f.memory.id}", "expire", [f.memory], f.reason,
+                                                 changes={"layer": "archive"}))
+    return plan
+
+
+def apply_plan(store, plan: Plan, *, yes: bool = False, selected=None, actor: str = "owner"):
+    """Apply ``plan``; see ``plan_apply.apply_plan`` (re-exported here for callers)."""
+    from .plan_apply import apply_plan as _apply
+
+    return _apply(store, plan, yes=yes, selected=selected, actor=actor)
+
+
+__all__ = ["Operation", "Plan", "build_cleanup_plan", "build_rebalance_plan", "build_hygiene_plan",
+           "apply_plan", "best_text"]

@@ -1,0 +1,83 @@
+"""Contradiction candidates without a language model, English and Vietnamese."""
+
+from __future__ import annotations
+
+from bestie_tui.core.contradictions import find_contradictions
+from bestie_tui.core.doctor import load_active, run_doctor
+
+
+def found(store):
+    records, _ = load_active(store)
+    return [(c.kind, c.older.text, c.newer.text) for c in find_contradictions(records)]
+
+
+def test_negation_is_a_contradiction_not_a_duplicate(store):
+    store.add("identity", "I am vegan.")
+    store.add("identity", "I am not a vegan.")
+    report = run_doctor(store)
+    assert report.duplicates == []
+    assert [(c.kind, c.older.text, c.newer.text) for c in report.contradictions] == [
+        ("negation", "I am vegan.", "I am not a vegan.")]
+    assert report.negation_pairs == 1
+
+
+def test_antonyms_love_hate(store):
+    store.add("preference", "I love durian.")
+    store.add("preference", "I hate durian.")
+    assert found(store) == [("antonym", "I love durian.", "I hate durian.")]
+
+
+def test_vietnamese_negation_and_antonym(store):
+    store.add("preference", "Tôi thích sầu riêng.")
+    store.add("preference", "Tôi không thích sầu riêng.")
+    store.add("preference", "Tôi ghét cà phê.", user="lan")
+    store.add("preference", "Tôi thích cà phê.", user="lan")
+    assert sorted(found(store)) == sorted([
+        ("negation", "Tôi thích sầu riêng.", "Tôi không thích sầu riêng."),
+        ("antonym", "Tôi ghét cà phê.", "Tôi thích cà phê."),
+    ])
+
+
+def test_dung_use_is_not_dung_dont(store):
+    store.add("project_context", "Tôi dùng Python.")
+    store.add("project_context", "Tôi đừng Python.")
+    store.add("project_context", "Tôi chưa dùng Python.")
+    kinds = found(store)
+    # "chưa dùng" (not yet used) contradicts "dùng"; "dùng" is not read as the negation "đừng"
+    assert ("negation", "Tôi dùng Python.", "Tôi chưa dùng Python.") in kinds
+
+
+def test_same_attribute_different_value(store):
+    store.add("communication_preference", "User prefers Vietnamese.")
+    store.add("communication_preference", "User prefers English.")
+    assert found(store) == [("value", "User prefers Vietnamese.", "User prefers English.")]
+
+
+def test_liking_two_colours_is_not_a_contradiction_but_two_favourites_are(store):
+    store.add("preference", "I like blue.")
+    store.add("preference", "I like red.")
+    assert found(store) == []
+    store.add("preference", "My favourite colour is green.")
+    store.add("preference", "My favorite color is yellow.")
+    assert found(store) == [("value", "My favourite colour is green.", "My favorite color is yellow.")]
+
+
+def test_different_relation_is_neither(store):
+    store.add("preference", "I love durian.")
+    store.add("note", "I grow durian in my garden.")
+    report = run_doctor(store)
+    assert report.contradictions == [] and report.duplicates == []
+
+
+def test_event_against_state_is_flagged_not_resolvable(store):
+    store.add("identity", "I am vegetarian.")
+    store.add("note", "I had steak on Friday.")
+    report = run_doctor(store)
+    assert [(c.kind, c.resolvable) for c in report.contradictions] == [("event_vs_state", False)]
+    assert "does not replace a state" in report.contradictions[0].reason
+
+
+def test_other_users_never_contradict(store):
+    store.add("identity", "I am vegan.", user="an")
+    store.add("identity", "I am not a vegan.", user="binh")
+    assert found(store) == []

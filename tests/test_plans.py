@@ -1,0 +1,185 @@
+"""Cleanup / rebalance / hygiene plans: diff, deletePolicy gate, one undoable transaction."""
+
+from __future__ import annotations
+
+import pytest
+
+from bestie_tui.core.errors import PolicyError
+from bestie_tui.core.models import Event, Memory
+from bestie_tui.core.plans import apply_plan, build_cleanup_plan, build_hygiene_plan, build_rebalance_plan
+
+SEED = ["User prefers Vietnamese.", "User wants Vietnamese-first.", "Always answer in Vietnamese with diacritics."]
+APPROVED = "User prefers Vietnamese replies with proper diacritics unless they ask for another language."
+
+
+def active(store):
+    return sorted((m.text for m in store.list(status="approved") if m.superseded_by is None))
+
+
+def test_seed_example_merges_into_the_owner_approved_text(store):
+    ids = [store.add("communication_preference", t).id for t in SEED]
+    plan = build_cleanup_plan(store)
+    [merge] = [o for o in plan.operations if o.action == "merge"]
+    assert sorted(merge.ids) == ids
+    diff = plan.diff()
+    for t in SEED:
+        assert f"- #{ids[SEED.index(t)]} [working] {t}" in diff
+    merge.text = APPROVED  # the owner edits the proposed merged text
+    result = apply_plan(store, plan, yes=True)
+    assert active(store) == [APPROVED]
+    [new_id] = result.created_ids
+    for i in ids:
+        old = store.get(i)
+        assert old.status == "approved" and old.superseded_by == new_id  # superseded, not deleted
+    assert Memory.select().count() == 4
+    for i in ids:
+        store.restore(i)
+    assert sorted(active(store)) == sorted(SEED + [APPROVED])
+
+
+def test_same_text_twice_or_different_case_and_spacing_leaves_one_record(store):
+    store.add("note", "I walk to work.")
+    store.add("note", "  i WALK to   work ")
+    assert active(store) == ["I walk to work."]
+    # duplicates that slipped in by edits are merged by cleanup into one active record
+    store.edit(store.add("note", "other").id, "I WALK TO WORK!")
+    plan = build_cleanup_plan(store)
+    apply_plan(store, plan, yes=True)
+    assert len(active(store)) == 1
+
+
+def test_durian_after_the_owner_accepts(store):
+    love = store.add("preference", "I love durian.")
+    hate = store.add("preference", "I hate durian.")
+    plan = build_cleanup_plan(store)
+    [op] = [o for o in plan.operations if o.action == "supersede"]
+    assert op.needs_acceptance and not op.selected
+    # not accepted: nothing happens to either record
+    assert apply_plan(store, plan, yes=True).applied == []
+    assert sorted(active(store)) == ["I hate durian.", "I love durian."]
+    result = apply_plan(store, plan, yes=True, selected=[op.key])
+    assert result.applied == [op.key]
+    assert active(store) == ["I hate durian."]
+    assert store.get(love.id).superseded_by == hate.id
+    assert Memory.select().count() == 2  # never zero, never both deleted
+
+
+def test_deny_changes_nothing_and_says_why(store):
+    for t in SEED:
+        store.add("communication_preference", t)
+    store.set_setting("memory.deletePolicy", "deny")
+    before = [m.to_dict() for m in store.list()]
+    events = Event.select().count()
+    plan = build_cleanup_plan(store)
+    with pytest.raises(PolicyError, match="deletePolicy is deny"):
+        apply_plan(store, plan, yes=True)
+    assert [m.to_dict() for m in store.list()] == before
+    assert Event.select().count() == events
+
+
+def test_ask_without_yes_changes_nothing(store):
+    for t in SEED:
+        store.add("communication_preference", t)
+    before = [m.to_dict() for m in store.list()]
+    plan = build_cleanup_plan(store)
+    with pytest.raises(PolicyError, match="--yes"):
+        apply_plan(store, plan, yes=False)
+    assert [m.to_dict() for m in store.list()] == before
+
+
+def test_allow_applies_without_yes_and_undo_reverts_the_whole_apply(store):
+    for t in SEED:
+        store.add("communication_preference", t)
+    store.set_setting("memory.deletePolicy", "allow")
+    before = [m.to_dict() for m in store.list()]
+    result = apply_plan(store, build_cleanup_plan(store))
+    assert len(active(store)) == 1 and result.batch
+    undone = store.undo()
+    assert undone.memory_ids == [1, 2, 3]
+    assert [m.to_dict() for m in store.list()] == before
+
+
+def test_pinned_records_are_never_merged_or_archived(store, clock):
+    a = store.add("communication_preference", SEED[0], pinned=True)
+    b = store.add("communication_preference", SEED[1])
+    store.set_ttl(a.id, "1d")
+    clock.advance(3 * 86400)
+    plan = build_cleanup_plan(store)
+    assert all(a.id not in o.ids for o in plan.operations)
+    apply_plan(store, plan, yes=True)
+    assert store.get(a.id).superseded_by is None and store.get(a.id).layer != "archive"
+    assert store.get(b.id).superseded_by is None
+
+
+def test_hard_delete_only_old_forgotten_and_only_under_allow(store, clock):
+    gone = store.add("note", "an old thing I asked to forget")
+    keep = store.add("note", "I water the plants on Sunday.")
+    store.forget(gone.id)
+    clock.advance(40 * 86400)
+    plan = build_cleanup_plan(store)
+    [delete] = [o for o in plan.operations if o.action == "delete"]
+    assert delete.ids == [gone.id] and delete.blocked and "ask" in delete.blocked
+    apply_plan(store, plan, yes=True)
+    assert store.get(gone.id).status == "forgotten"
+    store.set_setting("memory.deletePolicy", "allow")
+    result = apply_plan(store, build_cleanup_plan(store))
+    assert result.deleted_ids == [gone.id]
+    assert Memory.get_or_none(Memory.id == gone.id) is None
+    assert store.get(keep.id).status == "approved"
+    store.undo()
+    assert store.get(gone.id).status == "forgotten"
+
+
+def test_expired_and_stale_records_are_archived(store, clock):
+    m = store.add("note", "Flight to Da Nang on Friday.", ttl="2d")
+    clock.advance(5 * 86400)
+    plan = build_cleanup_plan(store)
+    [op] = [o for o in plan.operations if o.ids == [m.id]]
+    assert op.action == "expire"
+    assert ("-", f"#{m.id} [working] Flight to Da Nang on Friday.") in op.diff_lines()
+    assert ("+", f"#{m.id} [archive] Flight to Da Nang on Friday.") in op.diff_lines()
+    apply_plan(store, plan, yes=True)
+    assert store.get(m.id).layer == "archive"
+
+
+def test_a_record_changed_after_the_plan_is_skipped(store):
+    ids = [store.add("communication_preference", t).id for t in SEED]
+    plan = build_cleanup_plan(store)
+    store.edit(ids[0], "User prefers Vietnamese, always.")
+    result = apply_plan(store, plan, yes=True)
+    assert result.applied == [] and "changed since the plan" in result.skipped[0][1]
+
+
+def test_rebalance_moves_least_used_core_records_first(store, clock):
+    store.set_setting("memory.coreTokenCap", 20)
+    used = store.add("identity", "The owner's name is Lan and she lives in Hà Nội.", scope="core")
+    idle = store.add("identity", "The owner once mentioned liking long walks by the lake.", scope="core")
+    for _ in range(3):
+        store.open(used.id)
+    plan = build_rebalance_plan(store)
+    assert [(o.action, o.ids, o.changes) for o in plan.operations] == [("layer", [idle.id], {"layer": "working"})]
+    apply_plan(store, plan, yes=True)
+    assert store.get(idle.id).layer == "working" and store.get(used.id).layer == "core"
+
+
+def test_rebalance_archives_long_unused_working_and_revives_used_archive(store, clock):
+    old = store.add("note", "Interested in learning the ukulele.")
+    back = store.add("note", "Working on the bestie TUI project.")
+    store.set_layer(back.id, "archive")
+    clock.advance(70 * 86400)
+    for _ in range(3):
+        store.open(back.id)
+    plan = build_rebalance_plan(store)
+    moves = {o.ids[0]: o.changes["layer"] for o in plan.operations}
+    assert moves == {old.id: "archive", back.id: "working"}
+
+
+def test_hygiene_fix_normalises_kind_and_recovers_source(store):
+    m = store.add(" Preference ", "I drink green tea.")
+    Memory.update(source=None).where(Memory.id == m.id).execute()
+    plan = build_hygiene_plan(store, fixes_only=True)
+    [op] = plan.operations
+    assert op.changes == {"kind": "preference", "source": "owner"}
+    apply_plan(store, plan, yes=True)
+    fixed = store.get(m.id)
+    assert (fixed.kind, fixed.source, fixed.text) == ("preference", "owner", "I drink green tea.")
