@@ -219,3 +219,10 @@ def test_event_log_stores_snapshots_as_json(store):
     m = store.add("note", "Text with [bold]markup[/bold]")
     raw = Event.get(Event.memory_id == m.id)
     assert json.loads(raw.after)["text"] == "Text with [bold]markup[/bold]"
+
+
+def test_edit_then_approve_runs_the_secret_guard(store):
+    m = store.propose("Wifi at the office", "note").memory
+    with pytest.raises(SecretRefusedError):
+        store.approve(m.id, text="Wifi password is Tr0ub4dor&3")
+    assert store.get(m.id).status == "pending" and store.get(m.id).text == "Wifi at the office"

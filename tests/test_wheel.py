@@ -27,7 +27,7 @@ async def main():
         line = app.screen.query_one("#status-line")
         print("PACKAGE", bestie_tui.__file__)
         print("STYLES", styles_dir())
-        print("DOCK", line.styles.dock)
+        print("HEIGHT", line.styles.height)
 asyncio.run(main())
 """
 
@@ -53,4 +53,4 @@ def test_wheel_contains_styles_and_app_starts_from_it(tmp_path):
     lines = dict(line.split(" ", 1) for line in run.stdout.splitlines() if " " in line)
     assert lines["PACKAGE"].startswith(str(target))
     assert lines["STYLES"] == str(target / "bestie_tui" / "styles")
-    assert lines["DOCK"] == "bottom"  # a rule from styles/app.tcss was applied
+    assert lines["HEIGHT"] == "1"  # a rule from styles/app.tcss was applied

@@ -369,7 +369,14 @@ class MemoryStore:
         return self._mutate(memory_id, "reinforce", actor, apply)
 
     def approve(self, memory_id: int, *, text: str | None = None, actor: str = "owner") -> MemoryRecord:
-        """Approve a pending (or rejected) proposal, optionally with edited ``text`` (one undo step)."""
+        """Approve a pending (or rejected) proposal, optionally with edited ``text`` (one undo step).
+
+        Raises: SecretRefusedError when the edited text looks like a secret; InvalidValueError when the
+        memory is not pending or rejected.
+        """
+        if text is not None:
+            self._guard_secret(text, "")
+
         def apply(row: Memory) -> None:
             if row.status not in ("pending", "rejected"):
                 raise InvalidValueError(f"memory #{row.id} is {row.status}, not pending")
