@@ -62,19 +62,31 @@ def analyze_words(text: str) -> list[str]:
     return out
 
 
-def make_vectorizer(*, char_ngrams: bool = True, min_df: int = 1):
-    """A scikit-learn transformer: word TF-IDF (``analyze_words``, unigrams) plus, optionally,
-    character 3–5-grams within word boundaries over the accent-folded text, each L2-normalised and
-    concatenated (so the cosine of two rows is the mean of the two parts' cosines, after the
-    final ``normalize``). Fit with ``.fit_transform(texts)`` → sparse matrix (n_texts × n_features).
+def analyze_words_and_bigrams(text: str) -> list[str]:
+    """``analyze_words`` plus each pair of neighbouring features (``"egg coffe"``): phrases such as
+    names and places weigh more than their words scattered over a text. Adds about 1.5 points of
+    recall@10 on LoCoMo (``benchmarks/retrieval_locomo.py``)."""
+    words = analyze_words(text)
+    return words + [a + " " + b for a, b in zip(words, words[1:])]
+
+
+def make_vectorizer(*, char_ngrams: bool = True, min_df: int = 1, word_bigrams: bool = False,
+                    char_weight: float = 1.0):
+    """A scikit-learn transformer: word TF-IDF (``analyze_words``, unigrams; with ``word_bigrams``
+    also neighbouring pairs) plus, optionally, character 3–5-grams within word boundaries over the
+    accent-folded text, each L2-normalised, the character part scaled by ``char_weight``, and
+    concatenated (normalise the rows again to get cosines). Fit with ``.fit_transform(texts)`` →
+    sparse matrix (n_texts × n_features).
     """
     import numpy as np
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.pipeline import FeatureUnion
 
-    word = TfidfVectorizer(analyzer=analyze_words, sublinear_tf=True, min_df=min_df, dtype=np.float32)
+    analyzer = analyze_words_and_bigrams if word_bigrams else analyze_words
+    word = TfidfVectorizer(analyzer=analyzer, sublinear_tf=True, min_df=min_df, dtype=np.float32)
     if not char_ngrams:
         return word
     char = TfidfVectorizer(analyzer="char_wb", preprocessor=textmod.fold, ngram_range=(3, 5),
                            sublinear_tf=True, min_df=min_df, dtype=np.float32)
-    return FeatureUnion([("word", word), ("char", char)])
+    return FeatureUnion([("word", word), ("char", char)],
+                        transformer_weights={"word": 1.0, "char": char_weight})
