@@ -274,4 +274,4 @@ def undo(app: AppContext, as_json: bool) -> None:
         click.echo(r.message)
 
 
-from . import data_cmds, maintenance_cmds, review_cmds, scoring_cmds  # noqa: E402,F401  (they add commands to ``memory``)
+from . import data_cmds, doctor_cmds, maintenance_cmds, review_cmds, scoring_cmds  # noqa: E402,F401  (they add commands to ``memory``)

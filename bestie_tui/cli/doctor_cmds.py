@@ -1,0 +1,250 @@
+"""``bestie memory analyze | cleanup | hygiene | rebalance``: the doctor and its plans.
+
+Every plan command shows the plan as a diff with ``--dry-run`` (the default) and changes nothing;
+``--apply`` obeys ``memory.deletePolicy`` (deny refuses, ask needs ``--yes``, allow applies) and
+is one transaction that ``bestie memory undo`` reverts as a whole.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..core.text import printable
+from .memory_cmds import json_option, memory, pass_app
+from .render import emit_json
+
+SECTION_LIMIT = 20
+
+
+def _short(text: str, width: int = 90) -> str:
+    text = printable(text).replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def print_report(report, limit: int) -> None:
+    """The doctor report as text: a heading with the count per section, then up to ``limit`` items."""
+    c = report.counts()
+    click.echo(f"doctor: {c['total']} active memories"
+               + (f" of user {printable(report.user)}" if report.user else "")
+               + (f" (mode {report.mode})" if report.mode else ""))
+    if report.mode in (None, "duplicates"):
+        click.echo(f"\nduplicate groups: {c['duplicate_groups']} ({c['redundant']} redundant records)")
+        for g in report.duplicates[:limit]:
+            click.echo(f"  [{g.level}, cosine ≥ {g.score:.2f}] " + " ".join(f"#{i}" for i in g.ids))
+            for m in g.members[:6]:
+                click.echo(f"      #{m.id:<5} {_short(m.text)}")
+            if len(g.members) > 6:
+                click.echo(f"      … and {len(g.members) - 6} more")
+    if report.mode in (None, "conflicts"):
+        click.echo(f"\ncontradiction candidates: {c['contradictions']} "
+                   f"({c['negation_pairs']} negated twins kept out of duplicate groups)")
+        for k in report.contradictions[:limit]:
+            click.echo(f"  [{k.kind}] {k.reason}")
+            click.echo(f"      older #{k.older.id:<5} {_short(k.older.text)}")
+            click.echo(f"      newer #{k.newer.id:<5} {_short(k.newer.text)}")
+    if report.mode in (None, "stale"):
+        _findings("stale memories", report.stale, limit)
+    if report.mode is None:
+        _findings("low-value noisy memories", report.noisy, limit)
+        core = report.core
+        state = f"{core.over} over" if core.over else "within"
+        click.echo(f"\npinned/core memories: {len(report.pinned)} (core {core.tokens}/{core.cap} tokens, {state} its cap)")
+        for m in report.pinned[:limit]:
+            flag = "pinned" if m.pinned else "core"
+            click.echo(f"  #{m.id:<5} [{flag}] {_short(m.text)}")
+        _findings("memories missing metadata", report.missing_metadata, limit)
+    if len(report.duplicates) > limit or len(report.contradictions) > limit:
+        click.echo(f"\n(first {limit} per section; --limit N or --json for all)")
+
+
+def _findings(title: str, items, limit: int) -> None:
+    click.echo(f"\n{title}: {len(items)}")
+    for f in items[:limit]:
+        click.echo(f"  #{f.memory.id:<5} {_short(f.memory.text, 60):<60}  {printable(f.reason)}")
+
+
+@memory.command()
+@click.option("--mode", type=click.Choice(["duplicates", "stale", "conflicts"]), help="Only this section.")
+@click.option("--user", help="Only memories bound to this user.")
+@click.option("--limit", type=click.IntRange(min=1), default=SECTION_LIMIT, show_default=True,
+              help="Items shown per section (text output).")
+@json_option
+@pass_app
+def analyze(app, mode, user, limit, as_json) -> None:
+    """Doctor report: duplicates, contradictions, stale, noisy, pinned/core, missing metadata."""
+    from ..core.doctor import run_doctor
+    from ..core.hygiene import record_snapshot
+
+    store = app.store()
+    report = run_doctor(store, mode=mode, user=user)
+    if mode is None:
+        record_snapshot(store, report)  # one snapshot per full doctor run feeds `hygiene trend`
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        print_report(report, limit)
+
+
+def _plan_options(func):
+    for opt in reversed([
+        click.option("--dry-run", "dry_run", is_flag=True, help="Show the plan as a diff; change nothing (default)."),
+        click.option("--apply", "do_apply", is_flag=True, help="Apply the plan (obeys memory.deletePolicy)."),
+        click.option("--yes", is_flag=True, help="Confirm the apply (needed when deletePolicy is ask)."),
+        json_option,
+    ]):
+        func = opt(func)
+    return func
+
+
+def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bool, selected=None) -> None:
+    from ..core.plans import apply_plan
+
+    if dry_run and do_apply:
+        raise click.UsageError("--dry-run and --apply exclude each other")
+    if not do_apply:
+        if as_json:
+            emit_json(plan.to_dict())
+        else:
+            click.echo(plan.diff())
+            if plan.operations:
+                click.echo("(dry run: nothing changed)")
+        return
+    if not as_json:
+        click.echo(plan.diff())
+    result = apply_plan(store, plan, yes=yes, selected=selected)
+    if as_json:
+        emit_json({"plan": plan.to_dict(), "result": result.to_dict()})
+        return
+    for key, reason in result.skipped:
+        click.echo(f"skipped {key}: {printable(reason)}")
+    click.echo(result.message)
+
+
+@memory.command()
+@_plan_options
+@click.option("--accept", multiple=True, metavar="N", help="Accept contradiction resolution N (number or key).")
+@click.option("--skip", multiple=True, metavar="N", help="Leave operation N out.")
+@click.option("--text", "texts", multiple=True, metavar="N=TEXT", help="Merged text for merge operation N.")
+@click.option("--user", help="Only memories bound to this user.")
+@pass_app
+def cleanup(app, dry_run, do_apply, yes, as_json, accept, skip, texts, user) -> None:
+    """Merge duplicates, archive stale/expired records, purge old forgotten ones (diff first)."""
+    from ..core.plans import build_cleanup_plan
+
+    store = app.store()
+    plan = build_cleanup_plan(store, user=user)
+    for ref in accept:
+        plan.op(ref).selected = True
+    for ref in skip:
+        plan.op(ref).selected = False
+    for item in texts:
+        ref, sep, text = item.partition("=")
+        if not sep:
+            raise click.UsageError(f"--text expects N=TEXT, not {item!r}")
+        op = plan.op(ref.strip())
+        if op.action != "merge":
+            raise click.UsageError(f"operation {ref} is a {op.action}; only a merge has a text")
+        op.text = text
+    _run_plan(store, plan, dry_run, do_apply, yes, as_json)
+
+
+@memory.command()
+@_plan_options
+@pass_app
+def rebalance(app, dry_run, do_apply, yes, as_json) -> None:
+    """Move records between layers: over-cap core → working, unused working → archive, used archive → working."""
+    from ..core.plans import build_rebalance_plan
+
+    store = app.store()
+    _run_plan(store, build_rebalance_plan(store), dry_run, do_apply, yes, as_json)
+
+
+@memory.group(invoke_without_command=True)
+@_plan_options
+@click.pass_context
+def hygiene(ctx, dry_run, do_apply, yes, as_json) -> None:
+    """Health score and trend; --dry-run/--apply the hygiene plan (metadata fixes, expiry)."""
+    if ctx.invoked_subcommand:
+        return
+    store = ctx.obj.store()
+    if dry_run or do_apply:
+        from ..core.plans import build_hygiene_plan
+
+        _run_plan(store, build_hygiene_plan(store), dry_run, do_apply, yes, as_json)
+        return
+    ctx.invoke(hygiene_status, as_json=as_json)
+
+
+def _print_health(status) -> None:
+    h = status.health
+    change = "" if status.change is None else f" ({status.change:+.1f} since the last run)"
+    click.echo(f"health {h.score:.1f}/100{change}")
+    for part, points in h.penalties.items():
+        click.echo(f"  −{points:>5.2f}  {part}")
+    click.echo(f"formula: {h.formula}")
+
+
+@hygiene.command("status")
+@json_option
+@pass_app
+def hygiene_status(app, as_json) -> None:
+    """Run the doctor, print the health score with its formula, record a snapshot."""
+    from ..core.hygiene import hygiene_status as run_status
+
+    status = run_status(app.store())
+    if as_json:
+        emit_json(status.to_dict())
+        return
+    _print_health(status)
+    counts = status.report.counts()
+    click.echo("  ".join(f"{k} {counts[k]}" for k in ("total", "duplicate_groups", "contradictions", "stale",
+                                                      "noisy", "missing_metadata")))
+
+
+@hygiene.command("doctor")
+@click.option("--fix", is_flag=True, help="Apply the safe metadata fixes (one undoable step).")
+@json_option
+@pass_app
+def hygiene_doctor(app, fix, as_json) -> None:
+    """The full doctor report with the health score; --fix applies safe metadata fixes."""
+    from ..core.hygiene import hygiene_status as run_status
+    from ..core.plans import apply_plan, build_hygiene_plan
+
+    store = app.store()
+    status = run_status(store)
+    plan = build_hygiene_plan(store, status.report, fixes_only=True)
+    result = apply_plan(store, plan, yes=True) if fix and plan.operations else None
+    if as_json:
+        emit_json({**status.to_dict(), "report": status.report.to_dict(), "fixes": plan.to_dict(),
+                   "fixed": result.to_dict() if result else None})
+        return
+    print_report(status.report, SECTION_LIMIT)
+    click.echo()
+    _print_health(status)
+    if fix:
+        click.echo(result.message if result else "no safe metadata fix to apply")
+    elif plan.operations:
+        click.echo(f"{len(plan.operations)} safe metadata fix(es) available: `bestie memory hygiene doctor --fix`")
+
+
+@hygiene.command("trend")
+@click.option("--limit", type=click.IntRange(min=1), default=30, show_default=True)
+@json_option
+@pass_app
+def hygiene_trend(app, limit, as_json) -> None:
+    """Health per recorded doctor run, oldest first, with a bar."""
+    from ..core.hygiene import trend
+
+    snaps = trend(app.store(), limit)
+    if as_json:
+        emit_json([s.to_dict() for s in snaps])
+        return
+    if not snaps:
+        click.echo("no snapshots yet: run `bestie memory hygiene status`")
+        return
+    for s in snaps:
+        bar = "█" * int(round(s.health / 5))
+        c = s.counts
+        click.echo(f"{s.at:%Y-%m-%d %H:%M}  {s.health:5.1f}  {bar:<20}  "
+                   f"dup {c.get('duplicate_groups', 0)}  conflicts {c.get('contradictions', 0)}  "
+                   f"stale {c.get('stale', 0)}  total {c.get('total', 0)}")

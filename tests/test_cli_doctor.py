@@ -1,0 +1,122 @@
+"""``bestie memory analyze | cleanup | hygiene | rebalance`` end to end on a temp-file database."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from bestie_tui.cli.main import cli
+
+SEED = ["User prefers Vietnamese.", "User wants Vietnamese-first.", "Always answer in Vietnamese with diacritics."]
+APPROVED = "User prefers Vietnamese replies with proper diacritics unless they ask for another language."
+
+
+@pytest.fixture
+def run(db_path):
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(cli, ["--db", str(db_path), *args], catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def seeded(run):
+    for t in SEED + ["I love durian.", "I hate durian.", "Likes [bold]markup[/bold]"]:
+        assert run("memory", "add", "preference", t).exit_code == 0
+    return run
+
+
+def active_texts(run):
+    return sorted(m["text"] for m in json.loads(run("memory", "list", "--json").output)
+                  if m["status"] == "approved" and m["superseded_by"] is None)
+
+
+def test_analyze_text_and_json_and_modes(seeded):
+    out = seeded("memory", "analyze").output
+    assert "duplicate groups: 1" in out and "contradiction candidates: 1" in out
+    data = json.loads(seeded("memory", "analyze", "--json").output)
+    assert data["duplicates"][0]["ids"] == [1, 2, 3]
+    assert data["contradictions"][0]["kind"] == "antonym"
+    stale = json.loads(seeded("memory", "analyze", "--mode", "stale", "--json").output)
+    assert stale["duplicates"] == [] and stale["mode"] == "stale"
+    assert seeded("memory", "analyze", "--mode", "bogus").exit_code == 2
+
+
+def test_memory_text_is_printed_literally(run):
+    run("memory", "add", "note", "[bold]x[/bold] \x1b[31mred", "--confidence", "0.2")
+    out = run("memory", "analyze").output
+    assert "low-value noisy memories: 1" in out
+    assert "\x1b" not in out and "[bold]x[/bold] \\x1b[31mred" in out  # escapes shown, never run
+
+
+def test_dry_run_is_a_diff_and_changes_nothing(seeded):
+    before = seeded("memory", "list", "--json").output
+    result = seeded("memory", "cleanup", "--dry-run")
+    assert result.exit_code == 0
+    assert "     - #1 [working] User prefers Vietnamese." in result.output
+    assert "     + #" in result.output and "dry run: nothing changed" in result.output
+    assert seeded("memory", "list", "--json").output == before
+
+
+def test_ask_without_yes_refuses_with_exit_1(seeded):
+    before = seeded("memory", "list", "--json").output
+    result = seeded("memory", "cleanup", "--apply")
+    assert result.exit_code == 1 and "--yes" in result.output and "nothing changed" in result.output
+    assert seeded("memory", "list", "--json").output == before
+
+
+def test_deny_refuses_and_says_why(seeded):
+    seeded("memory", "config", "memory.deletePolicy", "deny")
+    before = seeded("memory", "list", "--json").output
+    result = seeded("memory", "cleanup", "--apply", "--yes")
+    assert result.exit_code == 1 and "deletePolicy is deny" in result.output
+    assert seeded("memory", "list", "--json").output == before
+
+
+def test_apply_with_edited_text_and_accepted_conflict_then_undo(seeded):
+    before = active_texts(seeded)
+    result = seeded("memory", "cleanup", "--apply", "--yes", "--accept", "2", "--text", f"1={APPROVED}")
+    assert result.exit_code == 0, result.output
+    assert "applied 2 operation(s)" in result.output
+    assert active_texts(seeded) == sorted([APPROVED, "I hate durian.", "Likes [bold]markup[/bold]"])
+    undo = seeded("memory", "undo")
+    assert undo.exit_code == 0
+    assert active_texts(seeded) == before
+
+
+def test_cleanup_json_and_bad_references(seeded):
+    data = json.loads(seeded("memory", "cleanup", "--dry-run", "--json").output)
+    assert [o["action"] for o in data["operations"]] == ["merge", "supersede"]
+    assert data["operations"][1]["selected"] is False and data["delete_policy"] == "ask"
+    assert seeded("memory", "cleanup", "--accept", "9").exit_code == 1
+    assert seeded("memory", "cleanup", "--text", "2=new").exit_code == 2
+    assert seeded("memory", "cleanup", "--dry-run", "--apply").exit_code == 2
+
+
+def test_hygiene_status_trend_and_doctor(seeded):
+    first = json.loads(seeded("memory", "hygiene", "status", "--json").output)
+    assert 0 <= first["health"]["score"] < 100 and "formula" in first["health"]
+    assert "health " in seeded("memory", "hygiene").output
+    seeded("memory", "cleanup", "--apply", "--yes", "--accept", "2")
+    trend = seeded("memory", "hygiene", "trend").output.splitlines()
+    assert len(trend) == 2
+    doctor = seeded("memory", "hygiene", "doctor")
+    assert "duplicate groups: 0" in doctor.output and "health 100.0/100" in doctor.output
+    assert len(json.loads(seeded("memory", "hygiene", "trend", "--json").output)) == 3
+
+
+def test_hygiene_apply_and_rebalance(run):
+    run("memory", "add", "note", "Dentist on Monday.", "--ttl", "1s")
+    import time
+
+    time.sleep(1.1)
+    assert "expire #1" in run("memory", "hygiene", "--dry-run").output
+    assert run("memory", "hygiene", "--apply").exit_code == 1
+    assert run("memory", "hygiene", "--apply", "--yes").exit_code == 0
+    assert json.loads(run("memory", "inspect", "1", "--json").output)["memory"]["layer"] == "archive"
+    assert "nothing to do" in run("memory", "rebalance", "--dry-run").output
+    assert run("memory", "rebalance", "--apply", "--yes").exit_code == 0
