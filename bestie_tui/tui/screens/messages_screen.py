@@ -1,0 +1,305 @@
+"""``MessagesScreen``: browse and search the raw chat history (what ``bestie memory messages``
+shows), paged, with a role filter, and preview what history compression would do to it."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Input, Static
+from textual.worker import get_current_worker
+
+from ...core.errors import BestieError
+from ...core.records import MessageRecord, iso
+from ...core.text import tokens
+from .base import BestieScreen
+
+PAGE_SIZE = 50
+#: Newest messages the compression preview looks at (the history a request would carry at most).
+PREVIEW_LIMIT = 1000
+ROLE_CYCLE = (None, "user", "assistant", "system")
+TEXT_WIDTH = 80
+
+
+def _one_line(text: str, width: int = TEXT_WIDTH) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class MessagesScreen(BestieScreen):
+    """The history, newest first, one page (``PAGE_SIZE`` rows) at a time: a bounded ``DataTable``.
+    ``c`` runs the compression preview in a thread worker and marks the rows it would summarise."""
+
+    VIEW_TITLE = "Messages"
+    BINDINGS = [
+        Binding("j", "cursor(1)", "Down", id="messages.down", show=False),
+        Binding("k", "cursor(-1)", "Up", id="messages.up", show=False),
+        Binding("g", "edge('first')", "First", id="messages.first", show=False),
+        Binding("G", "edge('last')", "Last", id="messages.last", show=False),
+        Binding("right_square_bracket", "page(1)", "Older page", id="messages.next_page", key_display="]"),
+        Binding("left_square_bracket", "page(-1)", "Newer page", id="messages.previous_page", key_display="["),
+        Binding("r", "cycle_role", "Role filter", id="messages.role"),
+        Binding("slash", "search", "Search", id="messages.search", key_display="/"),
+        Binding("escape", "clear_search", "Clear search", id="messages.clear_search", show=False),
+        Binding("c", "preview", "Compression preview", id="messages.preview"),
+    ]
+
+    class PreviewReady(Message):
+        """The compression preview finished (``result`` is a ``CompressionResult`` or an exception)."""
+
+        def __init__(self, result: Any, ids: list[int], settings: dict[str, Any]) -> None:
+            super().__init__()
+            self.result = result
+            self.ids = ids
+            self.settings = settings
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.page = 0
+        self.role: str | None = None
+        self.query_text = ""
+        self.has_more = False
+        self.rows: list[MessageRecord] = []
+        #: message id → "summary" / "kept", from the last preview.
+        self.preview_marks: dict[int, str] = {}
+
+    # ------------------------------------------------------------------ layout
+    def compose_body(self) -> ComposeResult:
+        with Vertical(id="messages-body"):
+            yield Input(placeholder="search messages (tolerant: hanoi finds Hà Nội) · enter keeps, esc clears",
+                        id="messages-search", classes="hidden")
+            yield Static("", id="messages-caption")
+            with Horizontal(id="messages-main"):
+                table = DataTable(id="messages-table", cursor_type="row", zebra_stripes=True)
+                table.add_column("id", key="id")
+                table.add_column("time", key="time")
+                table.add_column("role", key="role")
+                table.add_column("who", key="who")
+                table.add_column("ctx", key="ctx", width=7)
+                table.add_column("text", key="text")
+                yield table
+                with VerticalScroll(id="messages-side"):
+                    yield Static("", id="messages-detail")
+                    yield Static(Text("Press c to preview history compression."), id="messages-preview")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.table.focus()
+        self.refresh_data()
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one("#messages-table", DataTable)
+
+    # ------------------------------------------------------------------ data
+    def refresh_data(self) -> None:
+        """Reload the current page (same filters), keeping the cursor row where possible."""
+        query = self.query_text if tokens(self.query_text) else None
+        try:
+            rows = self.store.messages(limit=PAGE_SIZE + 1, role=self.role, query=query,
+                                       offset=self.page * PAGE_SIZE)
+        except BestieError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            rows = []
+        if not rows and self.page > 0:  # the page emptied (filter or deletion): step back
+            self.page -= 1
+            self.refresh_data()
+            return
+        self.has_more = len(rows) > PAGE_SIZE
+        self.rows = rows[:PAGE_SIZE]
+        table = self.table
+        cursor = table.cursor_row
+        table.clear()
+        for m in self.rows:
+            table.add_row(Text(str(m.id)), Text(iso(m.created_at) or ""), Text(m.role),
+                          Text(_one_line(m.user or "-", 14)), self._mark(m.id), Text(_one_line(m.text)),
+                          key=str(m.id))
+        if self.rows:
+            table.move_cursor(row=min(max(cursor, 0), len(self.rows) - 1))
+        self._update_caption()
+        self._show_detail()
+
+    def _mark(self, message_id: int) -> Text:
+        mark = self.preview_marks.get(message_id, "")
+        return Text(mark, style="italic" if mark == "summary" else "bold")
+
+    def _update_caption(self) -> None:
+        first = self.page * PAGE_SIZE + 1
+        caption = Text(f"Messages · newest first · page {self.page + 1}")
+        if self.rows:
+            caption.append(f" · rows {first:,}–{first + len(self.rows) - 1:,}")
+        caption.append(f" · role {self.role or 'all'}")
+        if self.query_text:
+            caption.append(" · matching ")
+            caption.append(repr(self.query_text), style="bold")
+        if self.has_more:
+            caption.append(" · ] older")
+        if self.page:
+            caption.append(" · [ newer")
+        self.query_one("#messages-caption", Static).update(caption)
+
+    @property
+    def selected(self) -> MessageRecord | None:
+        row = self.table.cursor_row
+        return self.rows[row] if self.rows and 0 <= row < len(self.rows) else None
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#messages-detail", Static)
+        m = self.selected
+        if m is None:
+            empty = "No messages match." if (self.query_text or self.role) else "No messages yet."
+            detail.update(Text(empty))
+            return
+        text = Text()
+        text.append(f"#{m.id} · {m.role}", style="bold")
+        text.append(f" · {m.user or '-'} · {m.channel or '-'} · session {m.session or '-'} · {iso(m.created_at)}\n")
+        if m.id in self.preview_marks:
+            text.append(f"compression: {self.preview_marks[m.id]}\n", style="italic")
+        text.append(m.text)  # data, never markup
+        detail.update(text)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    # ------------------------------------------------------------------ navigation
+    def action_cursor(self, step: int) -> None:
+        if step > 0:
+            self.table.action_cursor_down()
+        else:
+            self.table.action_cursor_up()
+
+    def action_edge(self, which: str) -> None:
+        if self.rows:
+            self.table.move_cursor(row=0 if which == "first" else len(self.rows) - 1)
+
+    def action_page(self, step: int) -> None:
+        if (step > 0 and not self.has_more) or (step < 0 and self.page == 0):
+            self.notify("No older messages." if step > 0 else "Already on the newest page.", severity="warning")
+            return
+        self.page += step
+        self.table.move_cursor(row=0)
+        self.refresh_data()
+
+    def action_cycle_role(self) -> None:
+        self.role = ROLE_CYCLE[(ROLE_CYCLE.index(self.role) + 1) % len(ROLE_CYCLE)]
+        self.page = 0
+        self.refresh_data()
+
+    def action_search(self) -> None:
+        box = self.query_one("#messages-search", Input)
+        box.remove_class("hidden")
+        box.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "messages-search" and event.value != self.query_text:
+            self.query_text = event.value
+            self.page = 0
+            self.refresh_data()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "messages-search":
+            if not event.value.strip():
+                event.input.add_class("hidden")
+            self.table.focus()
+
+    def action_clear_search(self) -> None:
+        box = self.query_one("#messages-search", Input)
+        box.add_class("hidden")
+        self.table.focus()
+        if box.value or self.query_text:
+            box.value = ""
+            self.query_text = ""
+            self.page = 0
+            self.refresh_data()
+
+    # ------------------------------------------------------------------ compression preview
+    def action_preview(self) -> None:
+        """Read the history here (the UI thread owns the connection), compress it in a worker."""
+        from ...core.conversation import SUMMARY_SESSION, context_settings
+
+        try:
+            settings = context_settings(self.store)
+        except BestieError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        rows = [m for m in reversed(self.store.messages(limit=PREVIEW_LIMIT)) if m.session != SUMMARY_SESSION]
+        history = [{"role": m.role, "content": m.text, "created_at": iso(m.created_at),
+                    **({"name": m.user} if m.user else {})} for m in rows]
+        panel = self.query_one("#messages-preview", Static)
+        panel.update(Text(f"Compressing {len(history):,} messages…"))
+        panel.loading = True
+        self.run_preview(history, [m.id for m in rows], settings)
+
+    @work(thread=True, exclusive=True, group="messages-preview")
+    def run_preview(self, history: list[dict], ids: list[int], settings: dict[str, Any]) -> None:
+        from ...core.conversation import compress
+        from ...core.summarize import ExtractiveSummarizer
+
+        try:
+            result: Any = compress(history, settings["context.compressThreshold"], settings["context.keepRecent"],
+                                   ExtractiveSummarizer(settings["context.summaryChars"]),
+                                   token_mode=settings["context.tokenMode"])
+        except Exception as exc:  # noqa: BLE001 - shown to the owner, never lost silently
+            result = exc
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.PreviewReady(result, ids, settings))
+
+    def on_messages_screen_preview_ready(self, message: PreviewReady) -> None:
+        panel = self.query_one("#messages-preview", Static)
+        panel.loading = False
+        result = message.result
+        if isinstance(result, Exception):
+            panel.update(Text(f"Compression preview failed: {result}"))
+            return
+        self.preview_marks = {message.ids[i]: "summary" for i in result.evicted}
+        self.preview_marks.update({message.ids[i]: "kept" for i in result.kept})
+        panel.update(preview_text(result, message.ids, message.settings))
+        for m in self.rows:
+            self.table.update_cell(str(m.id), "ctx", self._mark(m.id))
+        self._show_detail()
+
+    # ------------------------------------------------------------------ palette
+    def palette_commands(self) -> Iterable[tuple[str, str, object]]:
+        yield "context: Preview history compression", "Which turns would be summarised (c)", self.action_preview
+        yield "view: Search messages", "Search the history (/)", self.action_search
+        for role in ROLE_CYCLE:
+            if role != self.role:
+                label = role or "all roles"
+                yield (f"view: Messages of {label}", f"Filter the history to {label}",
+                       lambda role=role: self._set_role(role))
+
+    def _set_role(self, role: str | None) -> None:
+        self.role = role
+        self.page = 0
+        self.refresh_data()
+
+
+def preview_text(result, ids: list[int], settings: dict[str, Any]) -> Text:
+    """The preview panel: settings, counts, token change, the id ranges summarised/kept, the summary."""
+    text = Text()
+    text.append("Compression preview", style="bold")
+    text.append(f" · threshold {settings['context.compressThreshold']} · keep {settings['context.keepRecent']}"
+                f" · {result.token_mode}\n")
+    n_in = len(ids)
+    if not result.compressed:
+        text.append(f"{n_in:,} messages: at or under the threshold, nothing would change "
+                    f"({result.tokens_before:,} tokens).\n")
+        return text
+    saved = 100 * (1 - result.tokens_after / max(result.tokens_before, 1))
+    text.append(f"{n_in:,} messages → {len(result.messages):,} · tokens {result.tokens_before:,} → "
+                f"{result.tokens_after:,} (−{saved:.0f}%)\n")
+    summarised = sorted(ids[i] for i in result.evicted)
+    kept = sorted(ids[i] for i in result.kept)
+    text.append(f"would summarise {len(summarised):,} turns: #{summarised[0]}–#{summarised[-1]}\n")
+    if kept:
+        text.append(f"keeps {len(kept):,} verbatim: #{kept[0]}–#{kept[-1]}\n")
+    for reason in result.cut_moved:
+        text.append(f"cut moved: {reason}\n", style="italic")
+    text.append("\n")
+    text.append(result.summary or "")  # the summary quotes messages: data, never markup
+    return text

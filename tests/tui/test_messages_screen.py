@@ -1,0 +1,93 @@
+"""Messages view, driven by keys with Pilot over a real temp-file store: browse, page, filter by
+role, search, and the compression preview."""
+
+from __future__ import annotations
+
+from bestie_tui.tui.app import BestieApp
+from bestie_tui.tui.screens.messages_screen import PAGE_SIZE, MessagesScreen
+
+SIZE = (140, 40)
+
+
+def seed(store, n: int) -> None:
+    for i in range(n):
+        role = "user" if i % 2 == 0 else "assistant"
+        store.log_message(role, f"message {i} about the garden", user="linh")
+        store.clock.advance(1)
+
+
+async def settle(pilot) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def view(app) -> MessagesScreen:
+    assert isinstance(app.screen, MessagesScreen)
+    return app.screen
+
+
+def cell_texts(app, column: str) -> list[str]:
+    table = view(app).table
+    return [str(table.get_cell(row.key, column)) for row in table.ordered_rows]
+
+
+def shown(app, selector: str) -> str:
+    return str(app.screen.query_one(selector).render())
+
+
+async def test_key_6_pages_and_role_filter(store):
+    seed(store, PAGE_SIZE + 10)
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("6")
+        await settle(pilot)
+        texts = cell_texts(app, "text")
+        assert len(texts) == PAGE_SIZE and texts[0] == f"message {PAGE_SIZE + 9} about the garden"
+        assert "page 1" in shown(app, "#messages-caption")
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert cell_texts(app, "text") == [f"message {i} about the garden" for i in range(9, -1, -1)]
+        await pilot.press("left_square_bracket", "r")  # back to page 1, then role: user
+        await pilot.pause()
+        assert set(cell_texts(app, "role")) == {"user"}
+        assert len(cell_texts(app, "role")) == (PAGE_SIZE + 10) // 2
+        assert "role user" in shown(app, "#messages-caption")
+
+
+async def test_search_and_detail_show_text_literally(store):
+    store.log_message("user", "I moved to Hà Nội last [bold]spring[/bold]", user="an")
+    store.clock.advance(1)
+    store.log_message("assistant", "Nice! How is the weather?", user="an")
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"hanoi", "enter")
+        await pilot.pause()
+        assert cell_texts(app, "text") == ["I moved to Hà Nội last [bold]spring[/bold]"]
+        assert "I moved to Hà Nội last [bold]spring[/bold]" in shown(app, "#messages-detail")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(cell_texts(app, "text")) == 2
+
+
+async def test_compression_preview_marks_turns_and_shows_summary(store):
+    store.log_message("user", "My sister Linh flies to Đà Nẵng on 12 March 2025 for work.", user="an")
+    store.clock.advance(1)
+    seed(store, 49)
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        preview = shown(app, "#messages-preview")
+        assert "threshold 40 · keep 10" in preview
+        assert "50 messages → 11" in preview
+        assert "would summarise 40 turns: #1–#40" in preview
+        assert "keeps 10 verbatim: #41–#50" in preview
+        assert "[CONTEXT_SUMMARY turns=40" in preview and "Linh" in preview
+        marks = cell_texts(app, "ctx")  # newest first: ten kept, then the summarised ones
+        assert marks[:10] == ["kept"] * 10 and set(marks[10:]) == {"summary"}
+        await pilot.press("G")
+        await pilot.pause()
+        assert "compression: summary" in shown(app, "#messages-detail")
