@@ -1,0 +1,94 @@
+"""Health view, driven with Pilot on a real temp-file database: the trend chart reads the hygiene
+snapshots, the last digest (a failed one, kept) is shown in full, and ``r`` builds a preview in a
+worker."""
+
+from __future__ import annotations
+
+from textual.widgets import Sparkline
+
+from bestie_tui.cli.maintenance_cmds import _remember_entry
+from bestie_tui.core import digest as dg
+from bestie_tui.core import maintenance
+from bestie_tui.core.hygiene import hygiene_status, trend
+from bestie_tui.tui.app import BestieApp
+from bestie_tui.tui.screens.health_screen import HealthScreen
+
+SIZE = (110, 40)
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def seed(store, clock, tmp_path):
+    """Three hygiene runs (a duplicate appears, then is resolved: 100, lower, 100), a failed digest
+    and a schedule."""
+    store.add("preference", "User prefers Vietnamese.")
+    hygiene_status(store)
+    clock.advance(7 * 86400)
+    store.add("preference", "User wants Vietnamese-first.")
+    hygiene_status(store)
+    clock.advance(7 * 86400)
+    store.supersede(1, 2)
+    store.propose("Note with [bold]markup[/bold] inside", "note")
+    digest = dg.build_digest(store)  # the third snapshot
+    dg.record_delivery(store, digest, "telegram:42", digest.render_text(), outcome="failed",
+                       error="telegram refused the token (HTTP 401: Unauthorized)")
+    entry = maintenance.install("telegram:42", store.path, crontab_file=tmp_path / "tab", env={})
+    _remember_entry(store, entry)
+
+
+async def test_shows_trend_last_failed_digest_and_schedule(store, clock, tmp_path):
+    seed(store, clock, tmp_path)
+    app = BestieApp(store, poll_interval=0, start_mode="health")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, HealthScreen)
+        healths = [s.health for s in trend(store)]
+        assert list(app.screen.query_one(Sparkline).data) == healths
+        assert healths[0] == healths[2] == 100 and healths[1] < 100
+        text = screen_text(app)
+        assert f"Health 100/100   +{100 - healths[1]:g} since the previous snapshot" in text
+        assert f"3 snapshot(s) 2026-11-30 → 2026-12-14, lowest {healths[1]:g}, highest 100" in text
+        assert "FAILED 2026-12-14T12:00:00 UTC to telegram:42" in text and "HTTP 401" in text
+        assert "Schedule: 0 9 * * 1 → telegram:42" in text and "next run" in text
+        assert "Note with [bold]markup[/bold] inside" in text  # data, not markup
+        assert "Pending review (1)" in text
+
+
+async def test_number_key_opens_it_and_r_builds_a_preview_in_a_worker(store):
+    store.propose("User is learning the guitar.", "note")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("7")
+        await pilot.pause()
+        assert isinstance(app.screen, HealthScreen)
+        text = screen_text(app)
+        assert "Last digest: none recorded yet" in text and "Schedule: not installed" in text
+        assert "no snapshot yet" in text
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Preview built 2026-11-30 12:00 UTC (not sent)" in text
+        assert "#1 (note, 0 days old): User is learning the guitar." in text
+        assert "Health 100/100" in text and len(trend(store)) == 1  # the doctor run's snapshot
+        assert dg.digest_log(store) == []  # a preview is neither sent nor recorded
+
+
+async def test_scroll_keys_move_the_digest_pane(store):
+    for i in range(40):
+        store.propose(f"Pending proposal number {i} about topic {i}", "note")
+    digest = dg.build_digest(store)
+    dg.record_delivery(store, digest, "zalo:1", digest.render_text(), outcome="sent", parts=2)
+    app = BestieApp(store, poll_interval=0, start_mode="health")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one("#health-digest")
+        assert "sent 2026-11-30T12:00:00 UTC to zalo:1 (2 message(s))" in screen_text(app)
+        await pilot.press("G")
+        await pilot.pause()
+        assert pane.scroll_y > 0
+        await pilot.press("g")
+        await pilot.pause()
+        assert pane.scroll_y == 0
