@@ -10,13 +10,14 @@ from textual.screen import Screen
 
 from ..paths import styles_dir
 from .messages import StoreChanged
+from .screens.health_screen import HealthScreen
 from .screens.help_screen import HelpScreen
 from .screens.messages_screen import MessagesScreen
 from .screens.pending_screen import PendingScreen
 from .screens.tiers_screen import TiersScreen
 
 #: Stylesheets, in load order: shared first, then one per view.
-STYLESHEETS = ["app.tcss", "tiers.tcss", "pending.tcss", "messages.tcss"]
+STYLESHEETS = ["app.tcss", "tiers.tcss", "pending.tcss", "messages.tcss", "health.tcss"]
 
 
 class BestieApp(App[None]):
@@ -34,13 +35,15 @@ class BestieApp(App[None]):
         "tiers": TiersScreen,
         "pending": PendingScreen,
         "messages": MessagesScreen,
+        "health": HealthScreen,
     }
     #: number key → mode, in tab order.
-    MODE_KEYS = {"1": "tiers", "2": "pending", "6": "messages"}
+    MODE_KEYS = {"1": "tiers", "2": "pending", "6": "messages", "7": "health"}
     BINDINGS = [
         Binding("1", "switch_mode('tiers')", "Tiers", id="view.tiers"),
         Binding("2", "switch_mode('pending')", "Pending", id="view.pending"),
         Binding("6", "switch_mode('messages')", "Messages", id="view.messages"),
+        Binding("7", "switch_mode('health')", "Health", id="view.health"),
         Binding("question_mark,f1", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
