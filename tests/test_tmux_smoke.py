@@ -45,7 +45,7 @@ def test_console_starts_in_a_terminal_and_quits(tmp_path):
     tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "36", *env_args,
          f"{exe} --db {db} tui; echo EXITED-$?; sleep 30")
     try:
-        screen = wait_for(session, "Smoke test memory [bold]literal[/bold]")
+        screen = wait_for(session, "[bold]literal[/bold]")
         assert "write ask" in screen
         tmux("send-keys", "-t", session, "2")
         wait_for(session, "Pending smoke proposal")

@@ -36,6 +36,7 @@ class HelpScreen(ModalScreen[None]):
         for mode, screen_cls in self.app.MODES.items():
             cls = screen_cls if isinstance(screen_cls, type) else type(screen_cls)
             sections.append((getattr(cls, "VIEW_TITLE", mode) or mode, getattr(cls, "BINDINGS", [])))
+        sections.extend(self._widget_sections())
         for title, bindings in sections:
             table.add_row(Text(title, style="underline"), "")
             for key, description in binding_rows(bindings):
@@ -45,6 +46,22 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-body"):
             yield Static(Text("Keys", style="bold"), id="help-title")
             yield Static(table)
+
+    def _widget_sections(self) -> list[tuple[str, list]]:
+        """Keys of our own widgets on the view underneath (lists, editors), once per widget class."""
+        stack = self.app.screen_stack
+        underneath = stack[-2] if len(stack) > 1 else None
+        if underneath is None:
+            return []
+        seen: set[type] = set()
+        sections = []
+        for widget in underneath.query("*"):
+            cls = type(widget)
+            if cls in seen or not cls.__module__.startswith("bestie_tui.") or not cls.BINDINGS:
+                continue
+            seen.add(cls)
+            sections.append((f"{getattr(underneath, 'VIEW_TITLE', '')} · {cls.__name__}", cls.BINDINGS))
+        return sections
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

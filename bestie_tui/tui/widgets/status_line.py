@@ -1,4 +1,4 @@
-"""The bottom status line: database path, write policy, paused state and tier counts."""
+"""The status line: write policy, paused state, tier counts and the database path."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ from textual.widgets import Static
 
 
 class StatusLine(Static):
-    """One line of state, redrawn by ``show(status)`` from a ``StoreStatus``."""
+    """One line of state, redrawn by ``show(status)`` from a ``StoreStatus``. The path comes last, so
+    a narrow terminal cuts the path rather than the policy or the paused flag."""
 
     def show(self, status) -> None:
         line = Text(no_wrap=True, overflow="ellipsis")
-        line.append(" db ", style="bold")
-        line.append(status.db_path)
-        line.append("  │  write ", style="bold")
+        line.append("write ", style="bold")
         line.append(status.write_policy)
         line.append("  │  ")
         if status.paused:
@@ -23,6 +22,8 @@ class StatusLine(Static):
         tiers = status.tiers
         line.append(
             f"  │  core {tiers['core']} · working {tiers['working']} · archive {tiers['archive']}"
-            f" · pending {tiers['pending']}"
+            f" · pending {tiers['pending']}  │  "
         )
+        line.append("db ", style="bold")
+        line.append(status.db_path)
         self.update(line)

@@ -1,0 +1,48 @@
+"""The shell around the views: help lists every key, the status line, the palette, view switching."""
+
+from __future__ import annotations
+
+from bestie_tui.tui.app import BestieApp
+from bestie_tui.tui.screens.help_screen import HelpScreen
+
+
+
+async def test_help_lists_keys_of_every_view_and_the_list_widget(store):
+    store.add("note", "Something to list")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        svg = app.export_screenshot()
+        for words in ("Everywhere", "Tiers", "Pending", "Pin/unpin"):
+            assert words in svg, words
+        app.screen.query_one("#help-body").scroll_end(animate=False)
+        await pilot.pause()
+        svg = app.export_screenshot()
+        for words in ("MemoryList", "Command&#160;palette"):
+            assert words in svg, words
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_status_line_shows_policy_paused_and_path(store, db_path):
+    store.set_setting("memory.writePolicy", "allow")
+    store.pause()
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(200, 30)) as pilot:
+        await pilot.pause()
+        text = str(app.screen.query_one("#status-line").render())
+        assert "write allow" in text and "PAUSED" in text and str(db_path) in text
+        assert app.screen.query_one("#status-line").region.y < app.screen.query_one("Footer").region.y
+
+
+async def test_number_keys_switch_views_and_palette_has_view_commands(store):
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("2")
+        assert type(app.screen).__name__ == "PendingScreen"
+        await pilot.press("1")
+        assert type(app.screen).__name__ == "TiersScreen"
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "view: Pending" in titles and "memory: Undo last change" in titles
