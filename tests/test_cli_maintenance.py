@@ -155,3 +155,19 @@ def test_the_installed_cron_command_runs_with_cron_s_bare_environment(tmp_path, 
         assert proc.stdout == "sent the digest to telegram:42 (1 message(s))\n"
         assert [r.path for r in stub.requests] == [f"/bot{TOKEN}/sendMessage"]
     assert os.path.isabs(shlex.split(command)[-1])
+
+
+def test_status_and_remove_find_the_tab_file_the_entry_was_installed_in(run, tab):
+    assert run("maintenance", "install", "--channel", "telegram:5", "--crontab-file", str(tab)).exit_code == 0
+    status = run("maintenance", "status")
+    assert status.exit_code == 0 and f"crontab          {tab}" in status.stdout
+    assert "channel          telegram:5" in status.stdout
+    assert run("maintenance", "remove").exit_code == 0
+    assert tab.read_text() == OWNER_TAB
+
+
+def test_no_crontab_program_is_a_clear_error(run, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # never touches a real user crontab
+    result = run("maintenance", "install", "--channel", "telegram:5")
+    assert result.exit_code == 1
+    assert "no `crontab` program on this machine; use --crontab-file FILE" in result.output

@@ -32,6 +32,15 @@ def _remember_entry(store, entry) -> None:
             Setting.replace(key="maintenance.entry", value=json.dumps(value, ensure_ascii=False)).execute()
 
 
+def _target_file(store, crontab_file):
+    """``--crontab-file`` / ``BESTIE_CRONTAB`` if given, else the tab file the entry was installed in
+    (recorded in the database), else ``None`` (the user's crontab)."""
+    if crontab_file:
+        return crontab_file
+    recorded = (store.get_setting("maintenance.entry") or {}).get("crontab")
+    return recorded if recorded and recorded.startswith("/") else None
+
+
 def _when(entry) -> str:
     return f"{entry.next_run:%Y-%m-%d %H:%M} (local time)" if entry.next_run else "never (disabled)"
 
@@ -70,10 +79,13 @@ def install_cmd(app, channel, schedule, crontab_file, as_json) -> None:
 @json_option
 @pass_app
 def status_cmd(app, crontab_file, as_json) -> None:
-    """The digest's cron entry, its next run, and the last digest sent (or the failure)."""
+    """The digest's cron entry, its next run, and the last digest sent (or the failure).
+
+    Without --crontab-file it reads the tab file the entry was installed in, else the user's crontab."""
     from ..core.maintenance import maintenance_status
 
-    st = maintenance_status(app.store(), crontab_file)
+    store = app.store()
+    st = maintenance_status(store, _target_file(store, crontab_file))
     if as_json:
         emit_json(st.to_dict())
         return
@@ -103,12 +115,16 @@ def status_cmd(app, crontab_file, as_json) -> None:
 @crontab_option
 @pass_app
 def remove_cmd(app, crontab_file) -> None:
-    """Remove the digest's cron entry; every other crontab line is left as it was."""
+    """Remove the digest's cron entry; every other crontab line is left as it was.
+
+    Without --crontab-file it edits the tab file the entry was installed in, else the user's crontab."""
     from ..core.maintenance import CrontabTarget, remove
 
+    store = app.store()
+    crontab_file = _target_file(store, crontab_file)
     target = CrontabTarget.resolve(crontab_file)
     removed = remove(crontab_file)
-    _remember_entry(app.store(), None)
+    _remember_entry(store, None)
     click.echo(f"removed the digest entry from {target}" if removed else f"no digest entry in {target}")
 
 
