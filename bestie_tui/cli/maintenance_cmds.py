@@ -79,7 +79,9 @@ def install_cmd(app, channel, schedule, crontab_file, as_json) -> None:
 @json_option
 @pass_app
 def status_cmd(app, crontab_file, as_json) -> None:
-    """The digest's cron entry, its next run, and the last digest sent (or the failure).
+    """Show the cron entry, its next run and the last digest.
+
+    The last digest is the newest one sent or failed (a failed one is kept in the database).
 
     Without --crontab-file it reads the tab file the entry was installed in, else the user's crontab."""
     from ..core.maintenance import maintenance_status
@@ -115,7 +117,9 @@ def status_cmd(app, crontab_file, as_json) -> None:
 @crontab_option
 @pass_app
 def remove_cmd(app, crontab_file) -> None:
-    """Remove the digest's cron entry; every other crontab line is left as it was.
+    """Remove the digest's cron entry (other lines untouched).
+
+    Every other line of the crontab is left exactly as it was.
 
     Without --crontab-file it edits the tab file the entry was installed in, else the user's crontab."""
     from ..core.maintenance import CrontabTarget, remove
