@@ -1,0 +1,220 @@
+"""``ContextScreen``: preview the memory block a request would get, as you type.
+
+The query, user, channel, project and budget fields feed ``core.assembly.build_context`` (with
+``record_access=False``: a preview is not an injection). Typing restarts a short debounce timer; the
+build (which may fit the TF-IDF index) runs in a thread worker and posts the ``ContextPack`` back, so
+the keyboard never waits for it. Each included record shows a score bar and its parts; the records
+left out are listed with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
+from textual.widgets import Input, Select, Static
+from textual.worker import get_current_worker
+
+from .base import BestieScreen
+
+#: Seconds of quiet typing before the pack is rebuilt.
+DEBOUNCE = 0.25
+BAR_WIDTH = 20
+PARTS = (("relevance", "rel"), ("scope", "scope"), ("recency", "rec"), ("access", "acc"),
+         ("confidence", "conf"), ("pinned", "pin"))
+
+
+def score_bar(value: float, width: int = BAR_WIDTH) -> str:
+    """A text bar for a 0–1 value: ``█`` cells, then ``░`` for the rest (``width`` cells in all)."""
+    filled = max(0, min(width, round(value * width)))
+    return "█" * filled + "░" * (width - filled)
+
+
+def pack_text(pack) -> Text:
+    """The pack as rich ``Text`` (memory text appended as plain data, never parsed as markup)."""
+    out = Text()
+    if pack.paused:
+        out.append("Memory is paused: the memory block is empty.", style="bold")
+        return out
+    for title, items in (("core", pack.core), ("working", pack.working)):
+        for item in items:
+            m, s = item.record, item.score
+            out.append(f"{title:<8}", style="bold")
+            out.append(f"#{m.id:<5}")
+            out.append(" ".join(m.text.split()))
+            out.append("\n         ")
+            out.append(score_bar(s.total), style="bold")
+            out.append(f" {s.total:.2f}  ")
+            out.append("  ".join(f"{label} {getattr(s, name):.2f}" for name, label in PARTS), style="dim")
+            out.append(f"  · {item.tokens} tok\n")
+    if not pack.items:
+        out.append("No memory enters this prompt.\n", style="italic")
+    if pack.left_out or pack.low_relevance_count:
+        out.append(f"\nLeft out ({pack.low_relevance_count} under the relevance floor in all)\n", style="bold")
+        for x in pack.left_out:
+            out.append(f"  #{x.id:<5}{x.reason:<14}")
+            out.append(x.detail, style="dim")
+            out.append("  ")
+            out.append(" ".join(x.text.split()))
+            out.append("\n")
+    return out
+
+
+class ContextScreen(BestieScreen):
+    """Type a request, pick its user/channel/project, and watch the memory block it would get."""
+
+    VIEW_TITLE = "Context"
+    AUTO_FOCUS = "#context-query"
+    BINDINGS = [
+        Binding("slash", "focus_query", "Query", id="context.query"),
+        Binding("escape", "focus_pack", "To pack", id="context.pack", show=False),
+        Binding("j,down", "scroll_down", "Down", id="context.down", show=False),
+        Binding("k,up", "scroll_up", "Up", id="context.up", show=False),
+        Binding("g,home", "scroll_home", "Top", id="context.top", show=False),
+        Binding("G,end", "scroll_end", "Bottom", id="context.bottom", show=False),
+        Binding("f", "toggle_governance", "Governed/full", id="context.governance"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._timer: Timer | None = None
+        #: governance used for the preview; None = the stored setting.
+        self.governance: str | None = None
+        self.pack = None
+        self._request: tuple | None = None
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(id="context-body"):
+            yield Input(placeholder="type a request; the memory block updates as you type", id="context-query")
+            with Horizontal(id="context-request"):
+                yield Select([], prompt="user (none)", id="context-user")
+                yield Select([], prompt="channel (none)", id="context-channel")
+                yield Select([], prompt="project (none)", id="context-project")
+                yield Input("600", placeholder="budget", type="integer", id="context-budget")
+            yield Static("", id="context-summary")
+            with VerticalScroll(id="context-pack"):
+                yield Static("", id="context-pack-text")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.refresh_data()
+
+    # ------------------------------------------------------------------ data
+    def refresh_data(self) -> None:
+        """Refill the user/channel/project choices from the store and rebuild the pack."""
+        from ...core.governance import bindings
+
+        found = bindings(self.store)
+        for selector, values in (("#context-user", found.users), ("#context-channel", found.channels),
+                                 ("#context-project", found.projects)):
+            select = self.query_one(selector, Select)
+            current = select.value
+            select.set_options([(v, v) for v in values])
+            if current in values:
+                select.value = current
+            elif selector == "#context-user" and values and current == Select.NULL:
+                select.value = values[0]
+        self.schedule_build(0)
+
+    def request(self) -> tuple:
+        def value(selector: str):
+            v = self.query_one(selector, Select).value
+            return None if v == Select.NULL else v
+        budget_text = self.query_one("#context-budget", Input).value.strip()
+        budget = int(budget_text) if budget_text.isdigit() else 0
+        return (self.query_one("#context-query", Input).value, value("#context-user"),
+                value("#context-channel"), value("#context-project"), budget, self.governance)
+
+    def schedule_build(self, delay: float = DEBOUNCE) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(delay, self._start_build) if delay else None
+        if not delay:
+            self._start_build()
+
+    def _start_build(self) -> None:
+        self._request = self.request()
+        self.query_one("#context-pack").loading = True
+        self.build(self._request)
+
+    @work(thread=True, exclusive=True, group="context-build")
+    def build(self, request: tuple) -> None:
+        """Build the pack off the UI thread (the first call may fit the index) and post it back."""
+        from ...core.assembly import build_context
+
+        query, user, channel, project, budget, governance = request
+        try:
+            result: object = build_context(self.store, query, user, channel, project, budget,
+                                           governance=governance, record_access=False)
+        except Exception as exc:  # noqa: BLE001 - shown to the owner, never lost silently
+            result = exc
+        finally:
+            self.store.db.close()  # this worker thread's own Peewee connection
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, request, result)
+
+    def _show(self, request: tuple, result: object) -> None:
+        if request != self._request:
+            return  # a newer build is running
+        self.query_one("#context-pack").loading = False
+        summary = self.query_one("#context-summary", Static)
+        body = self.query_one("#context-pack-text", Static)
+        if isinstance(result, Exception):
+            summary.update(Text(f"Cannot build the pack: {result}", style="bold"))
+            body.update("")
+            return
+        self.pack = pack = result
+        line = Text()
+        line.append(f"{pack.tokens}/{pack.token_budget} tokens ", style="bold")
+        line.append(score_bar(pack.tokens / pack.token_budget if pack.token_budget else 0, 30))
+        line.append(f"  ·  {len(pack.core)} core, {len(pack.working)} working  ·  governance {pack.governance}")
+        line.append(f"  ·  core cap {pack.core_cap}")
+        summary.update(line)
+        body.update(pack_text(pack))
+
+    # ------------------------------------------------------------------ events
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.schedule_build()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self.schedule_build()
+
+    def action_focus_query(self) -> None:
+        self.query_one("#context-query", Input).focus()
+
+    def action_focus_pack(self) -> None:
+        self.query_one("#context-pack").focus()
+
+    def action_scroll_down(self) -> None:
+        self.query_one("#context-pack", VerticalScroll).scroll_down()
+
+    def action_scroll_up(self) -> None:
+        self.query_one("#context-pack", VerticalScroll).scroll_up()
+
+    def action_scroll_home(self) -> None:
+        self.query_one("#context-pack", VerticalScroll).scroll_home()
+
+    def action_scroll_end(self) -> None:
+        self.query_one("#context-pack", VerticalScroll).scroll_end()
+
+    def action_toggle_governance(self) -> None:
+        current = self.governance or self.store.get_setting("memory.governance")
+        self.set_governance("full" if current == "governed" else "governed")
+
+    def set_governance(self, mode: str) -> None:
+        self.governance = mode
+        self.schedule_build(0)
+
+    def palette_commands(self) -> Iterable[tuple[str, str, object]]:
+        yield ("context: Preview with full governance", "All of the user's channels and projects",
+               lambda: self.set_governance("full"))
+        yield ("context: Preview with governed scope", "Only this channel/project or unbound",
+               lambda: self.set_governance("governed"))
+        yield ("context: Focus the query", "Type a request", self.action_focus_query)

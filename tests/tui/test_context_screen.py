@@ -1,0 +1,87 @@
+"""The Context view: typing a request updates the pack (built in a worker), with parts and reasons."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Select
+
+from bestie_tui.tui.app import BestieApp
+from bestie_tui.tui.screens.context_screen import ContextScreen, score_bar
+
+SIZE = (140, 40)
+
+
+async def settle(pilot) -> None:
+    await pilot.pause(0.35)  # past the debounce
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def shown(app, selector: str) -> str:
+    return str(app.screen.query_one(selector).render())
+
+
+def seed(store):
+    store.add("communication_preference", "Always answer in Vietnamese", user="linh", scope="core",
+              pinned=True)
+    store.add("preference", "Drinks [bold]egg coffee[/bold] in Hà Nội", user="linh", channel="telegram:1")
+    store.add("preference", "Coffee only at the office", user="linh", channel="zalo:2")
+    store.add("preference", "Bao drinks coffee too", user="bao")
+
+
+async def test_typing_updates_the_pack_without_bumping_access(store):
+    seed(store)
+    app = BestieApp(store, poll_interval=0, start_mode="context")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ContextScreen)
+        assert app.screen.query_one("#context-user", Select).value == "bao"  # first user, sorted
+        app.screen.query_one("#context-user", Select).value = "linh"
+        app.screen.query_one("#context-channel", Select).value = "telegram:1"
+        await pilot.click("#context-query")
+        await pilot.press(*"hanoi coffee")
+        await settle(pilot)
+        body = shown(app, "#context-pack-text")
+        assert "core    #1" in body and "Always answer in Vietnamese" in body
+        assert "working #2" in body and "Drinks [bold]egg coffee[/bold] in Hà Nội" in body  # literal
+        assert "rel " in body and "scope " in body and "█" in body
+        assert "#3" in body and "scope" in body and "channel zalo:2" in body  # left out, with the reason
+        assert "Bao" not in body
+        summary = shown(app, "#context-summary")
+        pack = app.screen.pack
+        assert f"{pack.tokens}/600 tokens" in summary and "governance governed" in summary
+        # full governance brings the other channel's record in (key f, with focus off the inputs)
+        await pilot.press("escape", "f")
+        await settle(pilot)
+        assert "working #3" in shown(app, "#context-pack-text")
+        assert "governance full" in shown(app, "#context-summary")
+        assert store.get_setting("memory.governance") == "governed"  # a preview, not a policy change
+    assert all(m.access_count == 0 for m in store.list())
+
+
+async def test_budget_field_limits_the_pack(store):
+    seed(store)
+    app = BestieApp(store, poll_interval=0, start_mode="context")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#context-user", Select).value = "linh"
+        app.screen.query_one("#context-query", Input).value = "coffee"
+        budget = app.screen.query_one("#context-budget", Input)
+        budget.value = "30"
+        await settle(pilot)
+        pack = app.screen.pack
+        assert pack.token_budget == 30 and pack.tokens <= 30
+        assert "budget" in shown(app, "#context-pack-text")
+
+
+async def test_paused_memory_shows_an_empty_block(store):
+    seed(store)
+    store.pause()
+    app = BestieApp(store, poll_interval=0, start_mode="context")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Memory is paused" in shown(app, "#context-pack-text")
+
+
+def test_score_bar():
+    assert score_bar(0.5, 10) == "█████░░░░░"
+    assert score_bar(1.7, 4) == "████" and score_bar(-1, 4) == "░░░░"
