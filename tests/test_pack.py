@@ -112,3 +112,11 @@ def test_artifact_spec_parsing():
     assert ArtifactSpec.parse("PLAN.md") == ArtifactSpec("PLAN.md", 4000)
     with pytest.raises(InvalidValueError, match="whole number"):
         ArtifactSpec.parse("PLAN.md:lots")
+
+
+def test_history_system_prompt_opens_the_pack():
+    prompt = {"role": "system", "content": "You are Bestie."}
+    pack = build_pack("next?", [prompt] + history(60), pins={"user_info": "An"})
+    assert pack.messages[0] == prompt and pack.messages[1]["content"].startswith(USER_INFO)
+    assert [s.kind for s in pack.manifest.segments][:2] == ["system", "pin"]
+    assert pack.manifest.total_tokens == recount(pack.messages, "chars4")

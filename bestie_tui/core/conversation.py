@@ -8,7 +8,8 @@ and the last ``keep_recent`` turns stay verbatim, in order. Guarantees:
 * an assistant message with ``tool_calls`` and the ``tool`` results that answer it are never split
   (the cut moves back to the assistant message);
 * a previous ``[CONTEXT_SUMMARY …]`` is merged with the newly evicted turns: never two summaries;
-* pinned messages (``pins.PIN_PREFIXES``) are neither counted nor summarised; they come first.
+* pinned messages (``pins.PIN_PREFIXES``) are neither counted nor summarised; they come first, after
+  the system prompt (the plain ``system`` messages at the very start, also kept and not counted).
 
 Messages are OpenAI chat dicts (``role``, ``content``, ``tool_calls``, ``tool_call_id``; ``text`` is
 accepted as an alias of ``content``). Optional ``name``/``user`` (speaker) and ``created_at``/``at``
@@ -163,14 +164,14 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
 
     Args:
         messages: OpenAI-shaped dicts, oldest first.
-        threshold: most history messages (pins not counted) left as they are; ≥ 0.
+        threshold: most history messages (pins and the system prompt not counted) left as they are; ≥ 0.
         keep_recent: turns kept verbatim after the summary; ≥ 0.
         summarizer: replaces the offline ``ExtractiveSummarizer()``.
         token_mode: ``chars4`` or ``tiktoken_cl100k`` for the before/after counts.
         force: compress even at or under ``threshold`` (used to fit a token budget).
 
     Returns:
-        ``CompressionResult``; ``.messages`` is pins, then the summary, then the kept turns.
+        ``CompressionResult``; ``.messages`` is the system prompt, pins, the summary, the kept turns.
 
     Raises:
         InvalidValueError: a bad message, a negative threshold/keep_recent or an unknown token mode.
@@ -184,8 +185,15 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
     msgs = normalize_messages(messages)
     before = history_tokens(msgs, token_mode)
     pinned = [i for i, m in enumerate(msgs) if is_pinned(m)]
-    order = [i for i, m in enumerate(msgs) if not is_pinned(m)]
-    result = CompressionResult(messages=msgs, compressed=False, kept=order, pinned=pinned,
+    # Leading plain system messages are the system prompt: instructions, not conversation.
+    head = []
+    for i, m in enumerate(msgs):
+        if m.get("role") != "system" or is_summary(m):
+            break
+        if not is_pinned(m):
+            head.append(i)
+    order = [i for i, m in enumerate(msgs) if not is_pinned(m) and i not in head]
+    result = CompressionResult(messages=msgs, compressed=False, kept=head + order, pinned=pinned,
                                tokens_before=before, tokens_after=before, token_mode=token_mode)
     if len(order) <= threshold and not force:
         return result
@@ -218,11 +226,11 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
         attrs.append(f"to={max(days)}")
     content = f"{CONTEXT_SUMMARY} {' '.join(attrs)}]\n{str(body or '').strip()}\n[/CONTEXT_SUMMARY]"
     summary_msg = {"role": "system", "content": content}
-    out = [msgs[i] for i in pinned] + [summary_msg] + [msgs[i] for i in kept]
+    out = [msgs[i] for i in head + pinned] + [summary_msg] + [msgs[i] for i in kept]
     result.messages = out
     result.compressed = True
     result.evicted = previous + evicted
-    result.kept = kept
+    result.kept = head + kept
     result.summary = content
     result.merged_previous = bool(previous)
     result.cut_moved = reasons

@@ -22,7 +22,7 @@ from .conversation import (
     MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS, CompressionResult, Summarizer, compress, message_tokens,
 )
 from .errors import InvalidValueError
-from .pins import ARTIFACT, MEMORY_BLOCK, PIN_KINDS, PIN_PREFIXES, make_pin, split_pins
+from .pins import ARTIFACT, MEMORY_BLOCK, PIN_KINDS, PIN_PREFIXES, is_summary, make_pin, split_pins
 from .summarize import message_text
 from .tokens import count_tokens
 
@@ -70,7 +70,7 @@ class Excerpt:
 
 @dataclass
 class Segment:
-    """One manifest row: ``kind`` is pin, memory, artifact, summary, history or task; sizes of the
+    """One manifest row: ``kind`` is system, pin, memory, artifact, summary, history or task; sizes of the
     messages it contributed (characters of their text; tokens with chat framing)."""
 
     name: str
@@ -299,6 +299,12 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
     if pinned:  # pins that came inside the history join the other pins
         manifest.segments.append(_segment("history:pins", "pin", pinned, token_mode))
         messages[len(fixed):len(fixed)] = pinned
+    prompt = []
+    while rest and rest[0].get("role") == "system" and not is_summary(rest[0]):
+        prompt.append(rest.pop(0))
+    if prompt:  # the history's system prompt opens the pack
+        manifest.segments.insert(0, _segment("system prompt", "system", prompt, token_mode))
+        messages[0:0] = prompt
     if comp.summary:
         summary_msgs = [m for m in rest if m["content"] == comp.summary]
         note = f"{len(comp.evicted)} turns summarised" + ("; oldest summary lines dropped" if trimmed_summary else "")

@@ -72,7 +72,10 @@ def _content(message: dict[str, Any]) -> str:
 
 
 def pin_prefix(message: dict[str, Any]) -> str | None:
-    """The pin prefix a message starts with (leading whitespace ignored), or ``None``."""
+    """The pin prefix a ``system`` message starts with (leading whitespace ignored), or ``None``.
+    Only system messages are machine messages: a user who types ``[USER_INFO]`` is just talking."""
+    if message.get("role") != "system":
+        return None
     text = _content(message).lstrip()
     return next((p for p in PIN_PREFIXES if text.startswith(p)), None)
 
@@ -83,7 +86,9 @@ def is_pinned(message: dict[str, Any]) -> bool:
 
 
 def is_summary(message: dict[str, Any]) -> bool:
-    """True for a ``[CONTEXT_SUMMARY …]`` message (the output of a previous compression)."""
+    """True for a ``system`` message that is a ``[CONTEXT_SUMMARY …]`` (a previous compression's)."""
+    if message.get("role") != "system":
+        return False
     text = _content(message).lstrip()
     return text.startswith(CONTEXT_SUMMARY) and text[len(CONTEXT_SUMMARY):][:1] in ("]", " ")
 
