@@ -49,8 +49,8 @@ def test_digest_lists_counts_pending_oldest_first_and_the_doctor_findings(store,
     assert d.pending[0].age_days == 121
     [group] = d.doctor.duplicate_groups
     assert [i for i, _ in group] == [1, 2, 3]
-    [(older, newer, reason)] = d.doctor.contradictions
-    assert (older[0], newer[0]) == (4, 5) and reason
+    [(older, newer, reason, resolvable)] = d.doctor.contradictions
+    assert (older[0], newer[0]) == (4, 5) and reason and resolvable
     assert [i for i, _ in d.doctor.stale] == [seeded["old"]]
     assert [f.section for f in d.findings] == ["pending", "duplicates", "contradictions", "stale"]
     assert 0 <= d.health < 100
@@ -149,3 +149,16 @@ def test_send_digest_records_success_and_keeps_a_failed_digest(store, seeded, mo
     assert dg.last_sent_record(store)["at"] == record["at"]
     stored = json.dumps(dg.digest_log(store))
     assert TOKEN not in stored and "SECRET" not in stored
+
+
+def test_an_event_against_a_state_is_reviewed_not_superseded_and_long_lists_say_how_many_more(store):
+    store.add("preference", "I am vegetarian.")
+    store.add("preference", "I had steak on Friday.")
+    for i in range(dg.PENDING_TOP + 2):
+        store.propose(f"Proposal number {i} about topic {i}", "note")
+    d = dg.build_digest(store)
+    [finding] = [f for f in d.findings if f.section == "contradictions"]
+    assert d.doctor.contradictions[0][3] is False
+    assert [fix.command.split()[-2:] for fix in finding.fixes] == [["inspect", "1"], ["inspect", "2"], ["1", "2"]]
+    assert "only if #1 is no longer true" in d.render_text()
+    assert "… and 2 more" in d.render_text()

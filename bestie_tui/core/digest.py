@@ -70,7 +70,9 @@ class DoctorSummary:
     section totals. ``error`` is set when the doctor could not run (the digest is still made)."""
 
     duplicate_groups: list[list[tuple[int, str]]] = field(default_factory=list)
-    contradictions: list[tuple[tuple[int, str], tuple[int, str], str]] = field(default_factory=list)
+    #: ``((older id, text), (newer id, text), reason, resolvable)``; resolvable: superseding the
+    #: older by the newer is a sensible fix (a changed value), not an event against a state.
+    contradictions: list[tuple[tuple[int, str], tuple[int, str], str, bool]] = field(default_factory=list)
     stale: list[tuple[int, str]] = field(default_factory=list)
     totals: dict[str, int] = field(default_factory=dict)
     error: str | None = None
@@ -173,11 +175,15 @@ def findings_for(digest: Digest, prefix: str) -> Iterable[Finding]:
         fixes = [Fix(f"{prefix} supersede {old} {keep}", f"keep #{keep}") for old in others]
         yield Finding("duplicates", f"{len(group)} records say the same: \"{snippet(group[-1][1], 60)}\"",
                       [i for i, _ in group], fixes + [Fix(f"{prefix} cleanup --dry-run", "merge them all")])
-    for (a, a_text), (b, b_text), reason in digest.doctor.contradictions:
+    for (a, a_text), (b, b_text), reason, resolvable in digest.doctor.contradictions:
+        if resolvable:
+            fixes = [Fix(f"{prefix} supersede {a} {b}", f"if the newer #{b} is true"),
+                     Fix(f"{prefix} supersede {b} {a}", f"if #{a} is true")]
+        else:  # both may be true (an event beside a state): look before superseding anything
+            fixes = [Fix(f"{prefix} inspect {a}"), Fix(f"{prefix} inspect {b}"),
+                     Fix(f"{prefix} supersede {a} {b}", f"only if #{a} is no longer true")]
         yield Finding("contradictions", f"\"{snippet(a_text, 40)}\" vs \"{snippet(b_text, 40)}\""
-                      + (f": {reason}" if reason else ""), [a, b],
-                      [Fix(f"{prefix} supersede {a} {b}", f"if the newer #{b} is true"),
-                       Fix(f"{prefix} supersede {b} {a}", f"if #{a} is true")])
+                      + (f": {reason}" if reason else ""), [a, b], fixes)
     if digest.doctor.stale:
         ids = [i for i, _ in digest.doctor.stale]
         total = digest.doctor.totals.get("stale", len(ids))
@@ -213,7 +219,8 @@ def summarize_report(report) -> DoctorSummary:
         members = sorted(group.members, key=lambda m: (m.pinned, m.created_at, m.id))
         summary.duplicate_groups.append([(m.id, m.text) for m in members])
     for c in report.contradictions[:TOP]:
-        summary.contradictions.append(((c.older.id, c.older.text), (c.newer.id, c.newer.text), c.reason))
+        summary.contradictions.append(((c.older.id, c.older.text), (c.newer.id, c.newer.text), c.reason,
+                                       bool(getattr(c, "resolvable", True))))
     stale = sorted(report.stale, key=lambda f: (f.memory.last_accessed_at or f.memory.created_at, f.memory.id))[:TOP]
     summary.stale = [(f.memory.id, f.memory.text) for f in stale]
     return summary
@@ -322,6 +329,8 @@ def render(digest: Digest, *, markdown: bool) -> str:
         if section == "pending":
             out += [f"{bullet}{esc(f'#{p.id} ({p.kind}, {p.age_days} days old): {snippet(p.text)}')}"
                     for p in digest.pending]
+            if digest.pending_total > len(digest.pending):
+                out.append(f"{bullet}… and {digest.pending_total - len(digest.pending)} more")
         for f in found:
             if section != "pending":
                 ids = " ".join(f"#{i}" for i in f.ids)
