@@ -18,20 +18,6 @@ crontab_option = click.option(
     help="Manage this tab file instead of the user's crontab (default: BESTIE_CRONTAB).")
 
 
-def _remember_entry(store, entry) -> None:
-    """Keep what was installed in the database too (the Health view shows it); not an undo step."""
-    import json
-
-    from ..core.models import Setting
-
-    value = None if entry is None else {k: v for k, v in entry.to_dict().items() if k != "next_run"}
-    with store.db.atomic():
-        if value is None:
-            Setting.delete().where(Setting.key == "maintenance.entry").execute()
-        else:
-            Setting.replace(key="maintenance.entry", value=json.dumps(value, ensure_ascii=False)).execute()
-
-
 def _target_file(store, crontab_file):
     """``--crontab-file`` / ``BESTIE_CRONTAB`` if given, else the tab file the entry was installed in
     (recorded in the database), else ``None`` (the user's crontab)."""
@@ -63,7 +49,7 @@ def install_cmd(app, channel, schedule, crontab_file, as_json) -> None:
 
     store = app.store()  # refuses a foreign database before the crontab is touched
     entry = maint.install(channel, store.path, schedule, crontab_file)
-    _remember_entry(store, entry)
+    maint.remember_entry(store, entry)
     warning = maint.token_warning(entry.channel, entry.command)
     if as_json:
         emit_json({"entry": entry.to_dict(), "warnings": [warning] if warning else []})
@@ -122,13 +108,13 @@ def remove_cmd(app, crontab_file) -> None:
     Every other line of the crontab is left exactly as it was.
 
     Without --crontab-file it edits the tab file the entry was installed in, else the user's crontab."""
-    from ..core.maintenance import CrontabTarget, remove
+    from ..core.maintenance import CrontabTarget, remember_entry, remove
 
     store = app.store()
     crontab_file = _target_file(store, crontab_file)
     target = CrontabTarget.resolve(crontab_file)
     removed = remove(crontab_file)
-    _remember_entry(store, None)
+    remember_entry(store, None)
     click.echo(f"removed the digest entry from {target}" if removed else f"no digest entry in {target}")
 
 

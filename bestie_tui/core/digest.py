@@ -253,16 +253,28 @@ def record_delivery(store, digest: Digest, channel: str, text: str, *, outcome: 
                     error: str | None = None, parts: int = 0) -> dict[str, Any]:
     """Keep a digest and what happened to it (``outcome`` sent | failed) at the head of
     ``digest.log``; the text is kept so a failed delivery loses nothing. Returns the record."""
+    record = {"at": iso(digest.generated_at), "channel": channel, "outcome": outcome, "error": error,
+              "parts": parts, "health": digest.health, "text": text}
+    put_record(store, "digest.log", [record] + digest_log(store)[: LOG_SIZE - 1])
+    return record
+
+
+def put_record(store, key: str, value: Any) -> None:
+    """Store a ``digest.``/``maintenance.`` bookkeeping value (JSON) without an event batch: it is a
+    record of what the maintenance job did, not a change the owner would undo. ``None`` deletes it.
+
+    Raises:
+        InvalidValueError: a key outside the accepted prefixes.
+    """
     from . import settings as settings_mod
     from .models import Setting
 
-    record = {"at": iso(digest.generated_at), "channel": channel, "outcome": outcome, "error": error,
-              "parts": parts, "health": digest.health, "text": text}
-    log = [record] + digest_log(store)[: LOG_SIZE - 1]
-    value = settings_mod.validate("digest.log", log)
+    settings_mod.validate(key, value)
     with store.db.atomic():
-        Setting.replace(key="digest.log", value=json.dumps(value, ensure_ascii=False)).execute()
-    return record
+        if value is None:
+            Setting.delete().where(Setting.key == key).execute()
+        else:
+            Setting.replace(key=key, value=json.dumps(value, ensure_ascii=False)).execute()
 
 
 def send_digest(store, digest: Digest, channel: str, *, text: str | None = None, env=None,

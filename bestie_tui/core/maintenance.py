@@ -317,3 +317,12 @@ def maintenance_status(store=None, crontab_file: str | Path | None = None, *, no
     if store is not None and entry.db and os.path.abspath(entry.db) != os.path.abspath(store.path):
         status.warnings.append(f"the entry sends the digest of {entry.db}, not of this database ({store.path})")
     return status
+
+
+def remember_entry(store, entry: MaintenanceEntry | None) -> None:
+    """Keep the installed entry in ``store`` (setting ``maintenance.entry``; ``None`` clears it) so
+    the Health view and ``status`` find it without being told which crontab. Not an undo step."""
+    from .digest import put_record
+
+    value = None if entry is None else {k: v for k, v in entry.to_dict().items() if k != "next_run"}
+    put_record(store, "maintenance.entry", value)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from textual.widgets import Sparkline
 
-from bestie_tui.cli.maintenance_cmds import _remember_entry
 from bestie_tui.core import digest as dg
 from bestie_tui.core import maintenance
 from bestie_tui.core.hygiene import hygiene_status, trend
@@ -35,7 +34,7 @@ def seed(store, clock, tmp_path):
     dg.record_delivery(store, digest, "telegram:42", digest.render_text(), outcome="failed",
                        error="telegram refused the token (HTTP 401: Unauthorized)")
     entry = maintenance.install("telegram:42", store.path, crontab_file=tmp_path / "tab", env={})
-    _remember_entry(store, entry)
+    maintenance.remember_entry(store, entry)
 
 
 async def test_shows_trend_last_failed_digest_and_schedule(store, clock, tmp_path):
