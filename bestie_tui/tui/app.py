@@ -10,7 +10,9 @@ from textual.screen import Screen
 
 from ..paths import styles_dir
 from .messages import StoreChanged
+from .screens.cleanup_screen import CleanupScreen
 from .screens.context_screen import ContextScreen
+from .screens.doctor_screen import DoctorScreen
 from .screens.health_screen import HealthScreen
 from .screens.help_screen import HelpScreen
 from .screens.messages_screen import MessagesScreen
@@ -18,7 +20,7 @@ from .screens.pending_screen import PendingScreen
 from .screens.tiers_screen import TiersScreen
 
 #: Stylesheets, in load order: shared first, then one per view.
-STYLESHEETS = ["app.tcss", "tiers.tcss", "pending.tcss", "context.tcss", "messages.tcss", "health.tcss"]
+STYLESHEETS = ["app.tcss", "tiers.tcss", "pending.tcss", "context.tcss", "messages.tcss", "health.tcss", "doctor.tcss", "cleanup.tcss"]
 
 
 class BestieApp(App[None]):
@@ -35,16 +37,20 @@ class BestieApp(App[None]):
     MODES = {
         "tiers": TiersScreen,
         "pending": PendingScreen,
+        "doctor": DoctorScreen,
+        "cleanup": CleanupScreen,
         "context": ContextScreen,
         "messages": MessagesScreen,
         "health": HealthScreen,
     }
     #: number key → mode, in tab order.
-    MODE_KEYS = {"1": "tiers", "2": "pending", "3": "context", "6": "messages", "7": "health"}
+    MODE_KEYS = {"1": "tiers", "2": "pending", "3": "context", "4": "doctor", "5": "cleanup", "6": "messages", "7": "health"}
     BINDINGS = [
         Binding("1", "switch_mode('tiers')", "Tiers", id="view.tiers"),
         Binding("2", "switch_mode('pending')", "Pending", id="view.pending"),
         Binding("3", "switch_mode('context')", "Context", id="view.context"),
+        Binding("4", "switch_mode('doctor')", "Doctor", id="view.doctor"),
+        Binding("5", "switch_mode('cleanup')", "Cleanup", id="view.cleanup"),
         Binding("6", "switch_mode('messages')", "Messages", id="view.messages"),
         Binding("7", "switch_mode('health')", "Health", id="view.health"),
         Binding("question_mark,f1", "help", "Help", id="app.help"),

@@ -1,0 +1,222 @@
+"""``CleanupScreen``: the cleanup plan as a coloured diff; toggle operations, edit merged texts,
+apply behind a confirmation that states what ``memory.deletePolicy`` allows, see the result, undo.
+
+The plan is built in a thread worker (it runs the doctor) with a progress bar; applying also runs
+in a worker. The screen never touches Peewee: it calls the core's plan functions with the store.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import ProgressBar, Static
+
+from .base import BestieScreen
+from .confirm_modal import ConfirmModal
+from .edit_memory_modal import EditMemoryModal
+from ..widgets.plan_diff import PlanDiff
+
+
+class CleanupScreen(BestieScreen):
+    """Review and apply the cleanup plan (``bestie memory cleanup`` in the console)."""
+
+    VIEW_TITLE = "Cleanup"
+    AUTO_FOCUS = "#cleanup-plan"
+    BINDINGS = [
+        Binding("space,x", "toggle", "Toggle op", id="cleanup.toggle"),
+        Binding("e", "edit_text", "Edit merged text", id="cleanup.edit"),
+        Binding("a", "apply", "Apply…", id="cleanup.apply"),
+        Binding("u", "undo", "Undo", id="cleanup.undo"),
+        Binding("r", "rebuild", "Rebuild plan", id="cleanup.rebuild"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.plan = None
+        self.plan_mark: int | None = None
+        self.busy = False
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(id="cleanup-body"):
+            yield Static("", id="cleanup-summary")
+            yield ProgressBar(total=1.0, show_eta=False, id="cleanup-progress")
+            yield PlanDiff(id="cleanup-plan")
+            yield Static("", id="cleanup-result")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.action_rebuild()
+
+    def _store_mark(self) -> int | None:
+        """Id of the newest audit event: every memory change writes one, so a new id means the plan
+        may be stale. (A closing modal also resumes this screen; that alone must not drop the edits.)"""
+        newest = self.store.history(limit=1)
+        return newest[0].id if newest else None
+
+    def refresh_data(self) -> None:
+        if not self.busy and self.plan is not None and self._store_mark() != self.plan_mark:
+            self.action_rebuild()
+
+    # ------------------------------------------------------------------ building
+    def action_rebuild(self) -> None:
+        self.busy = True
+        self.plan_mark = self._store_mark()
+        bar = self.query_one(ProgressBar)
+        bar.update(progress=0)
+        bar.display = True
+        self.query_one("#cleanup-summary", Static).update(Text("Building the cleanup plan…"))
+        self.build_plan()
+
+    @work(thread=True, exclusive=True, group="cleanup")
+    def build_plan(self) -> None:
+        """Run the doctor and build the plan off the UI thread; results are handed back with call_from_thread."""
+        from ...core.doctor import run_doctor
+        from ...core.errors import BestieError
+        from ...core.plans import build_cleanup_plan
+
+        def progress(stage: str, fraction: float) -> None:
+            self.app.call_from_thread(self._progress, fraction)
+
+        try:
+            report = run_doctor(self.store, progress=progress)
+            plan = build_cleanup_plan(self.store, report)
+        except BestieError as exc:
+            self.app.call_from_thread(self._failed, str(exc))
+            return
+        self.app.call_from_thread(self._show_plan, plan)
+
+    def _progress(self, fraction: float) -> None:
+        self.query_one(ProgressBar).update(progress=fraction)
+
+    def _failed(self, message: str) -> None:
+        self.busy = False
+        self.query_one(ProgressBar).display = False
+        self.query_one("#cleanup-summary", Static).update(Text(f"Could not build the plan: {message}"))
+
+    def _show_plan(self, plan) -> None:
+        self.busy = False
+        self.plan = plan
+        self.query_one(ProgressBar).display = False
+        self.query_one(PlanDiff).show_plan(plan)
+        self._summarise()
+
+    def _summarise(self) -> None:
+        plan = self.plan
+        line = Text()
+        if not plan.operations:
+            line.append("Nothing to clean up.", style="bold")
+        else:
+            line.append(f"{len(plan.selected_operations())} of {len(plan.operations)} operations selected",
+                        style="bold")
+            counts = plan.counts()
+            if counts:
+                line.append("  (" + ", ".join(f"{n} {a}" for a, n in counts.items()) + ")")
+        line.append(f"\n{plan.policy_text()}")
+        for note in plan.notes[:3]:
+            line.append(f"\n• {note}")
+        if len(plan.notes) > 3:
+            line.append(f"\n• … {len(plan.notes) - 3} more flagged pairs (Doctor view, key 4)")
+        self.query_one("#cleanup-summary", Static).update(line)
+
+    # ------------------------------------------------------------------ editing the plan
+    def _current(self):
+        diff = self.query_one(PlanDiff)
+        op = diff.current
+        if op is None:
+            self.notify("No operation selected.", severity="warning")
+        return diff, op
+
+    def action_toggle(self) -> None:
+        diff, op = self._current()
+        if op is None:
+            return
+        if op.blocked:
+            self.notify(f"Blocked: {op.blocked}", severity="warning", markup=False)
+            return
+        op.selected = not op.selected
+        diff.refresh_operation(diff.highlighted)
+        self._summarise()
+
+    def action_edit_text(self) -> None:
+        diff, op = self._current()
+        if op is None:
+            return
+        if op.action != "merge":
+            self.notify("Only a merge has a text to edit.", severity="warning")
+            return
+        index = diff.highlighted
+
+        def edited(text: str | None) -> None:
+            if text:
+                op.text = text
+                diff.refresh_operation(index)
+
+        self.app.push_screen(EditMemoryModal(op.text or "", title=f"Merged text for {' '.join(f'#{i}' for i in op.ids)}"),
+                             edited)
+
+    # ------------------------------------------------------------------ apply / undo
+    def action_apply(self) -> None:
+        if self.plan is None or self.busy:
+            self.notify("The plan is still being built.", severity="warning")
+            return
+        policy = self.store.get_setting("memory.deletePolicy")
+        self.plan.delete_policy = policy
+        if policy == "deny":
+            self.notify(self.plan.policy_text(), severity="error", markup=False)
+            return
+        chosen = self.plan.selected_operations()
+        if not chosen:
+            self.notify("No operation is selected.", severity="warning")
+            return
+        question = (f"Apply {len(chosen)} operation(s) of the cleanup plan in one undoable step?\n\n"
+                    f"{self.plan.policy_text()}")
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.busy = True
+                self.apply_selected()
+
+        self.app.push_screen(ConfirmModal(question, confirm_label="Apply"), confirmed)
+
+    @work(thread=True, exclusive=True, group="cleanup-apply")
+    def apply_selected(self) -> None:
+        from ...core.errors import BestieError
+        from ...core.plans import apply_plan
+
+        try:
+            result = apply_plan(self.store, self.plan, yes=True)
+        except BestieError as exc:
+            self.app.call_from_thread(self._applied, None, str(exc))
+            return
+        self.app.call_from_thread(self._applied, result, None)
+
+    def _applied(self, result, error: str | None) -> None:
+        self.busy = False
+        box = self.query_one("#cleanup-result", Static)
+        if error:
+            box.update(Text(f"Nothing applied: {error}"))
+            self.notify(error, severity="error", markup=False)
+            return
+        text = Text(result.message, style="bold")
+        for key, reason in result.skipped:
+            text.append(f"\nskipped {key}: {reason}")
+        if result.batch:
+            text.append("\npress u to undo the whole apply")
+        box.update(text)
+        self.notify(result.message, markup=False)
+        self.changed()
+
+    def action_undo(self) -> None:
+        self.app.action_undo()
+        self.query_one("#cleanup-result", Static).update(Text("Undone: see the notice. The plan is rebuilt."))
+
+    def palette_commands(self) -> Iterable[tuple[str, str, object]]:
+        yield ("cleanup: Apply selected operations", "Apply the plan after a confirmation", self.action_apply)
+        yield ("cleanup: Rebuild plan", "Run the doctor again and rebuild the plan", self.action_rebuild)
+        yield ("cleanup: Toggle highlighted operation", "Switch the highlighted operation on or off",
+               self.action_toggle)

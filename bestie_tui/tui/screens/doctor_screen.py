@@ -1,0 +1,184 @@
+"""``DoctorScreen``: the doctor report as a tree — sections with counts, groups and pairs that open
+to their memories, and a jump to any memory in the Tiers view.
+
+The analysis runs in a thread worker with a progress bar (the doctor takes seconds on a large
+store); each run records one hygiene snapshot, like ``bestie memory hygiene status``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import ProgressBar, Static, Tree
+
+from .base import BestieScreen
+
+#: Items listed per section; the rest is summarised (the CLI's --json has everything).
+SECTION_ITEMS = 200
+
+
+class DoctorScreen(BestieScreen):
+    """Sections of the doctor report; ``t`` jumps to the highlighted memory in the Tiers view."""
+
+    VIEW_TITLE = "Doctor"
+    AUTO_FOCUS = "#doctor-tree"
+    BINDINGS = [
+        Binding("r", "analyze", "Re-run", id="doctor.run"),
+        Binding("t", "jump", "Show in Tiers", id="doctor.jump"),
+        Binding("c", "cleanup", "Cleanup plan", id="doctor.cleanup"),
+        Binding("j", "tree('cursor_down')", "Down", show=False, id="doctor.down"),
+        Binding("k", "tree('cursor_up')", "Up", show=False, id="doctor.up"),
+        Binding("g", "tree('scroll_home')", "Top", show=False, id="doctor.top"),
+        Binding("G", "tree('scroll_end')", "Bottom", show=False, id="doctor.bottom"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.report = None
+        self.busy = False
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(id="doctor-body"):
+            yield Static("", id="doctor-summary")
+            yield ProgressBar(total=1.0, show_eta=False, id="doctor-progress")
+            tree: Tree = Tree(Text("Doctor report"), id="doctor-tree")
+            tree.show_root = False
+            yield tree
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.action_analyze()
+
+    def refresh_data(self) -> None:
+        """Reports are snapshots: a store change does not re-run the doctor (``r`` does)."""
+
+    # ------------------------------------------------------------------ analysis
+    def action_analyze(self) -> None:
+        if self.busy:
+            return
+        self.busy = True
+        bar = self.query_one(ProgressBar)
+        bar.update(progress=0)
+        bar.display = True
+        self.query_one("#doctor-summary", Static).update(Text("Analysing…"))
+        self.analyze()
+
+    @work(thread=True, exclusive=True, group="doctor")
+    def analyze(self) -> None:
+        """Run the doctor (and record a snapshot) off the UI thread; post the result back."""
+        from ...core.errors import BestieError
+        from ...core.hygiene import hygiene_status
+
+        def progress(stage: str, fraction: float) -> None:
+            self.app.call_from_thread(self._progress, fraction)
+
+        try:
+            status = hygiene_status(self.store, progress=progress)
+        except BestieError as exc:
+            self.app.call_from_thread(self._show_error, str(exc))
+            return
+        self.app.call_from_thread(self._show, status)
+
+    def _progress(self, fraction: float) -> None:
+        self.query_one(ProgressBar).update(progress=fraction)
+
+    def _show_error(self, message: str) -> None:
+        self.busy = False
+        self.query_one(ProgressBar).display = False
+        self.query_one("#doctor-summary", Static).update(Text(f"The doctor failed: {message}"))
+
+    def _show(self, status) -> None:
+        self.busy = False
+        self.report = report = status.report
+        self.query_one(ProgressBar).display = False
+        line = Text()
+        line.append(f"Health {status.health.score:g}/100", style="bold")
+        if status.change is not None:
+            line.append(f"  ({status.change:+g} since the last run)")
+        line.append(f"   ·  {report.total:,} active memories  ·  {report.timings.get('total', 0):.1f} s")
+        self.query_one("#doctor-summary", Static).update(line)
+        tree = self.query_one(Tree)
+        tree.clear()
+        self._duplicates(tree, report)
+        self._contradictions(tree, report)
+        self._findings(tree, "Stale memories", report.stale)
+        self._findings(tree, "Low-value noisy memories", report.noisy)
+        core = report.core
+        pinned = tree.root.add(Text(f"Pinned / core memories ({len(report.pinned)}) — core {core.tokens}/"
+                                    f"{core.cap} tokens{', OVER its cap' if core.over else ''}"))
+        for m in report.pinned[:SECTION_ITEMS]:
+            self._memory_leaf(pinned, m, "pinned" if m.pinned else "core")
+        self._findings(tree, "Memories missing metadata", report.missing_metadata)
+        tree.move_cursor(tree.root.children[0] if tree.root.children else None)
+
+    def _duplicates(self, tree: Tree, report) -> None:
+        section = tree.root.add(Text(f"Duplicate groups ({len(report.duplicates)})"), expand=True)
+        for g in report.duplicates[:SECTION_ITEMS]:
+            label = Text(f"{len(g.members)} × [{g.level}, cosine ≥ {g.score:.2f}] ")
+            label.append(g.members[0].text)
+            group = section.add(label)
+            for m in g.members:
+                self._memory_leaf(group, m)
+        self._more(section, len(report.duplicates))
+
+    def _contradictions(self, tree: Tree, report) -> None:
+        section = tree.root.add(Text(f"Contradiction candidates ({len(report.contradictions)})"), expand=True)
+        for c in report.contradictions[:SECTION_ITEMS]:
+            pair = section.add(Text(f"[{c.kind}] {c.reason}"))
+            self._memory_leaf(pair, c.older, "older")
+            self._memory_leaf(pair, c.newer, "newer")
+        self._more(section, len(report.contradictions))
+
+    def _findings(self, tree: Tree, title: str, findings) -> None:
+        section = tree.root.add(Text(f"{title} ({len(findings)})"))
+        for f in findings[:SECTION_ITEMS]:
+            self._memory_leaf(section, f.memory, f.reason)
+        self._more(section, len(findings))
+
+    @staticmethod
+    def _memory_leaf(parent, memory, note: str | None = None) -> None:
+        label = Text(f"#{memory.id} ")
+        if note:
+            label.append(f"({note}) ", style="italic")
+        label.append(memory.text.replace("\n", " "))  # data, never markup
+        parent.add_leaf(label, data=memory.id)
+
+    @staticmethod
+    def _more(section, total: int) -> None:
+        if total > SECTION_ITEMS:
+            section.add_leaf(Text(f"… {total - SECTION_ITEMS:,} more: bestie memory analyze --json"))
+
+    # ------------------------------------------------------------------ actions
+    def action_tree(self, action: str) -> None:
+        getattr(self.query_one(Tree), f"action_{action}")()
+
+    def action_jump(self) -> None:
+        node = self.query_one(Tree).cursor_node
+        memory_id = node.data if node is not None else None
+        if memory_id is None:
+            self.notify("Highlight a memory (open a group with enter) to show it in Tiers.", severity="warning")
+            return
+        self.app.switch_mode("tiers")
+        self.app.call_after_refresh(self._select_in_tiers, memory_id)
+
+    def _select_in_tiers(self, memory_id: int) -> None:
+        # The Tiers view offers ``select_memory(id)`` (switch to the memory's tier, highlight it);
+        # without it the owner still lands in Tiers and is told which id to look for.
+        select = getattr(self.app.screen, "select_memory", None)
+        if select is not None:
+            select(memory_id)
+        else:
+            self.app.notify(f"Showing the Tiers view; look for #{memory_id}.", markup=False)
+
+    def action_cleanup(self) -> None:
+        self.app.switch_mode("cleanup")
+
+    def palette_commands(self) -> Iterable[tuple[str, str, object]]:
+        yield ("doctor: Re-run analysis", "Run the memory doctor again", self.action_analyze)
+        yield ("doctor: Show highlighted memory in Tiers", "Jump to the Tiers view", self.action_jump)
+        yield ("view: Cleanup plan", "Open the cleanup plan built from this report", self.action_cleanup)

@@ -1,0 +1,103 @@
+"""Cleanup view with Pilot on a real temp-file database: toggle, edit the merged text, apply behind
+the confirmation, see the result, undo."""
+
+from __future__ import annotations
+
+from bestie_tui.tui.app import BestieApp
+from bestie_tui.tui.screens.cleanup_screen import CleanupScreen
+from bestie_tui.tui.screens.confirm_modal import ConfirmModal
+from bestie_tui.tui.screens.edit_memory_modal import EditMemoryModal
+from bestie_tui.tui.widgets.plan_diff import PlanDiff
+
+SIZE = (120, 40)
+SEED = ["User prefers Vietnamese.", "User wants Vietnamese-first.", "Always answer in Vietnamese with diacritics."]
+APPROVED = "User prefers Vietnamese replies with proper diacritics unless they ask for another language."
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def active(store):
+    return sorted(m.text for m in store.list(status="approved") if m.superseded_by is None)
+
+
+async def ready(app, pilot):
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, CleanupScreen) and screen.plan is not None
+    return screen
+
+
+async def test_edit_merged_text_accept_conflict_apply_and_undo(store):
+    for t in SEED + ["I love durian.", "I hate durian."]:
+        store.add("preference", t)
+    app = BestieApp(store, poll_interval=0, start_mode="cleanup")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await ready(app, pilot)
+        shown = screen_text(app)
+        assert "- #1 [working] User prefers Vietnamese." in shown
+        assert "1 of 2 operations selected" in shown
+        await pilot.press("e")
+        assert isinstance(app.screen, EditMemoryModal)
+        area = app.screen.query_one("TextArea")
+        area.text = APPROVED
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "+ #new User prefers Vietnamese replies with proper diacritics" in screen_text(app)
+        await pilot.press("j", "space")  # accept the durian resolution
+        assert "2 of 2 operations selected" in screen_text(app)
+        await pilot.press("a")
+        assert isinstance(app.screen, ConfirmModal)
+        assert "deletePolicy is ask" in app.screen.question
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert active(store) == sorted([APPROVED, "I hate durian."])
+        assert "applied 2 operation(s)" in screen_text(app)
+        await pilot.press("u")
+        await pilot.pause()
+        assert active(store) == sorted(SEED + ["I love durian.", "I hate durian."])
+
+
+async def test_toggle_off_and_cancel_change_nothing(store):
+    for t in SEED:
+        store.add("preference", t)
+    app = BestieApp(store, poll_interval=0, start_mode="cleanup")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await ready(app, pilot)
+        await pilot.press("a", "n")  # confirmation cancelled
+        await pilot.pause()
+        assert len(active(store)) == 3
+        await pilot.press("x")
+        assert screen.query_one(PlanDiff).current.selected is False
+        await pilot.press("a")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmModal)
+        assert "No operation is selected" in screen_text(app)
+        assert len(active(store)) == 3
+
+
+async def test_deny_refuses_without_a_confirmation(store):
+    for t in SEED:
+        store.add("preference", t)
+    store.set_setting("memory.deletePolicy", "deny")
+    app = BestieApp(store, poll_interval=0, start_mode="cleanup")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ready(app, pilot)
+        assert "deletePolicy is deny" in screen_text(app)
+        await pilot.press("a")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmModal)
+        assert len(active(store)) == 3
+
+
+async def test_markup_in_memory_text_is_shown_literally(store):
+    store.add("note", "[bold]Likes[/bold] tea.")
+    store.edit(store.add("note", "x").id, "[bold]likes[/bold] TEA")
+    app = BestieApp(store, poll_interval=0, start_mode="cleanup")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        assert "[bold]Likes[/bold] tea." in screen_text(app)

@@ -1,0 +1,57 @@
+"""Doctor view with Pilot: sections with counts from a worker run, open a group, jump to Tiers."""
+
+from __future__ import annotations
+
+from textual.widgets import Tree
+
+from bestie_tui.core.hygiene import trend
+from bestie_tui.tui.app import BestieApp
+from bestie_tui.tui.screens.doctor_screen import DoctorScreen
+
+SIZE = (120, 40)
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_sections_counts_open_group_and_jump(store):
+    ids = [store.add("preference", t).id for t in
+           ("User prefers Vietnamese.", "User wants Vietnamese-first.", "I am vegan.", "I am not a vegan.")]
+    app = BestieApp(store, poll_interval=0, start_mode="doctor")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, DoctorScreen)
+        shown = screen_text(app)
+        assert "Duplicate groups (1)" in shown and "Contradiction candidates (1)" in shown
+        assert "Stale memories (0)" in shown and "Health " in shown
+        assert len(trend(store)) == 1  # one snapshot per run
+        tree = app.screen.query_one(Tree)
+        await pilot.press("j")  # the group under "Duplicate groups"
+        await pilot.press("enter")  # open it
+        await pilot.pause()
+        await pilot.press("j")
+        assert tree.cursor_node.data == ids[0]
+        assert "#2 User wants Vietnamese-first." in screen_text(app)
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.current_mode == "tiers"
+
+
+async def test_rerun_shows_the_change(store):
+    store.add("identity", "I am vegan.")
+    dup = store.add("identity", "I am not a vegan.")
+    app = BestieApp(store, poll_interval=0, start_mode="doctor")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Contradiction candidates (1)" in screen_text(app)
+        store.forget(dup.id)
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Contradiction candidates (0)" in screen_text(app)
+        assert "since the last run" in screen_text(app)
