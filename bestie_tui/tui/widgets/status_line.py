@@ -2,16 +2,40 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual.widgets import Static
 
 
+def short_path(path: str, width: int) -> str:
+    """``path`` with ``~`` for the home directory, cut from the left to ``width`` characters."""
+    home = str(Path.home())
+    if home != "/" and path.startswith(home + "/"):
+        path = "~" + path[len(home):]
+    if width <= 1:
+        return ""
+    return path if len(path) <= width else "…" + path[-(width - 1):]
+
+
 class StatusLine(Static):
-    """One line of state, redrawn by ``show(status)`` from a ``StoreStatus``. The path comes last, so
-    a narrow terminal cuts the path rather than the policy or the paused flag."""
+    """One line of state, redrawn by ``show(status)`` from a ``StoreStatus``. The path comes last and
+    is shortened from the left on a narrow terminal, so the policy and the paused flag always show."""
+
+    _status = None
 
     def show(self, status) -> None:
-        line = Text(no_wrap=True, overflow="ellipsis")
+        self._status = status
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self.refresh()
+
+    def render(self) -> Text:
+        status = self._status
+        line = Text(no_wrap=True, overflow="crop")
+        if status is None:
+            return line
         line.append("write ", style="bold")
         line.append(status.write_policy)
         line.append("  │  ")
@@ -25,5 +49,6 @@ class StatusLine(Static):
             f" · pending {tiers['pending']}  │  "
         )
         line.append("db ", style="bold")
-        line.append(status.db_path)
-        self.update(line)
+        room = self.content_size.width - line.cell_len
+        line.append(short_path(status.db_path, room))
+        return line
