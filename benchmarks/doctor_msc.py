@@ -1,0 +1,143 @@
+"""Benchmark: the full memory doctor over the 65,245 MSC persona facts.
+
+Two stores are built from ``../shared/data/msc_personas_all.json`` (CC BY-NC 4.0, read by path,
+never copied): one user per persona (each speaker slot of each pair, 12,030 users) and every fact
+under one user. Each scenario runs in its own process so its peak RSS is its own.
+
+Printed per scenario: build time of the store (not part of the doctor), doctor time (wall clock,
+seconds) with its stages, peak memory (``resource.getrusage`` max RSS of the process, MiB, and the
+Python heap peak of the doctor call alone from ``tracemalloc`` when ``--tracemalloc`` is given,
+which slows the run), duplicate group count and size distribution, the ladder level of the groups,
+the negated twins kept out of duplicate groups, and contradiction candidates by kind.
+
+Usage: ``python benchmarks/doctor_msc.py [--tracemalloc]``. Target on a 2-core machine: ≤ 20 s and
+≤ 2 GB per scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import datetime, timedelta
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "msc_personas_all.json"
+SCENARIOS = ("per-persona", "one-user")
+
+
+def load_facts(scenario: str) -> list[tuple[str, str]]:
+    """``(user, fact)`` for every fact in file order."""
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    out = []
+    for split, pairs in data.items():
+        for n, pair in enumerate(pairs):
+            for speaker in ("Speaker 1", "Speaker 2"):
+                user = "owner" if scenario == "one-user" else f"{split}-{n}-{speaker[-1]}"
+                out.extend((user, fact) for fact in pair[speaker])
+    return out
+
+
+def build_store(path: Path, facts: list[tuple[str, str]]):
+    """A real store with every fact approved; bulk-inserted (setup, not measured as doctor time)."""
+    from bestie_tui.core import text as textmod
+    from bestie_tui.core.models import Memory
+    from bestie_tui.core.store import MemoryStore
+
+    base = datetime(2026, 11, 30, 12, 0, 0)
+    store = MemoryStore(path, clock=lambda: base)
+    rows = []
+    for i, (user, fact) in enumerate(facts):
+        created = base - timedelta(days=i % 365, seconds=i)
+        rows.append(dict(text=fact, kind="persona", status="approved", scope="project", layer="working",
+                         user=user, source="msc", confidence=0.8, created_at=created, updated_at=created,
+                         norm=textmod.normalize(fact), terms=textmod.search_text(fact)))
+    with store.db.atomic():
+        for start in range(0, len(rows), 500):
+            Memory.insert_many(rows[start:start + 500]).execute()
+    return store
+
+
+def run(scenario: str, use_tracemalloc: bool) -> dict:
+    from bestie_tui.core.doctor import run_doctor
+
+    facts = load_facts(scenario)
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        store = build_store(Path(tmp) / "msc.db", facts)
+        build_s = time.perf_counter() - t
+        heap_peak = None
+        if use_tracemalloc:
+            import tracemalloc
+
+            tracemalloc.start()
+        t = time.perf_counter()
+        report = run_doctor(store)
+        doctor_s = time.perf_counter() - t
+        if use_tracemalloc:
+            heap_peak = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+        store.close()
+    sizes = [len(g.members) for g in report.duplicates]
+    buckets = Counter("2" if s == 2 else "3-5" if s <= 5 else "6-10" if s <= 10 else "11-50" if s <= 50
+                      else ">50" for s in sizes)
+    return {
+        "scenario": scenario, "facts": len(facts), "users": len({u for u, _ in facts}),
+        "build_s": round(build_s, 2), "doctor_s": round(doctor_s, 2),
+        "stages": {k: round(v, 2) for k, v in report.timings.items()},
+        "max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "heap_peak_mib": round(heap_peak, 1) if heap_peak is not None else None,
+        "groups": len(sizes), "grouped_records": sum(sizes), "largest": max(sizes, default=0),
+        "sizes": {k: buckets.get(k, 0) for k in ("2", "3-5", "6-10", "11-50", ">50")},
+        "levels": dict(Counter(g.level for g in report.duplicates)),
+        "negation_pairs_kept_out": report.negation_pairs,
+        "contradictions": dict(Counter(c.kind for c in report.contradictions)),
+        "stale": len(report.stale), "noisy": len(report.noisy),
+    }
+
+
+def main() -> None:
+    if not DATA.exists():
+        sys.exit(f"{DATA} is absent: the benchmark reads the shared data by path")
+    use_tm = "--tracemalloc" in sys.argv
+    if "--scenario" in sys.argv:
+        print(json.dumps(run(sys.argv[sys.argv.index("--scenario") + 1], use_tm)))
+        return
+    results = []
+    for scenario in SCENARIOS:
+        cmd = [sys.executable, __file__, "--scenario", scenario] + (["--tracemalloc"] if use_tm else [])
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    load = os.getloadavg()
+    print(f"doctor over MSC persona facts · {os.cpu_count()} CPUs · load average {load[0]:.2f} {load[1]:.2f} "
+          f"{load[2]:.2f} (shared machine)")
+    rows = [
+        ("facts / users", lambda r: f"{r['facts']:,} / {r['users']:,}"),
+        ("store build (setup) s", lambda r: r["build_s"]),
+        ("doctor wall time s", lambda r: r["doctor_s"]),
+        ("  load / duplicates / contradictions s",
+         lambda r: f"{r['stages'].get('load')} / {r['stages'].get('duplicates')} / {r['stages'].get('contradictions')}"),
+        ("peak RSS MiB (process)", lambda r: r["max_rss_mib"]),
+        ("peak Python heap MiB (doctor)", lambda r: r["heap_peak_mib"] if r["heap_peak_mib"] is not None else "-"),
+        ("duplicate groups", lambda r: f"{r['groups']:,} ({r['grouped_records']:,} records)"),
+        ("group sizes 2 | 3-5 | 6-10 | 11-50 | >50", lambda r: " | ".join(str(v) for v in r["sizes"].values())),
+        ("largest group", lambda r: r["largest"]),
+        ("levels", lambda r: ", ".join(f"{k} {v}" for k, v in sorted(r["levels"].items()))),
+        ("negated twins kept out of groups", lambda r: r["negation_pairs_kept_out"]),
+        ("contradiction candidates", lambda r: ", ".join(f"{k} {v}" for k, v in sorted(r["contradictions"].items()))),
+        ("stale / noisy", lambda r: f"{r['stale']:,} / {r['noisy']:,}"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    print(f"| {'':<{width}} | " + " | ".join(f"{r['scenario']:<28}" for r in results) + " |")
+    print(f"|{'-' * (width + 2)}|" + "|".join("-" * 30 for _ in results) + "|")
+    for name, get in rows:
+        print(f"| {name:<{width}} | " + " | ".join(f"{str(get(r)):<28}" for r in results) + " |")
+
+
+if __name__ == "__main__":
+    main()
