@@ -81,3 +81,11 @@ def test_other_users_never_contradict(store):
     store.add("identity", "I am vegan.", user="an")
     store.add("identity", "I am not a vegan.", user="binh")
     assert found(store) == []
+
+
+def test_speaking_a_language_is_not_a_reply_preference(store):
+    store.add("identity", "I speak French.")
+    store.add("communication_preference", "Always answer in English.")
+    assert found(store) == []
+    store.add("communication_preference", "Trả lời bằng tiếng Việt.")
+    assert found(store) == [("value", "Always answer in English.", "Trả lời bằng tiếng Việt.")]

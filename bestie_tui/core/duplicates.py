@@ -37,6 +37,8 @@ from .records import MemoryRecord
 
 #: Default TF-IDF cosine threshold of rung 4 (tuned on MSC persona facts; see benchmarks/doctor_msc.py).
 DEFAULT_THRESHOLD = 0.8
+#: Core-term cosine at or above which two statements of opposite polarity are negated twins.
+OPPOSITE_THRESHOLD = 0.8
 #: Neighbours kept per record in the similarity search.
 DEFAULT_K = 10
 #: Rows per block of the sparse product.
@@ -215,7 +217,7 @@ def _neighbour_pairs(units: _Units, threshold: float, k: int, progress) -> tuple
         if i == n or users[i] != users[start]:
             user_start[start:i], user_end[start:i] = start, i
             start = i
-    low = min(threshold, 0.8)
+    low = min(threshold, OPPOSITE_THRESHOLD)
     similar, opposite = [], []
     for s in range(0, n, BLOCK):
         e = min(n, s + BLOCK)
@@ -229,7 +231,7 @@ def _neighbour_pairs(units: _Units, threshold: float, k: int, progress) -> tuple
             subject[rows] == subject[cols])
         rows, cols, sims = rows[compatible], cols[compatible], sims[compatible]
         same = polarity[rows] == polarity[cols]
-        opp = ~same & (rel_id[rows] == rel_id[cols])
+        opp = ~same & (rel_id[rows] == rel_id[cols]) & (sims >= OPPOSITE_THRESHOLD - 1e-6)
         for r, c, v in _top_k(rows[same], cols[same], sims[same], k):
             if v >= threshold - 1e-6:
                 similar.append((r, c, min(1.0, v)))

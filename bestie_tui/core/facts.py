@@ -53,9 +53,9 @@ LANGUAGES = {
 }
 _VI_LANGUAGES = {("tieng", "viet"): "vietnamese", ("tieng", "anh"): "english", ("tieng", "phap"): "french",
                  ("tieng", "trung"): "chinese", ("tieng", "nhat"): "japanese", ("tieng", "han"): "korean"}
-_REPLY_VERBS = {"answer", "repli", "reply", "respond", "write", "talk", "speak", "communic", "languag",
-                "tra", "noi", "viet"}
-_EXCLUSIVE = {"prefer", "favorit", "favourit", "want", "first", "onli", "alway", "answer", "repli",
+_REPLY_VERBS = {"answer", "repli", "reply", "respond", "write", "communic", "languag",
+                "tra", "loi"}  # Vietnamese "trả lời" (answer), folded
+_EXCLUSIVE = {"prefer", "favorit", "favourit", "want", "first", "onli", "alway", "answer", "repli", "loi",
               "respond", "write"}
 COLOURS = {"red", "blue", "green", "yellow", "purple", "pink", "orange", "black", "white", "grey", "gray",
            "brown", "teal", "violet", "turquoise", "maroon", "navy", "beige", "gold", "silver"}
@@ -177,9 +177,10 @@ def _frame(folded: list[str], stems: list[str], relation: str | None) -> Frame |
             if (a, b) in _VI_LANGUAGES:
                 language = _VI_LANGUAGES[(a, b)]
                 break
+    # A language is a reply-language preference only with a preference or reply verb:
+    # "I speak French" states a skill, "answer in French" / "prefers French" a preference.
     if language and (relation == "PREF" or set(stems) & (_REPLY_VERBS | {"want"})):
-        if relation == "PREF" or set(stems) & (_REPLY_VERBS | {"want", "prefer"}):
-            return Frame("language", language, exclusive)
+        return Frame("language", language, exclusive)
     m = re.search(r"favou?rite (\w+) (?:is|are|was|would be) (?:a |an |the )?(.+)", joined)
     if m:
         return Frame(_attribute(m.group(1)), _value(m.group(2)), True)
