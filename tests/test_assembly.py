@@ -116,9 +116,9 @@ def test_paused_memory_gives_an_empty_block(store, linh):
 
 
 def test_recency_and_confidence_break_ties(store, clock):
-    a = store.add("note", "Favourite tea is oolong", user="linh", confidence=0.5)
+    a = store.add("note", "Favourite tea is oolong, note 1", user="linh", confidence=0.5)
     clock.advance(86400 * 60)
-    b = store.add("note", "Favourite tea is oolong tea", user="linh", confidence=1.0)
+    b = store.add("note", "Favourite tea is oolong, note 2", user="linh", confidence=1.0)
     pack = build_context(store, "favourite tea oolong", "linh")
     ids = [i.record.id for i in pack.working]
     assert ids[0] == b.id and a.id in ids

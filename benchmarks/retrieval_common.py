@@ -1,0 +1,88 @@
+"""Shared pieces of the retrieval benchmarks: seeding a real store fast, the scorer's ranking through
+``build_context``, and the SQLite FTS5 ``bm25`` baselines (plain, and porter + stop words dropped)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+from bestie_tui.core import text as textmod
+from bestie_tui.core.models import Memory
+from bestie_tui.core.store import MemoryStore
+
+RANKERS = ("scorer", "tfidf only", "fts5 plain", "fts5 porter+stop")
+
+
+@dataclass
+class Doc:
+    text: str
+    at: datetime
+    user: str = "owner"
+
+
+def seed_store(path: Path, docs: list[Doc], now: datetime) -> tuple[MemoryStore, list[int]]:
+    """A real temp-file store holding ``docs`` as approved working memories (one bulk insert, no
+    events: the index fits on the first query). Returns the store and the memory ids, in doc order."""
+    store = MemoryStore(path, clock=lambda: now)
+    rows = [dict(text=d.text, kind="note", status="approved", scope="project", layer="working",
+                 confidence=1.0, user=d.user, created_at=d.at, updated_at=d.at,
+                 norm=textmod.normalize(d.text), terms=textmod.search_text(d.text)) for d in docs]
+    with store.db.atomic():
+        for start in range(0, len(rows), 500):
+            Memory.insert_many(rows[start:start + 500]).execute()
+    ids = [i for (i,) in Memory.select(Memory.id).order_by(Memory.id).tuples()]
+    # every record may be ranked (no relevance floor); 25 candidates are enough for recall@25
+    store.set_setting("score.minRelevance", 0)
+    return store, ids
+
+
+def relevance_only(store: MemoryStore) -> None:
+    """Zero every weight but relevance: the TF-IDF cosine alone orders the records."""
+    for part in ("scope", "recency", "access", "confidence", "pinned"):
+        store.set_setting(f"score.{part}", 0)
+
+
+def scorer_ranker(store: MemoryStore, user: str = "owner") -> Callable[[str, int], list[int]]:
+    """Memory ids in the order ``build_context`` ranks working records (a preview: no access bump)."""
+    from bestie_tui.core.assembly import build_context
+
+    def rank(query: str, k: int) -> list[int]:
+        store.set_setting  # noqa: B018 (settings are read per call, as at runtime)
+        pack = build_context(store, query, user, token_budget=10**9, record_access=False)
+        return [item.record.id for item in pack.working][:k]
+    return rank
+
+
+def stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def fts5_ranker(texts: list[str], ids: list[int], porter: bool) -> Callable[[str, int], list[int]]:
+    """FTS5 over ``texts``; the query's words joined by OR, ordered by ``bm25``. ``porter``: the porter
+    tokenizer and scikit-learn's English stop words dropped from the query."""
+    db = sqlite3.connect(":memory:")  # the baseline's own scratch table, not a bestie store
+    tokenizer = "porter unicode61" if porter else "unicode61"
+    db.execute(f"CREATE VIRTUAL TABLE t USING fts5(text, tokenize='{tokenizer}')")
+    db.executemany("INSERT INTO t(rowid, text) VALUES (?, ?)", zip(ids, texts))
+    stops = stop_words() if porter else frozenset()
+
+    def rank(query: str, k: int) -> list[int]:
+        words = [w for w in re.findall(r"\w+", query.lower()) if w not in stops]
+        if not words:
+            return []
+        match = " OR ".join('"' + w.replace('"', '') + '"' for w in words)
+        return [r for (r,) in db.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?", (match, k))]
+    return rank
+
+
+def table(title: str, header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table (what the README shows)."""
+    out = [f"\n{title}\n", "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
