@@ -37,7 +37,11 @@ async def test_sections_counts_open_group_and_jump(store):
         assert "#2 User wants Vietnamese-first." in screen_text(app)
         await pilot.press("t")
         await pilot.pause()
+        await pilot.pause()
         assert app.current_mode == "tiers"
+        # the oldest of four working memories: the jump moved the cursor to it
+        assert app.screen.memory_list.highlighted.id == ids[0]
+        assert "User prefers Vietnamese." in screen_text(app)
 
 
 async def test_rerun_shows_the_change(store):

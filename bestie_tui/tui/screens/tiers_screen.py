@@ -144,6 +144,33 @@ class TiersScreen(BestieScreen):
             self.tier = tier
             self._load_list()
 
+    def select_memory(self, memory_id: int) -> bool:
+        """Show ``memory_id`` in its tier and highlight it (used by other views' "jump to memory").
+        Clears a text filter that would hide it. Returns False (with a notice) for a pending or
+        unknown id, which have no tier."""
+        try:
+            memory = self.store.get(memory_id)
+        except BestieError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return False
+        if memory.status == "pending":
+            self.notify(f"#{memory_id} is pending: it is in the Pending view (key 2).", markup=False)
+            return False
+        box = self.query_one("#tiers-filter", Input)
+        box.add_class("hidden")
+        with box.prevent(Input.Changed):
+            box.value = ""
+        self.query_text = ""
+        self.tier = memory.tier
+        with self.query_one(Tabs).prevent(Tabs.TabActivated):
+            self.query_one(Tabs).active = memory.tier
+        self._load_list()
+        position = self.store.position(memory_id, tier=memory.tier)
+        if position is not None:
+            self.memory_list.move_cursor(position)
+        self.memory_list.focus()
+        return True
+
     def action_show_tier(self, tier: str) -> None:
         self.query_one(Tabs).active = tier
 
