@@ -152,6 +152,8 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
         InvalidValueError: a negative budget, an unknown governance or token mode, a bad score setting.
         MissingExtraError: token mode ``tiktoken_cl100k`` without the ``tokens`` extra.
     """
+    import numpy as np
+
     from .errors import InvalidValueError
     from .index import get_index
 
@@ -171,15 +173,27 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
         return pack
 
     allowed = active_condition(now) & scope_condition(mode, user, channel, project)
-    eligible = list(Memory.select(Memory.id, Memory.layer)
-                    .where(allowed & Memory.layer.in_(("core", "working"))).tuples())
+    # Peewee builds the SQL (governance + exclusions); the rows are read with the plain cursor, since
+    # wrapping tens of thousands of (id, layer) pairs row by row cost most of a request's time.
+    sql, params = Memory.select(Memory.id, Memory.layer).where(allowed & Memory.layer.in_(("core", "working"))).sql()
+    eligible = store.db.execute_sql(sql, params).fetchall()
     index = get_index(store)
-    rel = dict(zip((i for i, _ in eligible), index.relevance(query, [i for i, _ in eligible])))
-    core_ids = [i for i, layer in eligible if layer == "core"]
-    working = sorted(((rel[i], i) for i, layer in eligible if layer == "working"), reverse=True)
-    relevant = [i for r, i in working if r >= config.min_relevance][: config.candidates]
-    pack.low_relevance_count = sum(1 for r, _ in working if r < config.min_relevance)
-
+    ids = np.fromiter((i for i, _ in eligible), dtype=np.int64, count=len(eligible))
+    is_core = np.fromiter((layer == "core" for _, layer in eligible), dtype=bool, count=len(eligible))
+    scores = index.relevance(query, ids)
+    core_ids = ids[is_core].tolist()
+    w_ids, w_rel = ids[~is_core], scores[~is_core]
+    above = w_rel >= config.min_relevance
+    pack.low_relevance_count = int((~above).sum())
+    # best-first by relevance, ties by the older id; numpy, since a user may own every row
+    top = np.flatnonzero(above)
+    top = top[np.lexsort((w_ids[top], -w_rel[top]))][: config.candidates]
+    relevant = w_ids[top].tolist()
+    below = np.flatnonzero(~above & (w_rel > 0))
+    below = below[np.argsort(-w_rel[below], kind="stable")][:5]
+    near = list(zip(w_rel[below].tolist(), w_ids[below].tolist()))
+    rel = dict(zip(core_ids, scores[is_core].tolist()))
+    rel.update(zip(relevant, w_rel[top].tolist()))
     records = _fetch(core_ids + relevant, allowed)
     scored = {i: score(m, rel[i], user=user, channel=channel, project=project, now=now, config=config)
               for i, m in records.items()}
@@ -192,8 +206,8 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
         core_left, left = _place(pack, pack.core, records[i], scored[i], core_left, left, token_mode, "core cap")
     for i in sorted((i for i in relevant if i in records), key=lambda i: (-scored[i].total, i)):
         _, left = _place(pack, pack.working, records[i], scored[i], None, left, token_mode, "token budget")
-    _left_out_low_relevance(pack, working, config.min_relevance, now, user, channel, project, config)
-    _left_out_scope_state(pack, index, query, user, mode, set(rel), config.min_relevance, now)
+    _left_out_low_relevance(pack, near, config.min_relevance, now, user, channel, project, config)
+    _left_out_scope_state(pack, index, query, user, mode, set(ids.tolist()), config.min_relevance, now)
     pack.tokens = count_tokens(pack.render(), token_mode)
     if record_access and pack.items:
         Memory.update(last_accessed_at=now, access_count=Memory.access_count + 1).where(
@@ -233,9 +247,8 @@ def _title(target: list[PackItem], pack: ContextPack) -> str:
     return CORE_TITLE if target is pack.core else WORKING_TITLE
 
 
-def _left_out_low_relevance(pack, working, floor, now, user, channel, project, config) -> None:
-    """List the best few under the relevance floor (the closest misses), with their scores."""
-    near = [(r, i) for r, i in working if 0 < r < floor][:5]
+def _left_out_low_relevance(pack, near, floor, now, user, channel, project, config) -> None:
+    """List the best few under the relevance floor (the closest misses, ``[(relevance, id)]``)."""
     for i, m in _fetch([i for _, i in near], Memory.id.is_null(False)).items():
         parts = score(m, dict((j, r) for r, j in near)[i], user=user, channel=channel, project=project,
                       now=now, config=config)

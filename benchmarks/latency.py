@@ -1,0 +1,135 @@
+"""Latency and scale of ``build_context`` beside an FTS5 query over the same rows.
+
+Usage::
+
+    .venv/bin/python benchmarks/latency.py [--sizes 1000,10000,100000] [--queries 200]
+
+For each size N, a real temp-file store holds N approved memories: the MSC/PersonaChat persona facts
+of ../shared/data/msc_personas_all.json, one user per persona (the file's 65,245 facts repeat, with
+a counter, past that size), bulk-inserted. It then measures:
+
+* index build: wall time of a full fit of the TF-IDF index (imports already warm), and the peak
+  Python memory during a second, traced fit (``tracemalloc``; numpy/scipy buffers are included, SQLite's are not);
+* ``build_context`` p50/p95 over ``--queries`` requests (a random persona's user, a fact of that
+  persona as the query, preview mode), in two layouts: memories spread over personas (the
+  realistic case), and all N memories owned by the single requesting user (the worst case: every
+  row is a candidate);
+* FTS5 ``bm25`` top-10 (porter, stop words dropped) over the same rows with the same user filter.
+
+Data: MSC personas via the LoCoMo repository, CC BY-NC 4.0, read by path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from datetime import datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from retrieval_common import Doc, seed_store, stop_words, table  # noqa: E402
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "msc_personas_all.json"
+NOW = datetime(2026, 11, 30)
+
+
+def persona_facts(path: Path) -> list[tuple[str, str]]:
+    """``(persona user id, fact)`` for every fact, persona ids ``p<pair>-<speaker>``."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out = []
+    n = 0
+    for split in data.values():
+        for pair in split:
+            for speaker in ("Speaker 1", "Speaker 2"):
+                n += 1
+                out += [(f"p{n}", fact) for fact in pair.get(speaker, [])]
+    return out
+
+
+def rows_for(size: int, facts: list[tuple[str, str]], one_user: bool) -> list[Doc]:
+    docs = []
+    for i in range(size):
+        user, fact = facts[i % len(facts)]
+        lap = i // len(facts)
+        docs.append(Doc(fact if lap == 0 else f"{fact} ({lap})", NOW - timedelta(minutes=i),
+                        "owner" if one_user else (user if lap == 0 else f"{user}-{lap}")))
+    return docs
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def measure(size: int, facts, queries: int, one_user: bool, workdir: Path) -> list[str]:
+    from bestie_tui.core.assembly import build_context
+    from bestie_tui.core.index import get_index
+
+    docs = rows_for(size, facts, one_user)
+    store, ids = seed_store(workdir / f"{size}-{int(one_user)}.db", docs, NOW)
+    store.set_setting("score.minRelevance", 0.1)
+    rng = random.Random(size)
+    picks = [rng.randrange(size) for _ in range(queries)]
+    requests = [(docs[i].user, docs[i].text) for i in picks]
+    index = get_index(store)
+    index.relevance("warm up the imports", [])  # first fit, scikit-learn imported
+    started = time.perf_counter()
+    index.fit()
+    fit_s = time.perf_counter() - started
+    tracemalloc.start()  # a separate fit: tracing slows it down
+    index.fit()
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    times = []
+    for user, query in requests:
+        t = time.perf_counter()
+        build_context(store, query, user, record_access=False)
+        times.append((time.perf_counter() - t) * 1000)
+    store.close()
+    fts = sqlite3.connect(":memory:")
+    fts.execute("CREATE VIRTUAL TABLE t USING fts5(text, user UNINDEXED, tokenize='porter unicode61')")
+    fts.executemany("INSERT INTO t(rowid, text, user) VALUES (?, ?, ?)", zip(ids, (d.text for d in docs), (d.user for d in docs)))
+    stops = stop_words()
+    fts_times = []
+    for user, query in requests:
+        words = [w for w in re.findall(r"\w+", query.lower()) if w not in stops] or ["i"]
+        match = " OR ".join(f'"{w}"' for w in words)
+        t = time.perf_counter()
+        fts.execute("SELECT rowid FROM t WHERE t MATCH ? AND user = ? ORDER BY bm25(t) LIMIT 10", (match, user)).fetchall()
+        fts_times.append((time.perf_counter() - t) * 1000)
+    layout = "one user owns all" if one_user else "one user per persona"
+    return [f"{size:,}", layout, f"{pct(times, .5):.1f}", f"{pct(times, .95):.1f}",
+            f"{pct(fts_times, .5):.2f}", f"{pct(fts_times, .95):.2f}", f"{fit_s:.2f}", f"{peak:.0f}"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--data", default=str(DEFAULT_DATA))
+    args = parser.parse_args()
+    facts = persona_facts(Path(args.data))
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in (int(s) for s in args.sizes.split(",")):
+            for one_user in (False, True):
+                rows.append(measure(size, facts, args.queries, one_user, Path(tmp)))
+                print("  done:", " | ".join(rows[-1]), file=sys.stderr, flush=True)
+    load = os.getloadavg()
+    print(table(f"build_context latency (ms) beside FTS5 bm25 top-10; index fit; {args.queries} queries per row; "
+                f"load average {load[0]:.1f} on {os.cpu_count()} cores (shared machine)",
+                ["memories", "layout", "p50", "p95", "FTS5 p50", "FTS5 p95", "index fit (s)", "fit peak (MiB)"], rows))
+
+
+if __name__ == "__main__":
+    main()
