@@ -31,7 +31,7 @@ def test_add_list_inspect_and_json(run):
     data = json.loads(run("memory", "list", "--json").output)
     assert data[0]["text"] == "Prefers concise replies" and data[0]["user"] == "linh"
     inspected = json.loads(run("memory", "inspect", "1", "--json").output)
-    assert inspected["memory"]["access_count"] == 1
+    assert inspected["memory"]["access_count"] == 0  # reading is not an access
     assert inspected["events"][0]["action"] == "add"
 
 
@@ -70,7 +70,8 @@ def test_reject_all_needs_yes(run):
 @pytest.mark.parametrize("args, code, message", [
     (["memory", "inspect", "99"], 1, "no memory with id 99"),
     (["memory", "pin", "99"], 1, "no memory with id 99"),
-    (["memory", "inspect", "abc"], 2, "not a valid integer"),
+    (["memory", "inspect", "abc"], 2, "a memory id is a whole number such as 12"),
+    (["memory", "approve", "0"], 2, "a memory id is 1 or more"),
     (["memory", "move", "1"], 2, "Missing option '--scope'"),
     (["memory", "list", "--scope", "galaxy"], 2, "galaxy"),
     (["memory", "add", "note", "x y", "--ttl", "someday"], 1, "cannot read TTL"),

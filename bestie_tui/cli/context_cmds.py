@@ -14,7 +14,7 @@ import click
 
 from ..core.errors import InvalidValueError
 from ..core.text import printable
-from .main import AppContext, BestieGroup, db_option
+from .common import AppContext, BestieGroup, db_option
 from .render import emit_json
 
 pass_app = click.make_pass_decorator(AppContext)

@@ -11,51 +11,7 @@ from pathlib import Path
 import click
 
 from .. import __version__
-from ..core.errors import BestieError
-
-
-class AppContext:
-    """What every command receives as ``ctx.obj``: the chosen database and a lazily opened store."""
-
-    def __init__(self, db: str | None):
-        self.db = db
-        self._store = None
-
-    def db_path(self) -> Path:
-        from ..paths import default_db_path
-
-        return Path(self.db).expanduser() if self.db else default_db_path()
-
-    def store(self):
-        if self._store is None:
-            from ..core.store import MemoryStore
-
-            self._store = MemoryStore(self.db_path())
-        return self._store
-
-
-class BestieGroup(click.Group):
-    """A group that turns core errors into a one-line message and exit code 1."""
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except BestieError as exc:
-            raise click.ClickException(str(exc)) from None
-
-
-def db_option(func):
-    """``--db PATH`` on a group: overrides the root option, ``BESTIE_DB`` and the default."""
-
-    def remember(ctx: click.Context, _param, value):
-        if value:
-            ctx.ensure_object(AppContext).db = value
-        return value
-
-    return click.option(
-        "--db", type=click.Path(dir_okay=False), expose_value=False, callback=remember, is_eager=True,
-        help="SQLite database file (default: BESTIE_DB or the user data dir's memory.db).",
-    )(func)
+from .common import AppContext, BestieGroup, db_option
 
 
 @click.group(cls=BestieGroup, context_settings={"help_option_names": ["-h", "--help"]})

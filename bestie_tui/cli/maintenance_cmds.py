@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from ..core.maintenance import DEFAULT_SCHEDULE
-from .main import db_option
+from .common import db_option
 from .memory_cmds import json_option, memory, pass_app
 from .render import emit_json, kv
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from ..core.models import LAYERS, SCOPES, STATUSES
-from .main import AppContext, BestieGroup, db_option
+from .common import MEMORY_ID, AppContext, BestieGroup, db_option
 from .render import emit_json, kv, memory_detail, memory_line, memory_lines
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
@@ -17,7 +17,7 @@ pass_app = click.make_pass_decorator(AppContext)
 
 
 def memory_id_arg(name: str = "memory_id"):
-    return click.argument(name, type=click.IntRange(min=1), metavar=name.upper().replace("MEMORY_", ""))
+    return click.argument(name, type=MEMORY_ID, metavar=name.upper().replace("MEMORY_", ""))
 
 
 @click.group(cls=BestieGroup)
@@ -195,7 +195,7 @@ def propose(app: AppContext, kind, text, user, channel, project, session, scope,
 def inspect(app: AppContext, memory_id: int, as_json: bool) -> None:
     """Every field of one memory and its change history."""
     store = app.store()
-    m = store.open(memory_id)
+    m = store.get(memory_id)  # reading is not an access: only prompt packs bump access counts
     events = store.history(memory_id)
     if as_json:
         emit_json({"memory": m.to_dict(), "events": [e.to_dict() for e in events]})

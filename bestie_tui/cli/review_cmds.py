@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .common import MEMORY_ID
 from .memory_cmds import json_option, memory, memory_id_arg, pass_app
 from .render import emit_json, memory_detail, memory_line, memory_lines
 
@@ -61,7 +62,7 @@ def pending_inspect(app, memory_id, as_json) -> None:
 
 
 @memory.command()
-@click.argument("memory_ids", nargs=-1, required=True, type=click.IntRange(min=1), metavar="ID...")
+@click.argument("memory_ids", nargs=-1, required=True, type=MEMORY_ID, metavar="ID...")
 @click.option("--text", help="Approve with this edited text instead.")
 @pass_app
 def approve(app, memory_ids, text) -> None:
@@ -74,7 +75,7 @@ def approve(app, memory_ids, text) -> None:
 
 
 @memory.command()
-@click.argument("memory_ids", nargs=-1, required=True, type=click.IntRange(min=1), metavar="ID...")
+@click.argument("memory_ids", nargs=-1, required=True, type=MEMORY_ID, metavar="ID...")
 @pass_app
 def reject(app, memory_ids) -> None:
     """Reject pending proposals (kept as rejected; undo brings them back)."""

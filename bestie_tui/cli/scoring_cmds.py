@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ..core.text import printable
-from .main import BestieGroup
+from .common import BestieGroup
 from .memory_cmds import json_option, memory, pass_app
 from .render import emit_json, kv
 

@@ -30,7 +30,7 @@ class SecretRefusedError(BestieError):
         self.kind = kind
         super().__init__(
             f"refused: the text looks like {kind}; secrets are never stored "
-            "(the owner can store it explicitly with --allow-secret)"
+            "(if the owner really wants it kept: bestie memory add KIND TEXT --allow-secret)"
         )
 
 

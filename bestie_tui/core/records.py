@@ -51,7 +51,10 @@ class MemoryRecord:
 
     @property
     def tier(self) -> str:
-        """Where the Tiers view shows it: its layer while active, else ``archive``."""
+        """Where the console shows it: ``pending`` for a proposal awaiting review, its layer while
+        approved and active, else ``archive`` (forgotten, rejected or superseded records)."""
+        if self.status == "pending":
+            return "pending"
         if self.status == "approved" and self.superseded_by is None:
             return self.layer
         return "archive"

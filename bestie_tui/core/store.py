@@ -205,11 +205,15 @@ class MemoryStore:
 
     def similar(self, text: str, *, k: int = 5, user: str | None = None,
                 exclude_id: int | None = None) -> list[tuple[MemoryRecord, float]]:
-        """Approved memories most like ``text``: cosine over binary term vectors weighted by IDF
+        """Active approved memories (not superseded, not expired) most like ``text``: cosine over binary term vectors weighted by IDF
         (computed over the approved set). Returns up to ``k`` ``(record, score 0..1)``, best first."""
         from .similarity import rank_similar
 
-        q = Memory.select().where(Memory.status == "approved")
+        now = self.clock()
+        q = Memory.select().where(
+            (Memory.status == "approved") & Memory.superseded_by.is_null()
+            & (Memory.expires_at.is_null() | (Memory.expires_at > now))
+        )
         if user is not None:
             q = q.where((Memory.user == user) | Memory.user.is_null())
         if exclude_id is not None:

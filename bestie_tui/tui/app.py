@@ -29,7 +29,8 @@ class BestieApp(App[None]):
     Args:
         store: an open ``MemoryStore``; the app never queries Peewee directly.
         poll_interval: seconds between checks for writes by other processes (``PRAGMA data_version``).
-        start_mode: the view shown first.
+        start_mode: the view shown first; by default Tiers, or Pending when only proposals exist
+            (e.g. right after importing a conversation).
     """
 
     TITLE = "bestie memory"
@@ -53,11 +54,11 @@ class BestieApp(App[None]):
         Binding("5", "switch_mode('cleanup')", "Cleanup", id="view.cleanup"),
         Binding("6", "switch_mode('messages')", "Messages", id="view.messages"),
         Binding("7", "switch_mode('health')", "Health", id="view.health"),
-        Binding("question_mark,f1", "help", "Help", id="app.help"),
-        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark,f1", "help", "Help (also F1)", key_display="?", id="app.help", show=False),
+        Binding("q", "quit", "Quit", id="app.quit", show=False),
     ]
 
-    def __init__(self, store, *, poll_interval: float = 2.0, start_mode: str = "tiers") -> None:
+    def __init__(self, store, *, poll_interval: float = 2.0, start_mode: str | None = None) -> None:
         super().__init__()
         self.store = store
         self.poll_interval = poll_interval
@@ -66,9 +67,14 @@ class BestieApp(App[None]):
 
     def on_mount(self) -> None:
         self._data_version = self._read_data_version()
-        self.switch_mode(self.start_mode)
+        self.switch_mode(self.start_mode or self._first_mode())
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self.check_external_changes)
+
+    def _first_mode(self) -> str:
+        counts = self.store.tier_counts()
+        only_pending = counts["pending"] and not any(counts[t] for t in ("core", "working", "archive"))
+        return "pending" if only_pending else "tiers"
 
     def _read_data_version(self) -> int:
         # PRAGMA data_version changes when *another* connection commits to the file.

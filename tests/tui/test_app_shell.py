@@ -46,3 +46,39 @@ async def test_number_keys_switch_views_and_palette_has_view_commands(store):
         assert type(app.screen).__name__ == "TiersScreen"
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "view: Pending" in titles and "memory: Undo last change" in titles
+
+
+async def test_number_keys_and_quit_work_from_every_view(store):
+    store.add("note", "Something")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for key, mode in app.MODE_KEYS.items():
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.current_mode == mode
+            await pilot.press("1")
+            await pilot.pause()
+            assert app.current_mode == "tiers", f"key 1 did not leave the {mode} view"
+            await pilot.press(key)
+            await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_footer_always_offers_help_and_quit(store):
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for key in app.MODE_KEYS:
+            await pilot.press(key)
+            await pilot.pause()
+            svg = app.export_screenshot()
+            assert "Help" in svg and "Quit" in svg, app.current_mode
+
+
+async def test_console_opens_on_pending_when_only_proposals_exist(store):
+    store.propose("Imported observation", "observation")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.current_mode == "pending"

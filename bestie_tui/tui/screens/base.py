@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
@@ -21,6 +22,12 @@ class BestieScreen(Screen):
 
     #: Title shown in the header and the help screen.
     VIEW_TITLE = ""
+    #: Base-class bindings come first in the footer, so help and quit stay visible however many
+    #: keys a view has (the app's own copies are hidden from the footer).
+    BINDINGS = [
+        Binding("question_mark,f1", "app.help", "Help", key_display="?", id="app.help.footer"),
+        Binding("q", "app.quit", "Quit", id="app.quit.footer"),
+    ]
 
     @property
     def store(self):

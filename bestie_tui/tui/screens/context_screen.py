@@ -69,7 +69,8 @@ class ContextScreen(BestieScreen):
     """Type a request, pick its user/channel/project, and watch the memory block it would get."""
 
     VIEW_TITLE = "Context"
-    AUTO_FOCUS = "#context-query"
+    # The pack, not the query box, has focus first: the number keys, q and ? must keep working.
+    AUTO_FOCUS = "#context-pack"
     BINDINGS = [
         Binding("slash", "focus_query", "Query", id="context.query"),
         Binding("escape", "focus_pack", "To pack", id="context.pack", show=False),

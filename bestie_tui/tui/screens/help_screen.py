@@ -11,13 +11,18 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 
-def binding_rows(bindings) -> list[tuple[str, str]]:
+def binding_rows(app, bindings) -> list[tuple[str, str]]:
+    """``(keys as shown, description)`` per binding; each key of ``"j,down"`` formatted as the footer
+    would (``/`` for slash, ``^s`` for ctrl+s)."""
     rows = []
     for b in bindings:
-        if isinstance(b, Binding):
-            rows.append((b.key_display or b.key, b.description or b.action))
+        if not isinstance(b, Binding):
+            b = Binding(b[0], b[1], b[2] if len(b) > 2 else b[1])
+        if b.key_display:
+            keys = b.key_display
         else:
-            rows.append((b[0], b[2] if len(b) > 2 else b[1]))
+            keys = " ".join(app.get_key_display(Binding(k.strip(), b.action)) for k in b.key.split(","))
+        rows.append((keys, b.description or b.action))
     return rows
 
 
@@ -39,7 +44,7 @@ class HelpScreen(ModalScreen[None]):
         sections.extend(self._widget_sections())
         for title, bindings in sections:
             table.add_row(Text(title, style="underline"), "")
-            for key, description in binding_rows(bindings):
+            for key, description in binding_rows(self.app, bindings):
                 table.add_row(Text(key), Text(description))
             table.add_row("", "")
         table.add_row(Text("ctrl+p"), Text("Command palette (all actions by name)"))

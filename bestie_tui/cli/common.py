@@ -1,0 +1,77 @@
+"""What every command module shares: the app context (chosen database, lazily opened store), the
+group class that maps core errors to exit code 1, ``--db`` on groups, and the memory-id argument type.
+Kept apart from ``main`` so command modules never import the entry point (no import cycle with
+``python -m bestie_tui``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..core.errors import BestieError
+
+
+class AppContext:
+    """What every command receives as ``ctx.obj``: the chosen database and a lazily opened store."""
+
+    def __init__(self, db: str | None):
+        self.db = db
+        self._store = None
+
+    def db_path(self) -> Path:
+        from ..paths import default_db_path
+
+        return Path(self.db).expanduser() if self.db else default_db_path()
+
+    def store(self):
+        if self._store is None:
+            from ..core.store import MemoryStore
+
+            self._store = MemoryStore(self.db_path())
+        return self._store
+
+
+class BestieGroup(click.Group):
+    """A group that turns core errors into a one-line message and exit code 1."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except BestieError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+def db_option(func):
+    """``--db PATH`` on a group: overrides the root option, ``BESTIE_DB`` and the default."""
+
+    def remember(ctx: click.Context, _param, value):
+        if value:
+            ctx.ensure_object(AppContext).db = value
+        return value
+
+    return click.option(
+        "--db", type=click.Path(dir_okay=False), expose_value=False, callback=remember, is_eager=True,
+        help="SQLite database file (default: BESTIE_DB or the user data dir's memory.db).",
+    )(func)
+
+
+class MemoryIdType(click.ParamType):
+    """A memory id: a whole number ≥ 1, with a plain-words error otherwise."""
+
+    name = "id"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip().lstrip("#"))
+            except ValueError:
+                self.fail(f"a memory id is a whole number such as 12, not {value!r}", param, ctx)
+        if number < 1:
+            self.fail(f"a memory id is 1 or more, not {number}", param, ctx)
+        return number
+
+
+MEMORY_ID = MemoryIdType()
