@@ -14,7 +14,7 @@ from bestie_tui.core import text as textmod
 from bestie_tui.core.models import Memory
 from bestie_tui.core.store import MemoryStore
 
-RANKERS = ("scorer", "tfidf only", "fts5 plain", "fts5 porter+stop")
+RANKERS = ("scorer", "relevance only", "fts5 plain", "fts5 porter+stop")
 
 
 @dataclass

@@ -11,7 +11,7 @@ targets (an observation hits the evidence turns it cites). For k = 5, 10, 25 it 
 share of evidence turns found and as "any evidence turn found", by category and overall, for:
 
 * ``scorer`` — ``build_context`` with the default weights (what a prompt gets);
-* ``tfidf only`` — the same with every weight but relevance set to 0;
+* ``relevance only`` — the same with every weight but relevance set to 0;
 * ``fts5 plain`` — FTS5 (unicode61) bm25, query words joined by OR;
 * ``fts5 porter+stop`` — FTS5 with the porter tokenizer, English stop words dropped from the query.
 
@@ -52,9 +52,9 @@ def evaluate(conversations, kind: str, workdir: Path) -> dict:
     for conv in conversations:
         docs = corpora(conv, kind)
         now = max(d.at for d, _ in docs) + timedelta(days=1)
-        for variant in ("scorer", "tfidf only"):
+        for variant in ("scorer", "relevance only"):
             store, ids = seed_store(workdir / f"{conv['sample_id']}-{kind}-{variant}.db", [d for d, _ in docs], now)
-            if variant == "tfidf only":
+            if variant == "relevance only":
                 relevance_only(store)
             _score(sums[variant], scorer_ranker(store), conv, docs, ids)
             store.close()

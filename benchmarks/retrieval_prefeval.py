@@ -36,9 +36,9 @@ def main(path: str | None = None) -> None:
     hits = {r: {} for r in RANKERS}
     with tempfile.TemporaryDirectory() as tmp:
         rankers = {}
-        for variant in ("scorer", "tfidf only"):
+        for variant in ("scorer", "relevance only"):
             store, ids = seed_store(Path(tmp) / f"{variant.replace(' ', '-')}.db", docs, NOW)
-            if variant == "tfidf only":
+            if variant == "relevance only":
                 relevance_only(store)
             rankers[variant] = (scorer_ranker(store), ids, store)
         seq = list(range(1, len(docs) + 1))

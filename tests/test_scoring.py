@@ -35,11 +35,15 @@ def test_parts_follow_their_formulas(store, clock):
     assert scope_part(m, "linh", "zalo:2", None) == pytest.approx(1.5 / 3)
 
 
-def test_total_is_the_weighted_mean_of_the_parts(store, clock):
+def test_total_is_relevance_times_the_weighted_mean_of_the_other_parts(store, clock):
     m = store.add("preference", "Prefers concise replies", user="linh", pinned=True, confidence=0.6)
     parts = score(m, 0.5, user="linh", channel=None, project=None, now=clock.now, config=ScoringConfig())
-    expected = sum(DEFAULT_WEIGHTS[p] * getattr(parts, p) for p in DEFAULT_WEIGHTS) / sum(DEFAULT_WEIGHTS.values())
+    others = [p for p in DEFAULT_WEIGHTS if p != "relevance"]
+    expected = 0.5 * (DEFAULT_WEIGHTS["relevance"] + sum(DEFAULT_WEIGHTS[p] * getattr(parts, p) for p in others)) \
+        / sum(DEFAULT_WEIGHTS.values())
     assert parts.total == pytest.approx(expected)
+    # relevance gates: an off-topic memory scores 0 however pinned, recent and confident it is
+    assert score(m, 0.0, user="linh", channel=None, project=None, now=clock.now, config=ScoringConfig()).total == 0.0
     assert parts.pinned == 1.0 and parts.confidence == pytest.approx(0.6) and parts.relevance == 0.5
 
 
@@ -52,8 +56,10 @@ def test_weights_are_settings(store, clock):
     store.set_setting("score.pinned", 0)
     config = ScoringConfig.from_store(store)
     assert config.weights["confidence"] == DEFAULT_WEIGHTS["confidence"]
-    # only confidence left: the total equals the confidence
-    assert score(m, 0.9, user="linh", channel=None, project=None, now=clock.now, config=config).total == 1.0
+    # only confidence left: the total is relevance × confidence
+    assert score(m, 0.9, user="linh", channel=None, project=None, now=clock.now, config=config).total == pytest.approx(0.9)
+    low = store.add("note", "Likes jazz a bit", user="linh", confidence=0.5)
+    assert score(low, 0.9, user="linh", channel=None, project=None, now=clock.now, config=config).total == pytest.approx(0.45)
 
 
 def test_bad_score_setting_is_a_clear_error(store):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .governance import active_condition, check_mode, scope_condition, user_condition
 from .models import Memory
 from .records import MemoryRecord, iso
-from .scoring import ScoreParts, ScoringConfig, describe_weights, score
+from .scoring import ScoreParts, ScoringConfig, describe_weights, score, settings_snapshot
 from .tokens import count_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -159,43 +159,39 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
 
     if token_budget < 0:
         raise InvalidValueError("token budget must be zero or more")
-    mode = check_mode(governance or store.get_setting("memory.governance"))
-    token_mode = token_mode or store.get_setting("context.tokenMode") or "chars4"
+    settings = settings_snapshot(store)  # one query for every setting this request reads
+    mode = check_mode(governance or settings.get("memory.governance"))
+    token_mode = token_mode or settings.get("context.tokenMode") or "chars4"
     count_tokens("", token_mode)  # validates the mode before any work
-    config = ScoringConfig.from_store(store)
+    config = ScoringConfig.from_store(store, settings)
     now = store.clock()
     pack = ContextPack(query=query, user=user, channel=channel, project=project, governance=mode,
                        token_budget=token_budget, token_mode=token_mode,
-                       core_cap=int(store.get_setting("memory.coreTokenCap")),
+                       core_cap=int(settings.get("memory.coreTokenCap")),
                        weights=describe_weights(config), built_at=now)
-    if store.paused:
+    if settings.get("memory.paused"):
         pack.paused = True
         return pack
 
     allowed = active_condition(now) & scope_condition(mode, user, channel, project)
-    # Peewee builds the SQL (governance + exclusions); the rows are read with the plain cursor, since
-    # wrapping tens of thousands of (id, layer) pairs row by row cost most of a request's time.
-    sql, params = Memory.select(Memory.id, Memory.layer).where(allowed & Memory.layer.in_(("core", "working"))).sql()
-    eligible = store.db.execute_sql(sql, params).fetchall()
+    core_ids, w_ids = _eligible_ids(store, allowed)
     index = get_index(store)
-    ids = np.fromiter((i for i, _ in eligible), dtype=np.int64, count=len(eligible))
-    is_core = np.fromiter((layer == "core" for _, layer in eligible), dtype=bool, count=len(eligible))
-    scores = index.relevance(query, ids)
-    core_ids = ids[is_core].tolist()
-    w_ids, w_rel = ids[~is_core], scores[~is_core]
+    eligible = np.concatenate([core_ids, w_ids])
+    rel, top = index.lookup(query, eligible, k=MANIFEST_LIMIT * 5)
+    core_rel, w_rel = rel[: len(core_ids)], rel[len(core_ids):]
     above = w_rel >= config.min_relevance
     pack.low_relevance_count = int((~above).sum())
-    # best-first by relevance, ties by the older id; numpy, since a user may own every row
-    top = np.flatnonzero(above)
-    top = top[np.lexsort((w_ids[top], -w_rel[top]))][: config.candidates]
-    relevant = w_ids[top].tolist()
-    below = np.flatnonzero(~above & (w_rel > 0))
-    below = below[np.argsort(-w_rel[below], kind="stable")][:5]
-    near = list(zip(w_rel[below].tolist(), w_ids[below].tolist()))
-    rel = dict(zip(core_ids, scores[is_core].tolist()))
-    rel.update(zip(relevant, w_rel[top].tolist()))
+    # the best candidates by relevance, ties by the older id: a partial sort, since a user may own
+    # every row and only ``candidates`` of them are ever scored in full
+    picked = _best(np.flatnonzero(above), w_rel, w_ids, config.candidates)
+    relevant = w_ids[picked].tolist()
+    near = _best(np.flatnonzero(~above & (w_rel > 0)), w_rel, w_ids, 5)
+    near = list(zip(w_rel[near].tolist(), w_ids[near].tolist()))
+    rel_of = dict(zip(core_ids.tolist(), core_rel.tolist()))
+    rel_of.update(zip(relevant, w_rel[picked].tolist()))
+    core_ids = core_ids.tolist()
     records = _fetch(core_ids + relevant, allowed)
-    scored = {i: score(m, rel[i], user=user, channel=channel, project=project, now=now, config=config)
+    scored = {i: score(m, rel_of[i], user=user, channel=channel, project=project, now=now, config=config)
               for i, m in records.items()}
     header = count_tokens(HEADER + "\n", token_mode)
     left = token_budget - header
@@ -207,12 +203,38 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
     for i in sorted((i for i in relevant if i in records), key=lambda i: (-scored[i].total, i)):
         _, left = _place(pack, pack.working, records[i], scored[i], None, left, token_mode, "token budget")
     _left_out_low_relevance(pack, near, config.min_relevance, now, user, channel, project, config)
-    _left_out_scope_state(pack, index, query, user, mode, set(ids.tolist()), config.min_relevance, now)
+    _left_out_scope_state(pack, top, user, _not_eligible(top, eligible), config.min_relevance, now)
     pack.tokens = count_tokens(pack.render(), token_mode)
     if record_access and pack.items:
         Memory.update(last_accessed_at=now, access_count=Memory.access_count + 1).where(
             Memory.id.in_([i.record.id for i in pack.items])).execute()
     return pack
+
+
+def _eligible_ids(store: "MemoryStore", allowed) -> tuple[Any, Any]:
+    """(core ids, working ids) that governance and the exclusions allow, as int64 numpy arrays.
+
+    The SQL (built by Peewee) returns one comma-joined string per layer: a user may own every row,
+    and reading 100,000 one-int tuples through the cursor costs more than the rest of a request."""
+    import numpy as np
+    from peewee import fn
+
+    query = (Memory.select(Memory.layer, fn.group_concat(Memory.id))
+             .where(allowed & Memory.layer.in_(("core", "working"))).group_by(Memory.layer))
+    sql, params = query.sql()
+    found = {layer: np.fromstring(joined, dtype=np.int64, sep=",")
+             for layer, joined in store.db.execute_sql(sql, params).fetchall() if joined}
+    empty = np.zeros(0, dtype=np.int64)
+    return found.get("core", empty), found.get("working", empty)
+
+
+def _best(positions, relevance, ids, k: int):
+    """The ``k`` of ``positions`` with the highest ``relevance`` (ties: lower id), best first."""
+    import numpy as np
+
+    if len(positions) > k:
+        positions = positions[np.argpartition(-relevance[positions], k - 1)[:k]]
+    return positions[np.lexsort((ids[positions], -relevance[positions]))]
 
 
 def _fetch(ids: list[int], allowed) -> dict[int, MemoryRecord]:
@@ -256,9 +278,23 @@ def _left_out_low_relevance(pack, near, floor, now, user, channel, project, conf
                                      f"relevance {parts.relevance:.2f} < {floor:.2f}", parts.relevance, parts))
 
 
-def _left_out_scope_state(pack, index, query, user, mode, seen: set[int], floor: float, now) -> None:
-    """Relevant records of this user (or unbound) that SQL kept out: say whether scope or state."""
-    top = [(i, r) for i, r in index.top(query, MANIFEST_LIMIT * 5) if r >= floor and i not in seen]
+def _not_eligible(top: list[tuple[int, float]], eligible) -> set[int]:
+    """Ids of ``top`` that are not in the ``eligible`` array (a mask, not a set of every eligible id)."""
+    import numpy as np
+
+    ids = np.asarray([i for i, _ in top], dtype=np.int64)
+    if not len(ids):
+        return set()
+    mask = np.zeros(int(max(ids.max(), eligible.max() if len(eligible) else 0)) + 1, dtype=bool)
+    mask[eligible] = True
+    return set(ids[~mask[ids]].tolist())
+
+
+def _left_out_scope_state(pack, top, user, outside: set[int], floor: float, now) -> None:
+    """Relevant records of this user (or unbound) that SQL kept out: say whether scope or state.
+    ``top``: the index's best ``(id, relevance)`` over every approved memory; ``outside``: those
+    SQL did not allow."""
+    top = [(i, r) for i, r in top if r >= floor and i in outside]
     if not top:
         return
     relevance = dict(top)

@@ -1,4 +1,4 @@
-"""The memory score: explainable parts, a weighted sum, weights stored as ``score.*`` settings.
+"""The memory score: explainable parts, relevance-gated, weights stored as ``score.*`` settings.
 
 For a request (query q, user u, channel c, project p) at time ``now`` and an approved memory m, every
 part lies in [0, 1]:
@@ -6,7 +6,10 @@ part lies in [0, 1]:
 ================  ==============================================================  =======  ======================
 part              formula                                                         weight   setting
 ================  ==============================================================  =======  ======================
-``relevance``     TF-IDF cosine(q, m.text) (``index.MemoryIndex``)                 0.80     ``score.relevance``
+``relevance``     lexical relevance of q to m.text (``index.MemoryIndex``):        0.80     ``score.relevance``
+                  0.5 · BM25 over stemmed words and word pairs (k1 = 0.6,
+                  b = 0.2), divided by the query's best possible BM25, plus
+                  0.5 · cosine of character 3–5-gram TF-IDF vectors
 ``scope``         mean over (user, channel, project) of: 1 if m's value equals     0.06     ``score.scope``
                   the request's, 0.5 if m is unbound there (general), 0 if it
                   differs (only reachable under governance ``full``)
@@ -19,15 +22,18 @@ part              formula                                                       
 ``pinned``        1 if pinned, 0.5 if in the core layer, else 0                    0.03     ``score.pinned``
 ================  ==============================================================  =======  ======================
 
-    total = Σ weight_i · part_i / Σ weight_i          (in [0, 1]; weights need not sum to 1)
+    total = relevance · (w_relevance + Σ_{i ≠ relevance} w_i · part_i) / Σ_i w_i      (in [0, 1])
 
-The weights favour relevance so that the other parts reorder near-ties rather than outrank the
-request's topic. Measured (``benchmarks/retrieval_locomo.py``): with relevance at 0.6 and a 30-day
-half-life, LoCoMo turn recall@10 fell from 59.0 (relevance alone) to 48.0, because recency outranked
-topic over sessions months apart; at these defaults it is 58.1.
+Relevance gates the total: the other parts can raise a memory by at most their share of the weights
+(here 20 %, relative), so they reorder memories of similar relevance but never lift an off-topic one
+over an on-topic one, and a memory with no relevance scores 0 whatever its recency or pin. Measured
+(``benchmarks/retrieval_locomo.py``): the earlier weighted *sum* of the same parts cost about 1 point
+of LoCoMo recall@10 against relevance alone (recency outranked topic over sessions months apart);
+gated, the cost is within ±0.2 point (see the README section "How memories are scored").
 Working records also need ``relevance ≥ score.minRelevance`` (default 0.1) to enter a pack.
 The exponential recency decay and the log-bounded access count follow common practice in memory
-stores (e.g. the recency/importance/relevance sum of Park et al., *Generative Agents*, 2023).
+stores (e.g. the recency/importance/relevance of Park et al., *Generative Agents*, 2023); BM25 is
+Robertson & Zaragoza, *The Probabilistic Relevance Framework: BM25 and Beyond* (2009).
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ DEFAULT_TUNING: dict[str, float] = {
     "score.halfLifeDays": 90.0,
     "score.accessCap": 20.0,
     "score.minRelevance": 0.1,
-    "score.candidates": 200.0,
+    "score.candidates": 60.0,
 }
 
 
@@ -100,14 +106,16 @@ class ScoringConfig:
             raise InvalidValueError("score.halfLifeDays must be > 0, score.accessCap ≥ 1, score.candidates ≥ 1")
 
     @classmethod
-    def from_store(cls, store: "MemoryStore") -> "ScoringConfig":
-        """Read ``score.<part>`` weights and tuning from the store's settings (defaults where unset).
+    def from_store(cls, store: "MemoryStore", settings: dict[str, Any] | None = None) -> "ScoringConfig":
+        """Read ``score.<part>`` weights and tuning from the store's settings (defaults where unset);
+        ``settings``: a ``settings_snapshot`` already read for this request (saves the queries).
 
         Raises:
             InvalidValueError: a stored value is not a number or out of range.
         """
-        weights = {p: _number(store, f"score.{p}", DEFAULT_WEIGHTS[p]) for p in PARTS}
-        tuning = {k: _number(store, k, v) for k, v in DEFAULT_TUNING.items()}
+        values = settings if settings is not None else settings_snapshot(store)
+        weights = {p: _number(values, f"score.{p}", DEFAULT_WEIGHTS[p]) for p in PARTS}
+        tuning = {k: _number(values, k, v) for k, v in DEFAULT_TUNING.items()}
         return cls(weights=weights, half_life_days=tuning["score.halfLifeDays"],
                    access_cap=tuning["score.accessCap"], min_relevance=tuning["score.minRelevance"],
                    candidates=int(tuning["score.candidates"]))
@@ -118,8 +126,21 @@ class ScoringConfig:
         return ScoringConfig(weights, self.half_life_days, self.access_cap, self.min_relevance, self.candidates)
 
 
-def _number(store: "MemoryStore", key: str, default: float) -> float:
-    value = store.get_setting(key)
+def settings_snapshot(store: "MemoryStore") -> dict[str, Any]:
+    """Every setting (stored value, else the default of ``settings.DEFAULTS``) in one query: a request
+    reads a dozen settings, and one SELECT of the small ``setting`` table beats a dozen lookups."""
+    import json
+
+    from . import settings as settings_mod
+    from .models import Setting
+
+    values = dict(settings_mod.DEFAULTS)
+    values.update((k, json.loads(v)) for k, v in Setting.select(Setting.key, Setting.value).tuples())
+    return values
+
+
+def _number(values: dict[str, Any], key: str, default: float) -> float:
+    value = values.get(key)
     if value is None:
         return default
     try:
@@ -168,7 +189,7 @@ def score(m: MemoryRecord, relevance: float, *, user: str | None, channel: str |
         "pinned": pinned_part(m),
     }
     w = config.weights
-    total = sum(w[p] * parts[p] for p in PARTS) / sum(w.values())
+    total = parts["relevance"] * (w["relevance"] + sum(w[p] * parts[p] for p in PARTS[1:])) / sum(w.values())
     return ScoreParts(total=total, **parts)
 
 
