@@ -45,6 +45,7 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from peewee import fn
@@ -135,11 +136,10 @@ class _Fitted:
         import numpy as np
         from sklearn.feature_extraction.text import CountVectorizer
 
-        from . import text as textmod
         from .vectors import analyze_words_and_bigrams
 
         words = CountVectorizer(analyzer=analyze_words_and_bigrams, dtype=np.float32)
-        chars = CountVectorizer(analyzer="char_wb", preprocessor=textmod.fold, ngram_range=(3, 5), dtype=np.float32)
+        chars = CountVectorizer(analyzer=_char_ngrams, dtype=np.float32)
         self.words = _Part(words, texts, K1, B)  # raises ValueError when every text is stop words
         try:
             self.chars = _Part(chars, texts, CHAR_K1, CHAR_B)
@@ -162,6 +162,30 @@ class _Fitted:
         if words is None and chars is None:
             return None
         return (*(words or (None, None)), *(chars or (None, None)))
+
+
+def _char_ngrams(text: str) -> list[str]:
+    """Character 3–5-grams within word boundaries of the folded text: scikit-learn's ``char_wb``
+    analyzer, word by word through a cache — memories repeat their words, and building the n-grams
+    of every word of 100,000 memories afresh was most of the index build."""
+    from . import text as textmod
+
+    out: list[str] = []
+    for word in textmod.fold(text).split():
+        out.extend(_word_char_ngrams(word))
+    return out
+
+
+@lru_cache(maxsize=1 << 18)
+def _word_char_ngrams(word: str) -> tuple[str, ...]:
+    padded = " " + word + " "
+    grams = []
+    for n in range(3, 6):
+        if n >= len(padded):  # as scikit-learn: a short word is one n-gram, itself padded
+            grams.append(padded)
+            break
+        grams.extend(padded[i:i + n] for i in range(len(padded) - n + 1))
+    return tuple(grams)
 
 
 def _dot_columns(matrix, cols, vals):
