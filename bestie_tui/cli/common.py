@@ -28,7 +28,9 @@ class AppContext:
         if self._store is None:
             from ..core.store import MemoryStore
 
-            self._store = MemoryStore(self.db_path())
+            # A --db typed by the user must be in an existing directory: a typo should not start a
+            # new empty database somewhere; the default data dir is created on first use.
+            self._store = MemoryStore(self.db_path(), create_dirs=not self.db)
         return self._store
 
 
@@ -71,6 +73,8 @@ class MemoryIdType(click.ParamType):
                 self.fail(f"a memory id is a whole number such as 12, not {value!r}", param, ctx)
         if number < 1:
             self.fail(f"a memory id is 1 or more, not {number}", param, ctx)
+        if number >= 2**63:
+            self.fail(f"{number} is larger than any memory id can be", param, ctx)
         return number
 
 

@@ -55,7 +55,10 @@ def export_cmd(app, output) -> None:
     data = transfer.export_data(app.store())
     text = json.dumps(data, ensure_ascii=False, indent=2)
     if output:
-        Path(output).write_text(text + "\n", encoding="utf-8")
+        try:
+            Path(output).write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
         click.echo(f"exported {len(data['memories'])} memories and {len(data['messages'])} messages to {output}", err=True)
     else:
         click.echo(text)
@@ -63,17 +66,22 @@ def export_cmd(app, output) -> None:
 
 @memory.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--allow-secret", is_flag=True, help="Also import memories that look like secrets (explicit owner request).")
 @json_option
 @pass_app
-def import_cmd(app, file, as_json) -> None:
-    """Import a JSON export (or a converted conversation). Records already present are skipped."""
+def import_cmd(app, file, allow_secret, as_json) -> None:
+    """Import a JSON export (or a converted conversation). Records already present are skipped;
+    memories that look like secrets are refused unless --allow-secret."""
     data = transfer.load_import_file(file)
-    result = transfer.import_data(app.store(), data)
+    result = transfer.import_data(app.store(), data, allow_secrets=allow_secret)
     if as_json:
         emit_json(result.to_dict())
-    else:
-        click.echo(f"imported {result.memories_added} memories ({result.memories_skipped} already present), "
-                   f"{result.messages_added} messages ({result.messages_skipped} already present)")
+        return
+    click.echo(f"imported {result.memories_added} memories ({result.memories_skipped} already present), "
+               f"{result.messages_added} messages ({result.messages_skipped} already present)")
+    if result.secrets_refused:
+        click.echo(f"refused {result.secrets_refused} memories that look like secrets "
+                   "(not written anywhere; --allow-secret imports them)", err=True)
 
 
 @memory.command()
@@ -115,7 +123,7 @@ def config(app, key, value, as_json) -> None:
     from ..core.settings import DEFAULTS
 
     store = app.store()
-    if key and value is not None:
+    if key is not None and value is not None:
         try:
             parsed = json.loads(value)
         except json.JSONDecodeError:
@@ -123,8 +131,8 @@ def config(app, key, value, as_json) -> None:
         store.set_setting(key, parsed)
         click.echo(f"{key} = {json.dumps(store.get_setting(key))}")
         return
-    keys = [key] if key else sorted(DEFAULTS)
-    if key and key not in DEFAULTS and store.get_setting(key) is None:
+    keys = [key] if key is not None else sorted(DEFAULTS)
+    if key is not None and key not in DEFAULTS and store.get_setting(key) is None:
         raise click.ClickException(f"unknown setting {key!r}; known: {', '.join(sorted(DEFAULTS))}")
     values = {k: store.get_setting(k) for k in keys}
     if as_json:

@@ -43,7 +43,7 @@ def memory_line(m: MemoryRecord, now: datetime | None = None) -> str:
     """One line: ``#id  tier  status  kind  text  [flags]``."""
     extra = flags(m, now)
     text = printable(m.text).replace("\n", " ")
-    line = f"#{m.id:<5} {m.tier:<8} {m.status:<9} {m.kind:<24} {text}"
+    line = f"#{m.id:<5} {m.tier:<8} {m.status:<9} {printable(m.kind):<24} {text}"
     return f"{line}  [{extra}]" if extra else line
 
 

@@ -61,6 +61,17 @@ def pending_inspect(app, memory_id, as_json) -> None:
         click.echo(f"  {score:.2f}  {memory_line(r)}")
 
 
+def _all_pending(store, memory_ids: tuple[int, ...]) -> list[int]:
+    """The ids once each, in order, after checking every one exists and is pending — so a bad id in
+    the middle of a list changes nothing. Raises the store's NotFoundError / a ClickException."""
+    unique = list(dict.fromkeys(memory_ids))
+    for mid in unique:
+        record = store.get(mid)
+        if record.status != "pending":
+            raise click.ClickException(f"memory #{mid} is {record.status}, not pending; nothing was changed")
+    return unique
+
+
 @memory.command()
 @click.argument("memory_ids", nargs=-1, required=True, type=MEMORY_ID, metavar="ID...")
 @click.option("--text", help="Approve with this edited text instead.")
@@ -70,6 +81,7 @@ def approve(app, memory_ids, text) -> None:
     if text is not None and len(memory_ids) > 1:
         raise click.UsageError("--text works with one id at a time")
     store = app.store()
+    memory_ids = _all_pending(store, memory_ids)
     for mid in memory_ids:
         click.echo(f"approved {memory_line(store.approve(mid, text=text))}")
 
@@ -80,6 +92,7 @@ def approve(app, memory_ids, text) -> None:
 def reject(app, memory_ids) -> None:
     """Reject pending proposals (kept as rejected; undo brings them back)."""
     store = app.store()
+    memory_ids = _all_pending(store, memory_ids)
     for mid in memory_ids:
         click.echo(f"rejected {memory_line(store.reject(mid))}")
 

@@ -19,6 +19,11 @@ class SchemaError(BestieError):
     """The database file is newer than this program, or not a bestie database at all."""
 
 
+class StorageError(BestieError):
+    """The database file cannot be written or read right now: read-only, locked past the busy
+    timeout, missing directory, disk error. Nothing was changed."""
+
+
 class PolicyError(BestieError):
     """A write refused by a policy setting (writePolicy deny, paused memory, deletePolicy)."""
 

@@ -33,6 +33,10 @@ def undo_last(store: "MemoryStore", actor: str) -> UndoResult:
     )
     if last is None:
         raise NotFoundError("nothing to undo")
+    if last.action == "clear":
+        # clear deletes the log itself; only the backup it wrote can bring the data back.
+        raise NotFoundError(f"the last change was a clear, which undo cannot revert; {last.note or 'see backups/'} "
+                            "(open it with --db, or export it and import here)")
     events = list(Event.select().where(Event.batch == last.batch).order_by(Event.id.desc()))
     restored: list[int] = []
     with store.change("undo", actor) as batch:

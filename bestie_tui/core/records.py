@@ -145,6 +145,8 @@ class ImportResult:
     memories_skipped: int
     messages_added: int
     messages_skipped: int
+    #: memories not written because their text looks like a secret
+    secrets_refused: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

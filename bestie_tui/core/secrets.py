@@ -18,6 +18,8 @@ _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----|PuTTY-User-Key-Fi
 _TOKEN_SHAPES = re.compile(
     r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}"
     r"|gh[pousr]_[A-Za-z0-9]{30,}"
+    r"|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"
+    r"|glpat-[A-Za-z0-9_\-]{20,}"
     r"|github_pat_[A-Za-z0-9_]{30,}"
     r"|xox[abprs]-[A-Za-z0-9\-]{10,}"
     r"|AKIA[0-9A-Z]{16}"
@@ -29,7 +31,7 @@ _SECRET_WORD = (
     r"(?:password|passwd|passcode|pass phrase|passphrase|pwd|pin(?: code)?|api[ _-]?key|secret(?: key)?"
     r"|access[ _-]?token|auth[ _-]?token|bearer token|token|mật khẩu|mat khau|mã pin|ma pin)"
 )
-_PASSWORD_WORD = r"(?:password|passwd|passcode|passphrase|pass phrase|pin(?: code)?|mật khẩu|mat khau|mã pin|ma pin)"
+_PASSWORD_WORD = r"(?:password|passwd|passcode|passphrase|pass phrase|pass|pwd|pw|pin(?: code)?|mật khẩu|mat khau|mã pin|ma pin)"
 _STATED_PASSWORD = re.compile(
     r"\b" + _PASSWORD_WORD + r"(?:\s+\w+){0,2}?\s*(?:is|was|=|:|là|la)\s*[\"'`]?[^\s\"'`]{4,}", re.IGNORECASE
 )
@@ -44,10 +46,13 @@ _OTP = re.compile(
     re.IGNORECASE,
 )
 _BANK_ACCOUNT = re.compile(
-    r"(?:account (?:number|no\.?)|acct(?: no\.?)?|routing number|sort code|số tài khoản|so tai khoan|stk)"
-    r"\D{0,15}\d[\d \-]{5,}",
+    r"(?:(?:bank |checking |savings )?account(?: (?:number|no\.?|#))?|acct(?: no\.?)?|routing number|sort code|bsb"
+    r"|số tài khoản|so tai khoan|stk)"
+    r"\W{0,5}\d[\d \-]{5,}",
     re.IGNORECASE,
 )
+# scheme://user:password@host — credentials inside a URL or connection string.
+_URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:[^\s/@]+@", re.IGNORECASE)
 _DIGIT_RUN = re.compile(r"(?<![\d])\d(?:[ \-]?\d){12,18}(?![\d])")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 
@@ -91,6 +96,8 @@ def detect_secret(text: str) -> str | None:
         return "a private key"
     if _TOKEN_SHAPES.search(text):
         return "an API key or access token"
+    if _URL_CREDENTIALS.search(text):
+        return "a password inside a URL"
     if _OTP.search(text):
         return "a one-time code"
     if _STATED_PASSWORD.search(text) or _STATED_SECRET.search(text):
@@ -99,7 +106,7 @@ def detect_secret(text: str) -> str | None:
         digits = re.sub(r"\D", "", match.group())
         if 13 <= len(digits) <= 19 and luhn_ok(digits):
             return "a card number"
-    for match in _IBAN.finditer(text):
+    for match in _IBAN.finditer(text.upper()):
         if iban_ok(match.group()):
             return "an IBAN"
     if _BANK_ACCOUNT.search(text):

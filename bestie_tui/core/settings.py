@@ -30,14 +30,12 @@ def validate(key: str, value: Any) -> Any:
     """
     if key not in DEFAULTS and not key.startswith(("score.", "context.", "digest.", "maintenance.")):
         raise InvalidValueError(f"unknown setting {key!r}; known: {', '.join(sorted(DEFAULTS))}")
-    if key in CHOICES and value not in CHOICES[key]:
+    if key in CHOICES and (not any(value is c or (type(value) is type(c) and value == c) for c in CHOICES[key])):
         allowed = ", ".join(str(c).lower() for c in CHOICES[key])
         raise InvalidValueError(f"{key} must be one of {allowed}, not {value!r}")
     if key == "memory.coreTokenCap":
-        try:
+        if isinstance(value, str) and value.strip().isdigit():
             value = int(value)
-        except (TypeError, ValueError):
-            raise InvalidValueError(f"{key} must be a whole number of tokens, not {value!r}") from None
-        if value <= 0:
-            raise InvalidValueError(f"{key} must be positive")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
+            raise InvalidValueError(f"{key} must be a whole number of tokens from 1 to 100000, not {value!r}")
     return value

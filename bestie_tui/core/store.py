@@ -13,12 +13,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from peewee import fn
+import re
+
+from peewee import DatabaseError as PeeweeDatabaseError
+from peewee import OperationalError, fn
 
 from . import settings as settings_mod
 from . import text as textmod
 from .db import SCHEMA_VERSION, open_database
-from .errors import InvalidValueError, NotFoundError, PolicyError, SecretRefusedError
+from .errors import InvalidValueError, NotFoundError, PolicyError, SecretRefusedError, StorageError
 from .models import LAYERS, ROLES, SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Message, Setting, database_proxy
 from .query import memory_query, tier_condition
 from .records import (
@@ -78,15 +81,21 @@ class MemoryStore:
     Args:
         path: SQLite file; created if missing.
         clock: returns "now" as naive UTC; tests pass a frozen clock.
+        create_dirs: create a missing parent directory (False for a user-typed ``--db``).
 
     Raises:
         SchemaError: the file is newer or not a bestie database (it is left untouched).
+        StorageError: the file or its directory cannot be opened.
+
+    Write methods raise ``StorageError`` when the database is read-only or stays locked by another
+    process past the busy timeout; nothing is changed then.
     """
 
-    def __init__(self, path: str | Path, clock: Callable[[], datetime] | None = None):
+    def __init__(self, path: str | Path, clock: Callable[[], datetime] | None = None, *,
+                 create_dirs: bool = True):
         self.path = Path(path).expanduser()
         self.clock = clock or utcnow
-        self.db = open_database(self.path)
+        self.db = open_database(self.path, create_dirs=create_dirs)
 
     def close(self) -> None:
         if not self.db.is_closed():
@@ -152,9 +161,9 @@ class MemoryStore:
             InvalidValueError: an unknown scope, status or tier.
         """
         q = memory_query(scope=scope, status=status, tier=tier, user=user, query=query)
-        q = q.order_by(Memory.id.desc()).offset(offset or None)
+        q = q.order_by(Memory.id.desc()).offset(_clamp(offset) or None)
         if limit is not None:
-            q = q.limit(limit)
+            q = q.limit(_clamp(limit))
         return [to_record(r) for r in q]
 
     def count(self, **filters: Any) -> int:
@@ -190,7 +199,7 @@ class MemoryStore:
         """Pending proposals, oldest first (the triage order)."""
         q = memory_query(status="pending", query=query).order_by(Memory.created_at, Memory.id)
         if limit is not None:
-            q = q.limit(limit)
+            q = q.limit(_clamp(limit))
         return [to_record(r) for r in q]
 
     def pending_ids(self, query: str | None = None) -> list[int]:
@@ -263,7 +272,7 @@ class MemoryStore:
 
     def history(self, memory_id: int | None = None, limit: int = 50) -> list[EventRecord]:
         """Audit events, newest first; only those of ``memory_id`` when given."""
-        q = Event.select().order_by(Event.id.desc()).limit(limit)
+        q = Event.select().order_by(Event.id.desc()).limit(_clamp(limit))
         if memory_id is not None:
             q = q.where(Event.memory_id == memory_id)
         return [
@@ -352,6 +361,12 @@ class MemoryStore:
         return self._create(text, kind, status="approved", user=user, channel=channel, project=project,
                             session=session, scope=scope, source="owner", confidence=confidence, ttl=ttl,
                             actor=actor, action="add", pinned=pinned)
+
+    def check_text(self, text: str) -> None:
+        """Raise what a write of ``text`` by the owner would raise — InvalidValueError (no words) or
+        SecretRefusedError — without writing anything. Editors call it before they close."""
+        self._check_text(text)
+        self._guard_secret(text, "")
 
     def find_duplicate(self, text: str, user: str | None = None,
                        statuses: tuple[str, ...] = ("approved",)) -> MemoryRecord | None:
@@ -460,10 +475,17 @@ class MemoryStore:
         new = self._row(new_id)
         if new.status != "approved":
             raise InvalidValueError(f"memory #{new_id} is {new.status}; only an approved memory can replace another")
-        if new.superseded_by == old_id:
-            raise InvalidValueError(f"#{new_id} is itself superseded by #{old_id}")
+        seen, cursor = set(), new
+        while cursor is not None and cursor.superseded_by is not None and cursor.id not in seen:
+            if cursor.superseded_by == old_id:
+                raise InvalidValueError(f"#{new_id} is itself (through #{cursor.id}) superseded by #{old_id}; "
+                                        "that would make a cycle")
+            seen.add(cursor.id)
+            cursor = Memory.get_or_none(Memory.id == cursor.superseded_by)
 
         def apply(row: Memory) -> None:
+            if row.status != "approved":
+                raise InvalidValueError(f"memory #{row.id} is {row.status}; only an approved memory can be superseded")
             if row.pinned:
                 raise InvalidValueError(f"memory #{row.id} is pinned; unpin it before superseding it")
             row.superseded_by = new_id
@@ -520,9 +542,9 @@ class MemoryStore:
             q = q.where(Message.role == role)
         if query:
             q = q.where(text_condition(query, Message.terms, fn.REPLACE(Message.terms, " ", "")))
-        q = q.order_by(Message.created_at.desc(), Message.id.desc()).offset(offset or None)
+        q = q.order_by(Message.created_at.desc(), Message.id.desc()).offset(_clamp(offset) or None)
         if limit is not None:
-            q = q.limit(limit)
+            q = q.limit(_clamp(limit))
         return [_message_record(r) for r in q]
 
     def message_count(self) -> int:
@@ -533,8 +555,11 @@ class MemoryStore:
     def change(self, action: str, actor: str) -> Iterator[str]:
         """One transaction and one event batch id for a user-visible change."""
         batch = uuid.uuid4().hex[:12]
-        with database_proxy.atomic():
-            yield batch
+        try:
+            with database_proxy.atomic():
+                yield batch
+        except (OperationalError, PeeweeDatabaseError) as exc:
+            raise StorageError(_storage_message(self.path, exc)) from exc
 
     def record_event(self, batch: str, action: str, memory_id: int | None, before: dict | None,
                after: dict | None, actor: str, note: str | None = None) -> None:
@@ -547,7 +572,7 @@ class MemoryStore:
             memory_id = int(memory_id)
         except (TypeError, ValueError):
             raise InvalidValueError(f"memory id must be a number, not {memory_id!r}") from None
-        row = Memory.get_or_none(Memory.id == memory_id)
+        row = Memory.get_or_none(Memory.id == memory_id) if 0 < memory_id <= MAX_ID else None
         if row is None:
             raise NotFoundError(f"no memory with id {memory_id}")
         return row
@@ -557,6 +582,8 @@ class MemoryStore:
             row = self._row(memory_id)
             before = snapshot(row)
             apply(row)
+            if snapshot(row) == before:
+                return to_record(row)  # nothing changed: no event, no empty undo step
             row.updated_at = self.clock()
             row.save()
             self.record_event(batch, action, row.id, before, snapshot(row), actor)
@@ -565,11 +592,9 @@ class MemoryStore:
     def _create(self, text: str, kind: str, *, status: str, user, channel, project, session, scope,
                 source, confidence, ttl, actor, action, pinned: bool = False) -> MemoryRecord:
         self._check_scope(scope)
-        if not 0.0 <= float(confidence) <= 1.0:
+        if not (isinstance(confidence, (int, float)) and 0.0 <= float(confidence) <= 1.0):
             raise InvalidValueError(f"confidence must be between 0 and 1, not {confidence}")
-        kind = (kind or "").strip()
-        if not kind:
-            raise InvalidValueError("memory kind must not be empty")
+        kind = check_kind(kind)
         now = self.clock()
         expires = parse_ttl(ttl, now) if ttl else None
         with self.change(action, actor) as batch:
@@ -611,6 +636,35 @@ class MemoryStore:
     @staticmethod
     def _same_user(user: str | None):
         return Memory.user.is_null() if user is None else (Memory.user == user)
+
+
+#: SQLite integers are signed 64-bit; larger ids or limits cannot exist.
+MAX_ID = 2**63 - 1
+_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]{0,63}$")
+
+
+def check_kind(kind: str) -> str:
+    """A memory kind is an identifier such as ``communication_preference`` (letters, digits, ``_.-``,
+    at most 64 characters). Returns it stripped; raises InvalidValueError otherwise."""
+    kind = (kind or "").strip() if isinstance(kind, str) else kind
+    if not isinstance(kind, str) or not _KIND.match(kind):
+        raise InvalidValueError(
+            f"memory kind must be a word such as preference or project_context, not {kind!r}"
+        )
+    return kind
+
+
+def _clamp(n: int | None) -> int | None:
+    return None if n is None else max(0, min(int(n), MAX_ID))
+
+
+def _storage_message(path: Path, exc: Exception) -> str:
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return f"{path} is read-only; nothing was changed"
+    if "locked" in text or "busy" in text:
+        return f"{path} is busy (another process holds the write lock); nothing was changed, try again"
+    return f"database error on {path}: {text}; nothing was changed"
 
 
 def _message_record(row: Message) -> MessageRecord:

@@ -60,9 +60,12 @@ def search_text(text: str) -> str:
     return " " + " ".join(search_terms(text)) + " "
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0/C1 controls, and the invisible bidirectional controls that can reorder what a line appears to say.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text: str) -> str:
-    """Show control characters (ESC, BEL…) as visible ``\\x1b``-style escapes; a terminal never runs them."""
-    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
+    """Show control characters (ESC, BEL…) and bidi controls (U+202E…) as visible ``\\x1b`` /
+    ``\\u202e`` escapes: a terminal never runs them and a line never reads backwards."""
+    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
+                        else "\\u%04x" % ord(m.group()), text)

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from . import text as textmod
 from .db import backup_database
-from .errors import ImportFormatError
+from .errors import BestieError, ImportFormatError
 from .models import LAYERS, ROLES, SCOPE_DEFAULT_LAYER, SCOPES, STATUSES, Event, Memory, Message, database_proxy
 from .records import ImportResult, iso
+from .secrets import detect_secret
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -55,25 +56,50 @@ def load_import_file(path: str | Path) -> dict[str, Any]:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from exc
+    except RecursionError:
+        raise ImportFormatError(f"{path} nests too deeply to be a bestie export") from None
     validate(data, str(path))
     return data
 
 
+_MAX_INT = 2**62
+_OPTIONAL_TEXT = ("user", "channel", "project", "session", "source")
+
+
 def validate(data: Any, where: str = "import data") -> None:
-    """Check the export format shape. Raises ImportFormatError naming the first bad entry."""
+    """Check the export format shape and every field's type. Raises ImportFormatError naming the
+    first bad entry; reads only."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ImportFormatError(f"{where} is not a bestie export (expected \"format\": \"{FORMAT}\")")
-    if not isinstance(data.get("version"), int) or data["version"] > VERSION:
-        raise ImportFormatError(f"{where} has export version {data.get('version')!r}; this program reads {VERSION}")
+    version = data.get("version")
+    if not _is_int(version) or not 1 <= version <= VERSION:
+        raise ImportFormatError(f"{where} has export version {version!r}; this program reads {VERSION}")
+    for key in ("memories", "messages"):
+        if not isinstance(data.get(key, []), list):
+            raise ImportFormatError(f"{where}: \"{key}\" must be a list")
+    seen: set[int] = set()
     for i, m in enumerate(data.get("memories", [])):
         _check_memory(m, f"{where}: memories[{i}]")
+        if m.get("id") is not None:
+            if m["id"] in seen:
+                raise ImportFormatError(f"{where}: memories[{i}].id {m['id']} appears twice")
+            seen.add(m["id"])
     for i, m in enumerate(data.get("messages", [])):
         if not isinstance(m, dict) or not isinstance(m.get("text"), str) or m.get("role") not in ROLES:
             raise ImportFormatError(f"{where}: messages[{i}] needs a text and a role ({', '.join(ROLES)})")
+        for key in ("user", "channel", "session"):
+            if m.get(key) is not None and not isinstance(m[key], str):
+                raise ImportFormatError(f"{where}: messages[{i}].{key} must be text or null")
         _check_time(m.get("created_at"), f"{where}: messages[{i}].created_at", required=True)
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_memory(m: Any, where: str) -> None:
+    from .store import check_kind
+
     if not isinstance(m, dict):
         raise ImportFormatError(f"{where} is not an object")
     if not isinstance(m.get("text"), str) or not textmod.normalize(m["text"]):
@@ -81,10 +107,24 @@ def _check_memory(m: Any, where: str) -> None:
     for key, allowed in (("status", STATUSES), ("scope", SCOPES), ("layer", LAYERS)):
         if key in m and m[key] not in allowed:
             raise ImportFormatError(f"{where}.{key} is {m[key]!r}; expected one of {', '.join(allowed)}")
-    if "id" in m and m["id"] is not None and (not isinstance(m["id"], int) or m["id"] <= 0):
-        raise ImportFormatError(f"{where}.id must be a positive integer")
+    for key in ("id", "superseded_by"):
+        if m.get(key) is not None and (not _is_int(m[key]) or not 0 < m[key] < _MAX_INT):
+            raise ImportFormatError(f"{where}.{key} must be a positive whole number")
+    if m.get("access_count") is not None and (not _is_int(m["access_count"]) or not 0 <= m["access_count"] < _MAX_INT):
+        raise ImportFormatError(f"{where}.access_count must be a whole number ≥ 0")
+    for key in ("pinned", "stale"):
+        if key in m and not isinstance(m[key], bool):
+            raise ImportFormatError(f"{where}.{key} must be true or false")
+    for key in _OPTIONAL_TEXT:
+        if m.get(key) is not None and not isinstance(m[key], str):
+            raise ImportFormatError(f"{where}.{key} must be text or null")
+    if m.get("kind") is not None:
+        try:
+            check_kind(m["kind"])
+        except BestieError as exc:
+            raise ImportFormatError(f"{where}.kind: {exc}") from None
     conf = m.get("confidence", 0.5)
-    if not isinstance(conf, (int, float)) or not 0 <= conf <= 1:
+    if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 <= conf <= 1:
         raise ImportFormatError(f"{where}.confidence must be a number between 0 and 1")
     for key in ("created_at", "updated_at", "expires_at", "last_accessed_at"):
         _check_time(m.get(key), f"{where}.{key}")
@@ -99,8 +139,12 @@ def _check_time(value: Any, where: str, required: bool = False) -> None:
         raise ImportFormatError(f"{where} is not an ISO date-time: {value!r}") from None
 
 
-def import_data(store: "MemoryStore", data: dict[str, Any], actor: str = "import") -> ImportResult:
+def import_data(store: "MemoryStore", data: dict[str, Any], actor: str = "import",
+                allow_secrets: bool = False) -> ImportResult:
     """Validate, then write ``data`` in one transaction (all or nothing), one undoable event batch.
+
+    Memories whose text looks like a secret (``secrets.detect_secret``) are not written and are
+    counted in ``ImportResult.secrets_refused``, unless ``allow_secrets`` (the owner's explicit ask).
 
     Raises:
         ImportFormatError: the data is not in the export format; nothing is written.
@@ -109,9 +153,12 @@ def import_data(store: "MemoryStore", data: dict[str, Any], actor: str = "import
 
     validate(data)
     now = store.clock()
-    added = skipped = msg_added = msg_skipped = 0
+    added = skipped = msg_added = msg_skipped = refused = 0
     with store.change("import", actor) as batch:
         for m in data.get("memories", []):
+            if not allow_secrets and detect_secret(m["text"]):
+                refused += 1
+                continue
             values = _memory_values(m, now)
             mid = m.get("id")
             holder = Memory.get_or_none(Memory.id == mid) if mid else None
@@ -138,7 +185,7 @@ def import_data(store: "MemoryStore", data: dict[str, Any], actor: str = "import
             Message.create(role=m["role"], text=m["text"], user=m.get("user"), channel=m.get("channel"),
                            session=m.get("session"), created_at=at, terms=textmod.search_text(m["text"]))
             msg_added += 1
-    return ImportResult(added, skipped, msg_added, msg_skipped)
+    return ImportResult(added, skipped, msg_added, msg_skipped, refused)
 
 
 def _eq(column, value):

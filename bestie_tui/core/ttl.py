@@ -55,7 +55,10 @@ def parse_ttl(value: str, now: datetime) -> datetime:
             raise InvalidValueError(f"unknown TTL unit {unit!r} in {value!r}: use s, m, h, d, w, mo or y")
         if amount <= 0:
             raise InvalidValueError(f"TTL must be positive: {value!r}")
-        result = now + rd.relativedelta(**{_UNITS[unit]: amount})
+        try:
+            result = now + rd.relativedelta(**{_UNITS[unit]: amount})
+        except (ValueError, OverflowError):
+            raise InvalidValueError(f"TTL {value!r} is too far in the future") from None
     else:
         target = text[len("until "):].strip() if text.startswith("until ") else text
         result = _parse_date(target, now, value)

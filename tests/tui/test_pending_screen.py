@@ -278,3 +278,30 @@ async def test_proposal_from_another_process_joins_without_moving_the_owner(stor
         assert "proposal 2 of 3" in shown(app, "#pending-progress")
         await pilot.press("j")
         assert "Collects vinyl records" in shown(app, "#proposal-text")
+
+
+async def test_refused_edit_keeps_the_editor_open_and_later_keys_do_nothing(store):
+    from bestie_tui.tui.app import BestieApp
+    from bestie_tui.tui.screens.edit_memory_modal import EditMemoryModal
+
+    first = store.propose("Likes green tea", "preference").memory
+    second = store.propose("Likes jasmine tea", "preference").memory
+    app = BestieApp(store, poll_interval=0, start_mode="pending")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("e", "ctrl+a")
+        area = app.screen.query_one("TextArea")
+        area.text = "my password is hunter2xyz"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, EditMemoryModal)
+        assert "looks like a password" in str(app.screen.query_one("#edit-error").render())
+        area.text = "!!!"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, EditMemoryModal)
+        await pilot.press(*"ara")  # typed into the editor, not triage commands
+        await pilot.press("escape")
+        await pilot.pause()
+    assert store.get(first.id).status == "pending" and store.get(second.id).status == "pending"
+    assert store.get(first.id).text == "Likes green tea"

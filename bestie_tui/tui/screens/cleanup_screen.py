@@ -156,7 +156,8 @@ class CleanupScreen(BestieScreen):
                 op.text = text
                 diff.refresh_operation(index)
 
-        self.app.push_screen(EditMemoryModal(op.text or "", title=f"Merged text for {' '.join(f'#{i}' for i in op.ids)}"),
+        self.app.push_screen(EditMemoryModal(op.text or "", title=f"Merged text for {' '.join(f'#{i}' for i in op.ids)}",
+                                             check=self.store.check_text),
                              edited)
 
     # ------------------------------------------------------------------ apply / undo

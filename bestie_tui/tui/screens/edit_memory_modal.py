@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,11 +13,14 @@ from textual.widgets import Button, Static, TextArea
 
 
 class EditMemoryModal(ModalScreen[str | None]):
-    """A multi-line editor. ctrl+s saves, escape cancels. Empty text is refused in place.
+    """A multi-line editor. ctrl+s saves, escape cancels. Text that would be refused stays in the
+    editor with the reason shown in place, so the owner's next keys never reach the view beneath.
 
     Args:
         text: the current text (shown as-is; it is data, not markup).
         title: plain-text heading, e.g. "Edit #12" or "Edit, then approve #7".
+        check: called with the new text before closing; a ``BestieError`` it raises (no words, looks
+            like a secret) is shown and the editor stays open. ``store.check_text`` fits.
     """
 
     BINDINGS = [
@@ -23,10 +28,12 @@ class EditMemoryModal(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="edit.cancel"),
     ]
 
-    def __init__(self, text: str, title: str = "Edit memory") -> None:
+    def __init__(self, text: str, title: str = "Edit memory",
+                 check: Callable[[str], object] | None = None) -> None:
         super().__init__()
         self.initial_text = text
         self.heading = title
+        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical(id="edit-dialog", classes="dialog"):
@@ -53,6 +60,14 @@ class EditMemoryModal(ModalScreen[str | None]):
         if not text:
             self.query_one("#edit-error", Static).update(Text("The text cannot be empty."))
             return
+        if self.check is not None:
+            from ...core.errors import BestieError
+
+            try:
+                self.check(text)
+            except BestieError as exc:
+                self.query_one("#edit-error", Static).update(Text(str(exc)))
+                return
         self.dismiss(text)
 
     def action_cancel(self) -> None:

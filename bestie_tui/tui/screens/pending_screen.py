@@ -216,7 +216,8 @@ class PendingScreen(BestieScreen):
                 self._decide(record.id, "edited and approved",
                              lambda i: self.store.approve(i, text=text))
 
-        self.app.push_screen(EditMemoryModal(record.text, title=f"Edit, then approve #{record.id}"), done)
+        self.app.push_screen(EditMemoryModal(record.text, title=f"Edit, then approve #{record.id}",
+                                             check=self.store.check_text), done)
 
     def action_reject_all_shown(self) -> None:
         ids = list(self.queue)
