@@ -41,8 +41,10 @@ def seed_store(path: Path, docs: list[Doc], now: datetime) -> tuple[MemoryStore,
 
 
 def relevance_only(store: MemoryStore) -> None:
-    """Zero every weight but relevance: the TF-IDF cosine alone orders the records."""
-    for part in ("scope", "recency", "access", "confidence", "pinned"):
+    """Zero every weight but relevance: the lexical relevance alone orders the records."""
+    from bestie_tui.core.scoring import PARTS
+
+    for part in PARTS[1:]:
         store.set_setting(f"score.{part}", 0)
 
 

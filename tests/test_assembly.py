@@ -148,5 +148,25 @@ def test_to_dict_carries_parts_and_text(store, linh):
     data = build_context(store, "coffee", "linh").to_dict()
     assert data["working"][0]["id"] == linh["coffee"]
     assert set(data["working"][0]["score"]) == {"relevance", "scope", "recency", "access", "confidence",
-                                                "pinned", "total"}
+                                                "pinned", "when", "total"}
+    assert data["working"][0]["score"]["when"] is None and data["named_dates"] == []
     assert data["text"].startswith("Memory")
+
+
+def test_a_named_date_lifts_what_was_said_then(store, clock):
+    clock.now = clock.now.replace(year=2023, month=6, day=26, hour=12)
+    june = store.add("note", "Went hiking with the dogs near the lake", user="linh")
+    off_topic = store.add("note", "Bought a new phone", user="linh")  # said that day, but off topic
+    clock.now = clock.now.replace(month=9, day=2)
+    sept = store.add("note", "Went hiking with the dogs up the hill, dogs loved the hiking", user="linh")
+    plain = build_context(store, "Where did she go hiking with the dogs?", "linh")
+    assert [i.record.id for i in plain.working][0] == sept.id  # more words in common, and newer
+    assert plain.working[0].score.when is None and plain.named_dates == []
+    dated = build_context(store, "Where did she go hiking with the dogs on 26 June, 2023?", "linh")
+    assert [i.record.id for i in dated.working] == [june.id, sept.id]
+    assert dated.working[0].score.when == 1.0 and 0 < dated.working[1].score.when < 0.01
+    assert dated.named_dates == [("2023-06-26T00:00:00", "2023-06-27T00:00:00")]
+    assert off_topic.id not in [i.record.id for i in dated.working]  # relevance still gates
+    # the weight is a setting: 0 turns the part off
+    store.set_setting("score.when", 0)
+    assert build_context(store, "hiking with the dogs on 26 June, 2023", "linh").working[0].record.id == sept.id

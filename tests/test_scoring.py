@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -13,9 +13,11 @@ from bestie_tui.core.scoring import (
     DEFAULT_WEIGHTS,
     ScoringConfig,
     access_part,
+    named_periods,
     recency_part,
     scope_part,
     score,
+    when_part,
 )
 
 
@@ -38,9 +40,11 @@ def test_parts_follow_their_formulas(store, clock):
 def test_total_is_relevance_times_the_weighted_mean_of_the_other_parts(store, clock):
     m = store.add("preference", "Prefers concise replies", user="linh", pinned=True, confidence=0.6)
     parts = score(m, 0.5, user="linh", channel=None, project=None, now=clock.now, config=ScoringConfig())
-    others = [p for p in DEFAULT_WEIGHTS if p != "relevance"]
-    expected = 0.5 * (DEFAULT_WEIGHTS["relevance"] + sum(DEFAULT_WEIGHTS[p] * getattr(parts, p) for p in others)) \
-        / sum(DEFAULT_WEIGHTS.values())
+    # the query named no date: the when part is None and its weight is left out
+    assert parts.when is None
+    counted = [p for p in DEFAULT_WEIGHTS if p != "when"]
+    expected = 0.5 * (DEFAULT_WEIGHTS["relevance"] + sum(DEFAULT_WEIGHTS[p] * getattr(parts, p) for p in counted[1:])) \
+        / sum(DEFAULT_WEIGHTS[p] for p in counted)
     assert parts.total == pytest.approx(expected)
     # relevance gates: an off-topic memory scores 0 however pinned, recent and confident it is
     assert score(m, 0.0, user="linh", channel=None, project=None, now=clock.now, config=ScoringConfig()).total == 0.0
@@ -130,3 +134,28 @@ def test_search_ranks_by_the_scorer_and_keeps_tolerance(store):
     assert found[0] == c.id  # more about the query: higher TF-IDF relevance
     # the access count is not bumped by a search
     assert store.get(c.id).access_count == 0
+
+
+def test_named_periods_read_days_months_and_years(store, clock):
+    day = (datetime(2023, 6, 26), datetime(2023, 6, 27))
+    for query in ("on 26 June, 2023", "on June 26th, 2023", "2023-06-26", "ngày 26 tháng 6 năm 2023",
+                  "the 26th of Jun 2023"):
+        assert named_periods(query) == (day,), query
+    assert named_periods("in July 2022, then 2021") == (
+        (datetime(2022, 7, 1), datetime(2022, 8, 1)), (datetime(2021, 1, 1), datetime(2022, 1, 1)))
+    assert named_periods("tháng 12 năm 2023") == ((datetime(2023, 12, 1), datetime(2024, 1, 1)),)
+    assert named_periods("31 February 2023") == ((datetime(2023, 2, 1), datetime(2023, 3, 1)),)
+    assert named_periods("what does she drink in the morning?") == ()
+    m = store.add("note", "Likes jazz", user="linh")  # created at the frozen clock's now
+    start = m.created_at.replace(hour=0, minute=0, second=0, microsecond=0)
+    assert when_part(m, ((start, start + timedelta(days=1)),), 7) == 1.0
+    week_later = (start + timedelta(days=8), start + timedelta(days=9))
+    assert when_part(m, (week_later,), 7) == pytest.approx(2 ** (-(week_later[0] - m.created_at).total_seconds()
+                                                              / 86400 / 7))
+    assert when_part(m, (), 7) is None
+    parts = score(m, 0.5, user="linh", channel=None, project=None, now=clock.now, config=ScoringConfig(),
+                  periods=(week_later,))
+    counted = list(DEFAULT_WEIGHTS)
+    expected = 0.5 * (DEFAULT_WEIGHTS["relevance"] + sum(DEFAULT_WEIGHTS[p] * getattr(parts, p) for p in counted[1:])) \
+        / sum(DEFAULT_WEIGHTS.values())
+    assert parts.total == pytest.approx(expected)

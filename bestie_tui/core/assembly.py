@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .governance import active_condition, check_mode, scope_condition, user_condition
 from .models import Memory
 from .records import MemoryRecord, iso
-from .scoring import ScoreParts, ScoringConfig, describe_weights, score, settings_snapshot
+from .scoring import ScoreParts, ScoringConfig, describe_weights, named_periods, score, settings_snapshot
 from .tokens import count_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,6 +80,8 @@ class ContextPack:
             few are listed in ``left_out``).
         tokens: estimate of ``text`` in ``token_mode`` (``tokens.count_tokens``).
         paused: memory is paused, so the block is empty.
+        named_dates: the periods the query names (``scoring.named_periods``), ``[start, end)`` ISO
+            pairs; when any, the ``when`` part of each score counts (see ``scoring``).
     """
 
     query: str
@@ -98,6 +100,7 @@ class ContextPack:
     tokens: int = 0
     weights: dict[str, Any] = field(default_factory=dict)
     built_at: datetime | None = None
+    named_dates: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def items(self) -> list[PackItem]:
@@ -126,6 +129,7 @@ class ContextPack:
             "core": [i.to_dict() for i in self.core], "working": [i.to_dict() for i in self.working],
             "left_out": [x.to_dict() for x in self.left_out], "low_relevance_count": self.low_relevance_count,
             "weights": self.weights, "built_at": iso(self.built_at), "text": self.render(),
+            "named_dates": [list(p) for p in self.named_dates],
         }
 
 
@@ -165,10 +169,12 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
     count_tokens("", token_mode)  # validates the mode before any work
     config = ScoringConfig.from_store(store, settings)
     now = store.clock()
+    periods = named_periods(query)
     pack = ContextPack(query=query, user=user, channel=channel, project=project, governance=mode,
                        token_budget=token_budget, token_mode=token_mode,
                        core_cap=int(settings.get("memory.coreTokenCap")),
-                       weights=describe_weights(config), built_at=now)
+                       weights=describe_weights(config), built_at=now,
+                       named_dates=[(iso(a), iso(b)) for a, b in periods])
     if settings.get("memory.paused"):
         pack.paused = True
         return pack
@@ -191,7 +197,8 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
     rel_of.update(zip(relevant, w_rel[picked].tolist()))
     core_ids = core_ids.tolist()
     records = _fetch(core_ids + relevant, allowed)
-    scored = {i: score(m, rel_of[i], user=user, channel=channel, project=project, now=now, config=config)
+    scored = {i: score(m, rel_of[i], user=user, channel=channel, project=project, now=now, config=config,
+                       periods=periods)
               for i, m in records.items()}
     header = count_tokens(HEADER + "\n", token_mode)
     left = token_budget - header
@@ -202,7 +209,7 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
         core_left, left = _place(pack, pack.core, records[i], scored[i], core_left, left, token_mode, "core cap")
     for i in sorted((i for i in relevant if i in records), key=lambda i: (-scored[i].total, i)):
         _, left = _place(pack, pack.working, records[i], scored[i], None, left, token_mode, "token budget")
-    _left_out_low_relevance(pack, near, config.min_relevance, now, user, channel, project, config)
+    _left_out_low_relevance(pack, near, config.min_relevance, now, user, channel, project, config, periods)
     _left_out_scope_state(pack, top, user, _not_eligible(top, eligible), config.min_relevance, now)
     pack.tokens = count_tokens(pack.render(), token_mode)
     if record_access and pack.items:
@@ -269,11 +276,11 @@ def _title(target: list[PackItem], pack: ContextPack) -> str:
     return CORE_TITLE if target is pack.core else WORKING_TITLE
 
 
-def _left_out_low_relevance(pack, near, floor, now, user, channel, project, config) -> None:
+def _left_out_low_relevance(pack, near, floor, now, user, channel, project, config, periods) -> None:
     """List the best few under the relevance floor (the closest misses, ``[(relevance, id)]``)."""
     for i, m in _fetch([i for _, i in near], Memory.id.is_null(False)).items():
         parts = score(m, dict((j, r) for r, j in near)[i], user=user, channel=channel, project=project,
-                      now=now, config=config)
+                      now=now, config=config, periods=periods)
         pack.left_out.append(LeftOut(i, m.text, "low relevance",
                                      f"relevance {parts.relevance:.2f} < {floor:.2f}", parts.relevance, parts))
 

@@ -20,6 +20,12 @@ part              formula                                                       
                   new facts)
 ``confidence``    m.confidence (0–1, set by the writer, +0.05 per reinforcement)   0.05     ``score.confidence``
 ``pinned``        1 if pinned, 0.5 if in the core layer, else 0                    0.03     ``score.pinned``
+``when``          only when q names a date (``named_periods``: "26 June 2023",     1.00     ``score.when``
+                  "June 26, 2023", "June 2023", "2023-06-26", "2023", Vietnamese
+                  "ngày 26 tháng 6 năm 2023"): 2 ** (−d / W), d = days from
+                  m.created_at to the nearest named period (0 inside it);
+                  W = ``score.whenHalfLifeDays`` (default 7 days). Otherwise
+                  ``None``, and its weight is left out of both sums below
 ================  ==============================================================  =======  ======================
 
     total = relevance · (w_relevance + Σ_{i ≠ relevance} w_i · part_i) / Σ_i w_i      (in [0, 1])
@@ -30,6 +36,12 @@ over an on-topic one, and a memory with no relevance scores 0 whatever its recen
 (``benchmarks/retrieval_locomo.py``): the earlier weighted *sum* of the same parts cost about 1 point
 of LoCoMo recall@10 against relevance alone (recency outranked topic over sessions months apart);
 gated, the cost is within ±0.2 point (see the README section "How memories are scored").
+The ``when`` part answers "what did I say in June 2023": a memory's ``created_at`` is when it was
+said or learned. Its weight is large because it counts only for the few queries that name a date,
+and the gate still keeps an off-topic memory of that day below an on-topic one. Measured on LoCoMo
+(12 % of the questions name a date; the memories are dated by their session), recall@10 rose from
+64.0 to 65.9 on turns and from 59.7 to 60.6 on observations (weights 0.5 / 1 / 2 and a
+half-life of 0 / 7 days, measured offline: 60.3–61.2 on observations; 1 and 7 sit mid-range).
 Working records also need ``relevance ≥ score.minRelevance`` (default 0.1) to enter a pack.
 The exponential recency decay and the log-bounded access count follow common practice in memory
 stores (e.g. the recency/importance/relevance of Park et al., *Generative Agents*, 2023); BM25 is
@@ -39,8 +51,9 @@ Robertson & Zaragoza, *The Probabilistic Relevance Framework: BM25 and Beyond* (
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidValueError
@@ -49,16 +62,20 @@ from .records import MemoryRecord
 if TYPE_CHECKING:  # pragma: no cover
     from .store import MemoryStore
 
-PARTS = ("relevance", "scope", "recency", "access", "confidence", "pinned")
+PARTS = ("relevance", "scope", "recency", "access", "confidence", "pinned", "when")
 DEFAULT_WEIGHTS: dict[str, float] = {
     "relevance": 0.80, "scope": 0.06, "recency": 0.04, "access": 0.02, "confidence": 0.05, "pinned": 0.03,
+    "when": 1.0,
 }
+#: Parts that always count; ``when`` counts only for a query that names a date.
+ALWAYS = PARTS[:6]
 #: Tuning settings beside the weights: key → default.
 DEFAULT_TUNING: dict[str, float] = {
     "score.halfLifeDays": 90.0,
     "score.accessCap": 20.0,
     "score.minRelevance": 0.1,
     "score.candidates": 60.0,
+    "score.whenHalfLifeDays": 7.0,
 }
 
 
@@ -73,9 +90,10 @@ class ScoreParts:
     confidence: float
     pinned: float
     total: float
+    when: float | None = None  # None: the query names no date, so the part does not count
 
-    def to_dict(self) -> dict[str, float]:
-        return {k: round(v, 4) for k, v in asdict(self).items()}
+    def to_dict(self) -> dict[str, float | None]:
+        return {k: (None if v is None else round(v, 4)) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
@@ -88,6 +106,7 @@ class ScoringConfig:
         access_cap: access count at which the access part reaches 1 (≥ 1).
         min_relevance: relevance a working record needs to enter a pack.
         candidates: how many working records, best by relevance, are scored in full per request.
+        when_half_life_days: days outside a named date at which the ``when`` part halves (> 0).
     """
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
@@ -95,15 +114,17 @@ class ScoringConfig:
     access_cap: float = DEFAULT_TUNING["score.accessCap"]
     min_relevance: float = DEFAULT_TUNING["score.minRelevance"]
     candidates: int = int(DEFAULT_TUNING["score.candidates"])
+    when_half_life_days: float = DEFAULT_TUNING["score.whenHalfLifeDays"]
 
     def __post_init__(self) -> None:
         unknown = set(self.weights) - set(PARTS)
         if unknown:
             raise InvalidValueError(f"unknown score part(s) {', '.join(sorted(unknown))}; parts: {', '.join(PARTS)}")
-        if any(w < 0 for w in self.weights.values()) or sum(self.weights.values()) <= 0:
-            raise InvalidValueError("score weights must be zero or more, and at least one positive")
-        if self.half_life_days <= 0 or self.access_cap < 1 or self.candidates < 1:
-            raise InvalidValueError("score.halfLifeDays must be > 0, score.accessCap ≥ 1, score.candidates ≥ 1")
+        if any(w < 0 for w in self.weights.values()) or sum(self.weights.get(p, 0) for p in ALWAYS) <= 0:
+            raise InvalidValueError("score weights must be zero or more, and one part other than when positive")
+        if self.half_life_days <= 0 or self.access_cap < 1 or self.candidates < 1 or self.when_half_life_days <= 0:
+            raise InvalidValueError("score.halfLifeDays and score.whenHalfLifeDays must be > 0, "
+                                    "score.accessCap ≥ 1, score.candidates ≥ 1")
 
     @classmethod
     def from_store(cls, store: "MemoryStore", settings: dict[str, Any] | None = None) -> "ScoringConfig":
@@ -118,12 +139,14 @@ class ScoringConfig:
         tuning = {k: _number(values, k, v) for k, v in DEFAULT_TUNING.items()}
         return cls(weights=weights, half_life_days=tuning["score.halfLifeDays"],
                    access_cap=tuning["score.accessCap"], min_relevance=tuning["score.minRelevance"],
-                   candidates=int(tuning["score.candidates"]))
+                   candidates=int(tuning["score.candidates"]),
+                   when_half_life_days=tuning["score.whenHalfLifeDays"])
 
     def without(self, *parts: str) -> "ScoringConfig":
         """A copy with the weights of ``parts`` set to 0 (e.g. ``scope`` for a search without a user)."""
         weights = {p: (0.0 if p in parts else w) for p, w in self.weights.items()}
-        return ScoringConfig(weights, self.half_life_days, self.access_cap, self.min_relevance, self.candidates)
+        return ScoringConfig(weights, self.half_life_days, self.access_cap, self.min_relevance, self.candidates,
+                             self.when_half_life_days)
 
 
 def settings_snapshot(store: "MemoryStore") -> dict[str, Any]:
@@ -174,9 +197,71 @@ def pinned_part(m: MemoryRecord) -> float:
     return 1.0 if m.pinned else 0.5 if m.layer == "core" else 0.0
 
 
+Period = tuple[datetime, datetime]  # [start, end), naive like the database
+_MONTHS = {name: i + 1 for i, names in enumerate((
+    "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
+    "august aug", "september sept sep", "october oct", "november nov", "december dec")) for name in names.split()}
+_M = "|".join(sorted(_MONTHS, key=len, reverse=True))
+#: Date forms a query may name, most precise first (matched on the accent-folded, lower-case query).
+_DATE_FORMS = (
+    (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"), "day"),
+    (re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mn>{_M})\.?,? (?P<y>\d{{4}})\b"), "day"),
+    (re.compile(rf"\b(?P<mn>{_M})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?,? (?P<y>\d{{4}})\b"), "day"),
+    (re.compile(r"\bngay (?P<d>\d{1,2}) thang (?P<m>\d{1,2}) nam (?P<y>\d{4})\b"), "day"),
+    (re.compile(rf"\b(?P<mn>{_M})\.?,? (?:of )?(?P<y>\d{{4}})\b"), "month"),
+    (re.compile(r"\bthang (?P<m>\d{1,2}) nam (?P<y>\d{4})\b"), "month"),
+    (re.compile(r"\b(?P<y>(?:19|20)\d\d)\b"), "year"),
+)
+
+
+def named_periods(query: str) -> tuple[Period, ...]:
+    """The calendar periods ``query`` names, each ``(start, end)`` (end exclusive): a day for
+    "26 June 2023", "June 26th, 2023", "2023-06-26" or "ngày 26 tháng 6 năm 2023"; a month for
+    "June 2023" or "tháng 6 năm 2023"; a year for a bare 19xx/20xx. A span already read as a
+    more precise form is not read again; an impossible day ("31 February 2023") is read as its month. ``()`` when none."""
+    from . import text as textmod
+
+    folded = " ".join(textmod.fold(query).split())
+    taken: list[tuple[int, int]] = []
+    out: list[Period] = []
+    for pattern, size in _DATE_FORMS:
+        for match in pattern.finditer(folded):
+            if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            g = match.groupdict()
+            try:
+                year = int(g["y"])
+                month = _MONTHS[g["mn"]] if g.get("mn") else int(g.get("m") or 1)
+                start = datetime(year, month, int(g.get("d") or 1))
+            except ValueError:  # "31 February", month 13
+                continue
+            taken.append(match.span())
+            if size == "day":
+                end = start + timedelta(days=1)
+            elif size == "month":
+                end = datetime(year + month // 12, month % 12 + 1, 1)
+            else:
+                end = datetime(year + 1, 1, 1)
+            out.append((start, end))
+    return tuple(out)
+
+
+def when_part(m: MemoryRecord, periods: tuple[Period, ...], half_life_days: float) -> float | None:
+    """2 ** (−d / half-life), d = days from ``m.created_at`` to the nearest of ``periods`` (0 inside
+    one); ``None`` when there are no periods (the query names no date)."""
+    if not periods:
+        return None
+    at = m.created_at
+    days = min(max(0.0, (start - at).total_seconds(), (at - end).total_seconds()) / 86400
+               for start, end in periods)
+    return 2.0 ** (-days / half_life_days)
+
+
 def score(m: MemoryRecord, relevance: float, *, user: str | None, channel: str | None,
-          project: str | None, now: datetime, config: ScoringConfig) -> ScoreParts:
-    """Score one memory for one request. ``relevance`` is its TF-IDF cosine to the query (0–1).
+          project: str | None, now: datetime, config: ScoringConfig,
+          periods: tuple[Period, ...] = ()) -> ScoreParts:
+    """Score one memory for one request. ``relevance`` is its lexical relevance to the query (0–1,
+    ``index.MemoryIndex``); ``periods``: ``named_periods(query)``, computed once per request.
 
     Returns ``ScoreParts`` with every part and the weighted total (formula in the module docstring).
     """
@@ -187,9 +272,12 @@ def score(m: MemoryRecord, relevance: float, *, user: str | None, channel: str |
         "access": access_part(m.access_count, config.access_cap),
         "confidence": float(m.confidence),
         "pinned": pinned_part(m),
+        "when": when_part(m, periods, config.when_half_life_days),
     }
     w = config.weights
-    total = parts["relevance"] * (w["relevance"] + sum(w[p] * parts[p] for p in PARTS[1:])) / sum(w.values())
+    counted = [p for p in PARTS if parts[p] is not None]
+    total = parts["relevance"] * (w["relevance"] + sum(w[p] * parts[p] for p in counted[1:])) \
+        / sum(w[p] for p in counted)
     return ScoreParts(total=total, **parts)
 
 
@@ -212,7 +300,8 @@ def rank_records(store: "MemoryStore", query: str, records: list[MemoryRecord], 
     for i, value in zip(others, index.relevance_of_texts(query, [records[i].text for i in others])):
         rel[i] = value
     now = store.clock()
-    scored = [(r, score(r, rel[i], user=None, channel=None, project=None, now=now, config=config))
+    periods = named_periods(query)
+    scored = [(r, score(r, rel[i], user=None, channel=None, project=None, now=now, config=config, periods=periods))
               for i, r in enumerate(records)]
     scored.sort(key=lambda pair: (pair[0].status != "approved", -pair[1].total, -pair[0].id))
     return scored
@@ -222,4 +311,4 @@ def describe_weights(config: ScoringConfig) -> dict[str, Any]:
     """Weights and tuning as a JSON-ready dict (what ``--json`` and the Context view show)."""
     return {"weights": dict(config.weights), "half_life_days": config.half_life_days,
             "access_cap": config.access_cap, "min_relevance": config.min_relevance,
-            "candidates": config.candidates}
+            "candidates": config.candidates, "when_half_life_days": config.when_half_life_days}
