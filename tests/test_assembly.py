@@ -170,3 +170,27 @@ def test_a_named_date_lifts_what_was_said_then(store, clock):
     # the weight is a setting: 0 turns the part off
     store.set_setting("score.when", 0)
     assert build_context(store, "hiking with the dogs on 26 June, 2023", "linh").working[0].record.id == sept.id
+
+
+def test_near_duplicates_do_not_crowd_out_a_distinct_relevant_memory(store):
+    first = store.add("note", "Drinks egg coffee every morning at Café Giảng in Hà Nội", user="linh")
+    twin = store.add("note", "She drinks egg coffee every morning at Café Giảng in Hà Nội", user="linh")
+    negated = store.add("note", "No longer drinks egg coffee every morning at Café Giảng in Hà Nội", user="linh")
+    sugar = store.add("note", "Takes her morning coffee without sugar", user="linh")
+    store.add("note", "Grows basil and mint on the balcony", user="linh")
+    query = "does she take sugar in her egg coffee in the morning at Café Giảng?"
+    roomy = build_context(store, query, "linh", token_budget=1000)
+    budget = roomy.tokens + 3  # room for what the roomy pack took (line ends), not one line more
+    pack = build_context(store, query, "linh", token_budget=budget)
+    ids = [i.record.id for i in pack.working]
+    assert sugar.id in ids and negated.id in ids  # a negated statement is not a duplicate
+    assert (first.id in ids) != (twin.id in ids)  # only one of the twins
+    kept = first.id if first.id in ids else twin.id
+    dropped = next(x for x in pack.left_out if x.reason == "duplicate")
+    assert dropped.id == ({first.id, twin.id} - {kept}).pop() and f"near-duplicate of #{kept}" in dropped.detail
+    # above 1 the check is off: both twins spend the budget and the distinct memory is crowded out
+    store.set_setting("score.duplicateCosine", 2)
+    crowded = build_context(store, query, "linh", token_budget=budget)
+    assert {first.id, twin.id} <= {i.record.id for i in crowded.working}
+    crowded_out = {negated.id, sugar.id} - {i.record.id for i in crowded.working}
+    assert crowded_out and {x.id for x in crowded.left_out if x.reason == "budget"} == crowded_out

@@ -9,7 +9,10 @@ orders what SQL allowed. The manifest says what was left out and why:
 * ``budget`` — relevant, but the budget (or the core cap) was spent;
 * ``low relevance`` — eligible, but its TF-IDF cosine is under ``score.minRelevance``;
 * ``scope`` — relevant, but bound to another channel or project (governed mode);
-* ``state`` — relevant, but stale, superseded, expired or archived.
+* ``state`` — relevant, but stale, superseded, expired or archived;
+* ``duplicate`` — a working record whose cosine (``MemoryIndex.similarity``: 0.5 · BM25 word-row
+  cosine + 0.5 · character-row cosine) to a record already in the block is at least
+  ``score.duplicateCosine`` (default 0.85): it would repeat that record and spend the budget twice.
 
 Records of other users are never looked at, not even for the manifest.
 """
@@ -207,7 +210,15 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
                         key=lambda i: (not records[i].pinned, -scored[i].total, i))
     for i in core_order:
         core_left, left = _place(pack, pack.core, records[i], scored[i], core_left, left, token_mode, "core cap")
-    for i in sorted((i for i in relevant if i in records), key=lambda i: (-scored[i].total, i)):
+    order = sorted((i for i in relevant if i in records), key=lambda i: (-scored[i].total, i))
+    twin_of = _near_duplicates(index, [it.record.id for it in pack.core], order, config.duplicate_cosine)
+    for i in order:
+        twin = twin_of(i, [it.record.id for it in pack.working])
+        if twin is not None:
+            pack.left_out.append(LeftOut(i, records[i].text, "duplicate",
+                                         f"near-duplicate of #{twin[0]} (cosine {twin[1]:.2f})",
+                                         scored[i].relevance, scored[i]))
+            continue
         _, left = _place(pack, pack.working, records[i], scored[i], None, left, token_mode, "token budget")
     _left_out_low_relevance(pack, near, config.min_relevance, now, user, channel, project, config, periods)
     _left_out_scope_state(pack, top, user, _not_eligible(top, eligible), config.min_relevance, now)
@@ -233,6 +244,25 @@ def _eligible_ids(store: "MemoryStore", allowed) -> tuple[Any, Any]:
              for layer, joined in store.db.execute_sql(sql, params).fetchall() if joined}
     empty = np.zeros(0, dtype=np.int64)
     return found.get("core", empty), found.get("working", empty)
+
+
+def _near_duplicates(index, core: list[int], order: list[int], threshold: float):
+    """A function ``(id, included working ids) → (twin id, cosine) | None``: the included record
+    (core, or working so far) most similar to ``id`` when that cosine reaches ``threshold``."""
+    if threshold > 1 or not order:
+        return lambda i, included: None
+    ids = core + order
+    sims = index.similarity(ids)
+    at = {i: n for n, i in enumerate(ids)}
+
+    def twin(i: int, included: list[int]):
+        others = [at[j] for j in core + included]
+        if not others:
+            return None
+        row = sims[at[i], others]
+        best = int(row.argmax())
+        return (ids[others[best]], float(row[best])) if row[best] >= threshold else None
+    return twin
 
 
 def _best(positions, relevance, ids, k: int):

@@ -100,7 +100,9 @@ class _Part:
         df = np.bincount(counts.indices, minlength=counts.shape[1])
         self.idf = np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
         self.avglen = max(float(counts.sum()) / max(n, 1), 1.0)
-        self.rows = self.weigh(counts).tocsc()
+        weighted = self.weigh(counts)
+        self.rows = weighted.tocsc()
+        self.by_row = weighted  # CSR too: near-duplicate checks read whole rows (``similarity``)
 
     @property
     def width(self) -> int:
@@ -391,6 +393,38 @@ class MemoryIndex:
         cut = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
         cut = cut[np.lexsort((self._id_of_row[cut], -scores[cut]))]
         return [(int(self._id_of_row[r]), float(scores[r])) for r in cut if scores[r] > 0]
+
+    def similarity(self, ids: Sequence[int]) -> Any:
+        """Pairwise cosine of indexed memories, ``WORD_SHARE`` · word cosine + the rest · character
+        cosine, over their BM25 rows: a ``len(ids)`` × ``len(ids)`` numpy array in [0, 1]; rows of
+        ids that are not indexed are 0. Used to keep near-duplicates out of one pack."""
+        import numpy as np
+        from scipy.sparse import diags
+
+        self.ensure_fresh()
+        with self._lock:
+            n = len(ids)
+            out = np.zeros((n, n), dtype=np.float64)
+            fitted = self._fitted
+            if fitted is None or n == 0:
+                return out
+            ids = np.asarray(ids, dtype=np.int64)
+            rows = np.full(n, -1, dtype=np.int64)
+            known = (ids >= 0) & (ids < len(self._row_of_id))
+            rows[known] = self._row_of_id[ids[known]]
+            base = fitted.words.rows.shape[0]
+            in_fit, appended = (rows >= 0) & (rows < base), rows >= base
+            for part, extra, share in ((fitted.words, self._extra_words, WORD_SHARE),
+                                       (fitted.chars, self._extra_chars, 1 - WORD_SHARE)):
+                if part is None:
+                    continue
+                # gather every row at once; masks zero the rows that come from elsewhere
+                mat = diags(in_fit.astype(np.float32)) @ part.by_row[np.where(in_fit, rows, 0)]
+                if extra is not None and appended.any():
+                    mat = mat + diags(appended.astype(np.float32)) @ extra[np.where(appended, rows - base, 0)]
+                unit = _l2(mat)
+                out += share * (unit @ unit.T).toarray()
+            return np.clip(out, 0.0, 1.0)
 
     def relevance_of_texts(self, query: str, texts: Iterable[str]) -> list[float]:
         """Relevance of ``query`` to texts that are not indexed (e.g. pending proposals), using the

@@ -42,7 +42,10 @@ and the gate still keeps an off-topic memory of that day below an on-topic one. 
 (12 % of the questions name a date; the memories are dated by their session), recall@10 rose from
 64.0 to 65.9 on turns and from 59.7 to 60.6 on observations (weights 0.5 / 1 / 2 and a
 half-life of 0 / 7 days, measured offline: 60.3–61.2 on observations; 1 and 7 sit mid-range).
-Working records also need ``relevance ≥ score.minRelevance`` (default 0.1) to enter a pack.
+Working records also need ``relevance ≥ score.minRelevance`` (default 0.1) to enter a pack, and a
+working record whose cosine to one already in the pack is ≥ ``score.duplicateCosine`` (default 0.85)
+is left out as a near-duplicate (``assembly.build_context``), so near-duplicates do not spend the
+token budget; on LoCoMo this changes no recall figure (its memories are rarely near-duplicates).
 The exponential recency decay and the log-bounded access count follow common practice in memory
 stores (e.g. the recency/importance/relevance of Park et al., *Generative Agents*, 2023); BM25 is
 Robertson & Zaragoza, *The Probabilistic Relevance Framework: BM25 and Beyond* (2009).
@@ -76,6 +79,7 @@ DEFAULT_TUNING: dict[str, float] = {
     "score.minRelevance": 0.1,
     "score.candidates": 60.0,
     "score.whenHalfLifeDays": 7.0,
+    "score.duplicateCosine": 0.85,
 }
 
 
@@ -107,6 +111,8 @@ class ScoringConfig:
         min_relevance: relevance a working record needs to enter a pack.
         candidates: how many working records, best by relevance, are scored in full per request.
         when_half_life_days: days outside a named date at which the ``when`` part halves (> 0).
+        duplicate_cosine: a working record whose cosine (``MemoryIndex.similarity``) to a record
+            already in the pack is at least this is left out as a near-duplicate (> 0; above 1: off).
     """
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
@@ -115,6 +121,7 @@ class ScoringConfig:
     min_relevance: float = DEFAULT_TUNING["score.minRelevance"]
     candidates: int = int(DEFAULT_TUNING["score.candidates"])
     when_half_life_days: float = DEFAULT_TUNING["score.whenHalfLifeDays"]
+    duplicate_cosine: float = DEFAULT_TUNING["score.duplicateCosine"]
 
     def __post_init__(self) -> None:
         unknown = set(self.weights) - set(PARTS)
@@ -122,8 +129,9 @@ class ScoringConfig:
             raise InvalidValueError(f"unknown score part(s) {', '.join(sorted(unknown))}; parts: {', '.join(PARTS)}")
         if any(w < 0 for w in self.weights.values()) or sum(self.weights.get(p, 0) for p in ALWAYS) <= 0:
             raise InvalidValueError("score weights must be zero or more, and one part other than when positive")
-        if self.half_life_days <= 0 or self.access_cap < 1 or self.candidates < 1 or self.when_half_life_days <= 0:
-            raise InvalidValueError("score.halfLifeDays and score.whenHalfLifeDays must be > 0, "
+        if self.half_life_days <= 0 or self.access_cap < 1 or self.candidates < 1 or self.when_half_life_days <= 0 \
+                or self.duplicate_cosine <= 0:
+            raise InvalidValueError("score.halfLifeDays, score.whenHalfLifeDays and score.duplicateCosine must be > 0, "
                                     "score.accessCap ≥ 1, score.candidates ≥ 1")
 
     @classmethod
@@ -140,13 +148,14 @@ class ScoringConfig:
         return cls(weights=weights, half_life_days=tuning["score.halfLifeDays"],
                    access_cap=tuning["score.accessCap"], min_relevance=tuning["score.minRelevance"],
                    candidates=int(tuning["score.candidates"]),
-                   when_half_life_days=tuning["score.whenHalfLifeDays"])
+                   when_half_life_days=tuning["score.whenHalfLifeDays"],
+                   duplicate_cosine=tuning["score.duplicateCosine"])
 
     def without(self, *parts: str) -> "ScoringConfig":
         """A copy with the weights of ``parts`` set to 0 (e.g. ``scope`` for a search without a user)."""
         weights = {p: (0.0 if p in parts else w) for p, w in self.weights.items()}
         return ScoringConfig(weights, self.half_life_days, self.access_cap, self.min_relevance, self.candidates,
-                             self.when_half_life_days)
+                             self.when_half_life_days, self.duplicate_cosine)
 
 
 def settings_snapshot(store: "MemoryStore") -> dict[str, Any]:
@@ -311,4 +320,5 @@ def describe_weights(config: ScoringConfig) -> dict[str, Any]:
     """Weights and tuning as a JSON-ready dict (what ``--json`` and the Context view show)."""
     return {"weights": dict(config.weights), "half_life_days": config.half_life_days,
             "access_cap": config.access_cap, "min_relevance": config.min_relevance,
-            "candidates": config.candidates, "when_half_life_days": config.when_half_life_days}
+            "candidates": config.candidates, "when_half_life_days": config.when_half_life_days,
+            "duplicate_cosine": config.duplicate_cosine}
