@@ -12,7 +12,7 @@ orders what SQL allowed. The manifest says what was left out and why:
 * ``state`` — relevant, but stale, superseded, expired or archived;
 * ``duplicate`` — a working record whose cosine (``MemoryIndex.similarity``: 0.5 · BM25 word-row
   cosine + 0.5 · character-row cosine) to a record already in the block is at least
-  ``score.duplicateCosine`` (default 0.85): it would repeat that record and spend the budget twice.
+  ``score.duplicateCosine`` (default 0.9): it would repeat that record and spend the budget twice.
 
 Records of other users are never looked at, not even for the manifest.
 """

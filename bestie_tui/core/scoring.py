@@ -43,9 +43,10 @@ and the gate still keeps an off-topic memory of that day below an on-topic one. 
 64.0 to 65.9 on turns and from 59.7 to 60.6 on observations (weights 0.5 / 1 / 2 and a
 half-life of 0 / 7 days, measured offline: 60.3–61.2 on observations; 1 and 7 sit mid-range).
 Working records also need ``relevance ≥ score.minRelevance`` (default 0.1) to enter a pack, and a
-working record whose cosine to one already in the pack is ≥ ``score.duplicateCosine`` (default 0.85)
+working record whose cosine to one already in the pack is ≥ ``score.duplicateCosine`` (default 0.9)
 is left out as a near-duplicate (``assembly.build_context``), so near-duplicates do not spend the
-token budget; on LoCoMo this changes no recall figure (its memories are rarely near-duplicates).
+token budget; on LoCoMo this changes no recall figure (its memories are rarely near-duplicates);
+0.85 cost one PrefEval item of 624 (a near-identical preference of another item), 0.9 none.
 The exponential recency decay and the log-bounded access count follow common practice in memory
 stores (e.g. the recency/importance/relevance of Park et al., *Generative Agents*, 2023); BM25 is
 Robertson & Zaragoza, *The Probabilistic Relevance Framework: BM25 and Beyond* (2009).
@@ -79,7 +80,7 @@ DEFAULT_TUNING: dict[str, float] = {
     "score.minRelevance": 0.1,
     "score.candidates": 60.0,
     "score.whenHalfLifeDays": 7.0,
-    "score.duplicateCosine": 0.85,
+    "score.duplicateCosine": 0.9,
 }
 
 
