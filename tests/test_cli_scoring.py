@@ -90,3 +90,11 @@ def test_search_ranks_with_the_scorer(run):
     out = run("memory", "search", "coffee")
     lines = out.output.splitlines()
     assert lines[0].startswith("#1") and lines[1].startswith("#2")
+
+
+def test_context_shows_the_when_part_only_for_a_dated_query(run):
+    run("memory", "add", "note", "Went hiking at Fansipan", "--user", "linh")
+    plain = run("memory", "context", "hiking", "--user", "linh").output
+    assert "when —" in plain
+    dated = run("memory", "context", "hiking in June 2023", "--user", "linh").output
+    assert "when —" not in dated and "when 0." in dated

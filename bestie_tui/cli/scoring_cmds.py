@@ -10,13 +10,11 @@ from .common import BestieGroup
 from .memory_cmds import json_option, memory, pass_app
 from .render import emit_json, kv
 
-PART_LABELS = (("relevance", "rel"), ("scope", "scope"), ("recency", "rec"), ("access", "acc"),
-               ("confidence", "conf"), ("pinned", "pin"))
-
-
 def parts_line(parts) -> str:
-    """``total 0.71 = rel 0.82 scope 0.83 rec 1.00 acc 0.00 conf 1.00 pin 0.00``."""
-    return f"total {parts.total:.2f} = " + " ".join(f"{label} {getattr(parts, name):.2f}"
+    """``total 0.71 = rel 0.82 scope 0.83 rec 1.00 acc 0.00 conf 1.00 pin 0.00 when —``."""
+    from ..core.scoring import PART_LABELS, format_part
+
+    return f"total {parts.total:.2f} = " + " ".join(f"{label} {format_part(parts, name)}"
                                                     for name, label in PART_LABELS)
 
 

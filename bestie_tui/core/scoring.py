@@ -67,6 +67,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from .store import MemoryStore
 
 PARTS = ("relevance", "scope", "recency", "access", "confidence", "pinned", "when")
+#: Short labels for the parts, in ``PARTS`` order, as the CLI and the console print them.
+PART_LABELS = (("relevance", "rel"), ("scope", "scope"), ("recency", "rec"), ("access", "acc"),
+               ("confidence", "conf"), ("pinned", "pin"), ("when", "when"))
+
+
+def format_part(parts: "ScoreParts", name: str) -> str:
+    """One part as two decimals, or ``—`` when it does not count for this query (``when`` for a
+    query that names no date)."""
+    value = getattr(parts, name, None)
+    return "—" if value is None else f"{value:.2f}"
 DEFAULT_WEIGHTS: dict[str, float] = {
     "relevance": 0.80, "scope": 0.06, "recency": 0.04, "access": 0.02, "confidence": 0.05, "pinned": 0.03,
     "when": 1.0,

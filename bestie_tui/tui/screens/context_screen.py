@@ -20,15 +20,12 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
+from ...core.scoring import PART_LABELS, format_part
 from .base import BestieScreen
 
 #: Seconds of quiet typing before the pack is rebuilt.
 DEBOUNCE = 0.25
 BAR_WIDTH = 20
-PARTS = (("relevance", "rel"), ("scope", "scope"), ("recency", "rec"), ("access", "acc"),
-         ("confidence", "conf"), ("pinned", "pin"))
-
-
 def score_bar(value: float, width: int = BAR_WIDTH) -> str:
     """A text bar for a 0–1 value: ``█`` cells, then ``░`` for the rest (``width`` cells in all)."""
     filled = max(0, min(width, round(value * width)))
@@ -50,7 +47,7 @@ def pack_text(pack) -> Text:
             out.append("\n         ")
             out.append(score_bar(s.total), style="bold")
             out.append(f" {s.total:.2f}  ")
-            out.append("  ".join(f"{label} {getattr(s, name):.2f}" for name, label in PARTS), style="dim")
+            out.append("  ".join(f"{label} {format_part(s, name)}" for name, label in PART_LABELS), style="dim")
             out.append(f"  · {item.tokens} tok\n")
     if not pack.items:
         out.append("No memory enters this prompt.\n", style="italic")
