@@ -226,3 +226,16 @@ def test_a_write_lock_held_elsewhere_gives_a_clear_busy_error(store, db_path):
         other.rollback()
         other.close()
     assert [m.text for m in store.list()] == ["Already here"]
+
+
+def test_config_lists_every_setting_with_its_default_and_checks_each(db_path):
+    runner = CliRunner()
+    listed = json.loads(runner.invoke(cli, ["--db", str(db_path), "memory", "config", "--json"]).output)
+    assert listed["score.relevance"] == 0.8 and listed["context.keepRecent"] == 10
+    assert listed["memory.writePolicy"] == "ask"
+    for key, value in (("score.relevance", "abc"), ("score.recency", "1e309"), ("context.keepRecent", "ten"), ("context.tokenMode", "words"),
+                       ("digest.log", "[]"), ("score.nonsense", "1")):
+        result = runner.invoke(cli, ["--db", str(db_path), "memory", "config", key, value])
+        assert result.exit_code == 1, (key, result.output)
+    ok = runner.invoke(cli, ["--db", str(db_path), "memory", "config", "score.halfLifeDays", "30"])
+    assert ok.exit_code == 0 and "score.halfLifeDays = 30" in ok.output

@@ -78,8 +78,15 @@ def test_governance_status_and_policy(seeded):
     assert seeded("memory", "governance", "policy", "open").exit_code == 2
 
 
-def test_bad_score_setting_exits_1(seeded):
-    seeded("memory", "config", "score.relevance", "lots")
+def test_bad_score_setting_exits_1(seeded, db_path):
+    refused = seeded("memory", "config", "score.relevance", "lots")
+    assert refused.exit_code == 1 and "score.relevance must be a number" in refused.output
+    import sqlite3
+
+    conn = sqlite3.connect(db_path)  # a bad value stored by an older or foreign writer
+    conn.execute("INSERT OR REPLACE INTO setting (key, value) VALUES ('score.relevance', '\"lots\"')")
+    conn.commit()
+    conn.close()
     out = seeded("memory", "context", "coffee", "--user", "linh")
     assert out.exit_code == 1 and "score.relevance must be a number" in out.output
 

@@ -185,7 +185,11 @@ def test_summary_is_persisted_only_when_the_setting_is_on(store):
 
 
 def test_bad_stored_context_setting_is_a_clear_error(store):
-    store.set_setting("context.keepRecent", "ten")
+    with pytest.raises(InvalidValueError, match="context.keepRecent"):
+        store.set_setting("context.keepRecent", "ten")  # refused when set…
+    from bestie_tui.core.models import Setting
+
+    Setting.replace(key="context.keepRecent", value='"ten"').execute()  # …and when found stored
     with pytest.raises(InvalidValueError, match="context.keepRecent"):
         context_settings(store)
 

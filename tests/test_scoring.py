@@ -67,7 +67,11 @@ def test_weights_are_settings(store, clock):
 
 
 def test_bad_score_setting_is_a_clear_error(store):
-    store.set_setting("score.relevance", "lots")
+    with pytest.raises(InvalidValueError, match="score.relevance must be a number"):
+        store.set_setting("score.relevance", "lots")
+    from bestie_tui.core.models import Setting
+
+    Setting.replace(key="score.relevance", value='"lots"').execute()  # stored by another writer
     with pytest.raises(InvalidValueError, match="score.relevance must be a number"):
         ScoringConfig.from_store(store)
     with pytest.raises(InvalidValueError):

@@ -113,6 +113,10 @@ def history(app, limit, as_json) -> None:
         click.echo(f"{e.at:%Y-%m-%d %H:%M:%S}  {e.action:<14} {target:<22} by {e.actor}{mark}")
 
 
+def _value_or_default(stored, default):
+    return default if stored is None else stored
+
+
 @memory.command()
 @click.argument("key", required=False)
 @click.argument("value", required=False)
@@ -120,7 +124,7 @@ def history(app, limit, as_json) -> None:
 @pass_app
 def config(app, key, value, as_json) -> None:
     """Show settings, one setting, or set KEY VALUE (e.g. memory.writePolicy allow)."""
-    from ..core.settings import DEFAULTS
+    from ..core.settings import known_settings
 
     store = app.store()
     if key is not None and value is not None:
@@ -131,10 +135,11 @@ def config(app, key, value, as_json) -> None:
         store.set_setting(key, parsed)
         click.echo(f"{key} = {json.dumps(store.get_setting(key))}")
         return
-    keys = [key] if key is not None else sorted(DEFAULTS)
-    if key is not None and key not in DEFAULTS and store.get_setting(key) is None:
-        raise click.ClickException(f"unknown setting {key!r}; known: {', '.join(sorted(DEFAULTS))}")
-    values = {k: store.get_setting(k) for k in keys}
+    known = known_settings()
+    if key is not None and key not in known:
+        raise click.ClickException(f"unknown setting {key!r}; known: {', '.join(sorted(known))}")
+    keys = [key] if key is not None else sorted(known)
+    values = {k: _value_or_default(store.get_setting(k), known[k]) for k in keys}
     if as_json:
         emit_json(values)
     else:

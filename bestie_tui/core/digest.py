@@ -264,12 +264,12 @@ def put_record(store, key: str, value: Any) -> None:
     record of what the maintenance job did, not a change the owner would undo. ``None`` deletes it.
 
     Raises:
-        InvalidValueError: a key outside the accepted prefixes.
+        InvalidValueError: a key that is not one of ``settings.INTERNAL``.
     """
     from . import settings as settings_mod
     from .models import Setting
 
-    settings_mod.validate(key, value)
+    settings_mod.check_internal(key)
     with store.db.atomic():
         if value is None:
             Setting.delete().where(Setting.key == key).execute()

@@ -77,6 +77,8 @@ def format_part(parts: "ScoreParts", name: str) -> str:
     query that names no date)."""
     value = getattr(parts, name, None)
     return "—" if value is None else f"{value:.2f}"
+
+
 DEFAULT_WEIGHTS: dict[str, float] = {
     "relevance": 0.80, "scope": 0.06, "recency": 0.04, "access": 0.02, "confidence": 0.05, "pinned": 0.03,
     "when": 1.0,
