@@ -11,7 +11,8 @@ import pytest
 from bestie_tui.core.store import MemoryStore
 
 FROZEN_NOW = datetime(2026, 11, 30, 12, 0, 0)
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+#: ../shared/data beside the checkout, or wherever BESTIE_SHARED_DATA points.
+SHARED_DATA = Path(os.environ.get("BESTIE_SHARED_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 
 
 class FrozenClock:
