@@ -27,7 +27,6 @@ import os
 import random
 import re
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time

@@ -45,6 +45,22 @@ def store(db_path: Path, clock: FrozenClock):
     s.close()
 
 
+@pytest.fixture
+def run(db_path: Path):
+    """Invoke the ``bestie`` CLI in-process on the test's database: ``run("memory", "list", input=…)``.
+    Unexpected exceptions propagate (a traceback is a defect, not an exit code)."""
+    from click.testing import CliRunner
+
+    from bestie_tui.cli.main import cli
+
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None):
+        return runner.invoke(cli, ["--db", str(db_path), *args], input=input, env=env, catch_exceptions=False)
+
+    return invoke
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Never touch the real user data dir; the default database lives in the test's temp dir."""

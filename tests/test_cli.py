@@ -14,16 +14,6 @@ from click.testing import CliRunner
 from bestie_tui.cli.main import cli
 
 
-@pytest.fixture
-def run(db_path):
-    runner = CliRunner()
-
-    def invoke(*args: str, input: str | None = None):
-        return runner.invoke(cli, ["--db", str(db_path), *args], input=input, catch_exceptions=False)
-
-    return invoke
-
-
 def test_add_list_inspect_and_json(run):
     assert run("memory", "add", "preference", "Prefers concise replies", "--user", "linh").exit_code == 0
     listing = run("memory", "list")

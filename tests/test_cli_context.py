@@ -5,23 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from bestie_tui.cli.main import cli
 from bestie_tui.core.conversation import SUMMARY_SESSION
 from bestie_tui.core.pins import is_summary
 from bestie_tui.core.store import MemoryStore
 from bestie_tui.core.tokens import count_tokens
-
-
-@pytest.fixture
-def run(db_path):
-    runner = CliRunner()
-
-    def invoke(*args: str, input: str | None = None):
-        return runner.invoke(cli, ["--db", str(db_path), *args], input=input)
-
-    return invoke
 
 
 def chat(n: int) -> list[dict]:
@@ -105,7 +93,7 @@ def test_pack_manifest_json_and_text(run, db_path, tmp_path):
     text = run(*args).stdout
     assert text.startswith(f"pack: {len(data['messages'])} messages")
     assert "missing: " + str(tmp_path / "GONE.md") in text
-    assert f"CUT cut to 500 of 5,000 characters" in text
+    assert "CUT cut to 500 of 5,000 characters" in text
 
 
 def test_pack_from_database_history_and_errors(run, db_path):

@@ -5,22 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from bestie_tui.cli.main import cli
 
 SEED = ["User prefers Vietnamese.", "User wants Vietnamese-first.", "Always answer in Vietnamese with diacritics."]
 APPROVED = "User prefers Vietnamese replies with proper diacritics unless they ask for another language."
-
-
-@pytest.fixture
-def run(db_path):
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        return runner.invoke(cli, ["--db", str(db_path), *args], catch_exceptions=False)
-
-    return invoke
 
 
 @pytest.fixture

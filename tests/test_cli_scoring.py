@@ -5,19 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from bestie_tui.cli.main import cli
-
-
-@pytest.fixture
-def run(db_path):
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        return runner.invoke(cli, ["--db", str(db_path), *args], catch_exceptions=False)
-
-    return invoke
 
 
 @pytest.fixture

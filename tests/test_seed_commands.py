@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shlex
 
-import pytest
 from click.testing import CliRunner
 
 from bestie_tui.cli.main import cli

@@ -6,8 +6,6 @@ Exit codes: 0 ok, 1 failure (a ``BestieError``: unknown id, bad value, refused w
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from .. import __version__

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .conversation import (
-    MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS, CompressionResult, Summarizer, compress, message_tokens,
+    REPLY_PRIMING_TOKENS, CompressionResult, Summarizer, compress, message_tokens,
 )
 from .errors import InvalidValueError
 from .pins import ARTIFACT, MEMORY_BLOCK, PIN_KINDS, PIN_PREFIXES, is_summary, make_pin, split_pins

@@ -55,8 +55,8 @@ def check_policy(store, plan: Plan, yes: bool) -> None:
         raise PolicyError(f"memory.deletePolicy is deny: the {plan.kind} plan is refused; nothing changed "
                           "(`bestie memory config memory.deletePolicy ask` to allow applying with --yes)")
     if policy == "ask" and not yes:
-        raise PolicyError(f"memory.deletePolicy is ask: review the plan (--dry-run), then apply it with "
-                          f"--apply --yes; nothing changed")
+        raise PolicyError("memory.deletePolicy is ask: review the plan (--dry-run), then apply it with "
+                          "--apply --yes; nothing changed")
 
 
 def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str | int] | None = None,

@@ -36,7 +36,7 @@ async def test_edit_merged_text_accept_conflict_apply_and_undo(store):
         store.add("preference", t)
     app = BestieApp(store, poll_interval=0, start_mode="cleanup")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        screen = await ready(app, pilot)
+        await ready(app, pilot)
         shown = screen_text(app)
         assert "- #1 [working] User prefers Vietnamese." in shown
         assert "1 of 2 operations selected" in shown
