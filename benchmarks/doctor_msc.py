@@ -102,6 +102,10 @@ def run(scenario: str, use_tracemalloc: bool) -> dict:
 
 
 def main() -> None:
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        print((__doc__ or "").strip())
+        print("\noptions: --tracemalloc (Python heap peak, about 5x slower), --scenario NAME (one scenario, JSON)")
+        return
     if not DATA.exists():
         sys.exit(f"{DATA} is absent: the benchmark reads the shared data by path")
     use_tm = "--tracemalloc" in sys.argv

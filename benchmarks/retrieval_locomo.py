@@ -107,5 +107,13 @@ def main(path: str | None = None) -> None:
             print(report(kind, sums, time.perf_counter() - started), flush=True)
 
 
+def cli() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("path", nargs="?", help="LoCoMo file (default: ../shared/data/locomo_dev.json)")
+    main(parser.parse_args().path)
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:2])
+    cli()

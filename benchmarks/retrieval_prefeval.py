@@ -65,5 +65,13 @@ def main(path: str | None = None) -> None:
                 f"({len(topics)} topics)", header, rows))
 
 
+def cli() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("path", nargs="?", help="PrefEval file (default: ../shared/data/prefeval_dev.json)")
+    main(parser.parse_args().path)
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:2])
+    cli()
