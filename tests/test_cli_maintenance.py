@@ -171,3 +171,26 @@ def test_no_crontab_program_is_a_clear_error(run, tmp_path, monkeypatch):
     result = run("maintenance", "install", "--channel", "telegram:5")
     assert result.exit_code == 1
     assert "no `crontab` program on this machine; use --crontab-file FILE" in result.output
+
+
+def test_status_and_remove_without_a_crontab_program_still_answer(run, db_path, tmp_path, monkeypatch):
+    """Nothing installed, no ``crontab`` program, no BESTIE_CRONTAB: status says "not installed", why,
+    and still shows the last (failed) digest; remove says there is nothing to remove."""
+    from bestie_tui.core import digest as dg
+
+    store = MemoryStore(db_path)
+    report = dg.build_digest(store)
+    dg.record_delivery(store, report, "telegram:42", "kept text", outcome="failed", error="HTTP 500: boom")
+    store.close()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    monkeypatch.delenv("BESTIE_CRONTAB", raising=False)
+    status = run("maintenance", "status")
+    assert status.exit_code == 0, status.output
+    assert "not installed" in status.stdout and "no `crontab` program" in status.stdout
+    assert "last digest      FAILED" in status.stdout and "HTTP 500: boom" in status.stdout
+    data = json.loads(run("maintenance", "status", "--json").stdout)
+    assert data["installed"] is False and data["last_digest"]["outcome"] == "failed"
+    assert "no `crontab` program" in data["crontab_problem"]
+    removed = run("maintenance", "remove")
+    assert removed.exit_code == 0, removed.output
+    assert "nothing to remove" in removed.stdout and "no `crontab` program" in removed.stdout

@@ -131,3 +131,14 @@ def test_percent_in_a_path_is_escaped_for_cron(tab, tmp_path):
 def test_validate_schedule_collapses_whitespace_and_accepts_names():
     assert m.validate_schedule("  0   9 * *  mon ") == "0 9 * * mon"
     assert m.validate_schedule("@Daily") == "@daily"
+
+
+def test_status_of_an_unreadable_crontab_says_why_and_keeps_the_last_digest(tmp_path, store):
+    from bestie_tui.core import digest as dg
+
+    report = dg.build_digest(store)
+    dg.record_delivery(store, report, "zalo:1", "text", outcome="sent", parts=1)
+    status = m.maintenance_status(store, tmp_path, env={})  # a directory, not a tab file
+    assert status.entry is None and not status.program_missing
+    assert status.crontab_problem.startswith(f"cannot read {tmp_path}")
+    assert status.last_digest["channel"] == "zalo:1"

@@ -69,18 +69,27 @@ def status_cmd(app, crontab_file, as_json) -> None:
 
     The last digest is the newest one sent or failed (a failed one is kept in the database).
 
-    Without --crontab-file it reads the tab file the entry was installed in, else the user's crontab."""
+    Without --crontab-file it reads the tab file the entry was installed in, else the user's crontab.
+    With no crontab program it says so (nothing can be installed there) and still shows the last
+    digest; a crontab that cannot be read is shown as unknown and the exit code is 1."""
     from ..core.maintenance import maintenance_status
 
     store = app.store()
     st = maintenance_status(store, _target_file(store, crontab_file))
+    unreadable = st.crontab_problem if st.crontab_problem and not st.program_missing else None
     if as_json:
         emit_json(st.to_dict())
+        if unreadable:
+            raise click.ClickException(unreadable)
         return
     pairs = [("crontab", st.crontab)]
     entry = st.entry
-    if entry is None:
+    if unreadable:
+        pairs.append(("schedule", f"unknown: {unreadable}"))
+    elif entry is None:
         pairs.append(("schedule", "not installed (bestie memory maintenance install --channel …)"))
+        if st.program_missing:
+            pairs.append(("", st.crontab_problem))
     else:
         pairs += [("schedule", entry.schedule), ("channel", entry.channel or "-"), ("database", entry.db or "-"),
                   ("next run", _when(entry))]
@@ -97,6 +106,8 @@ def status_cmd(app, crontab_file, as_json) -> None:
     kv(pairs)
     for warning in st.warnings:
         click.echo(f"warning: {warning}", err=True)
+    if unreadable:
+        raise click.ClickException(unreadable)  # everything else was shown first
 
 
 @maintenance.command("remove")
@@ -108,12 +119,17 @@ def remove_cmd(app, crontab_file) -> None:
     Every other line of the crontab is left exactly as it was.
 
     Without --crontab-file it edits the tab file the entry was installed in, else the user's crontab."""
-    from ..core.maintenance import CrontabTarget, remember_entry, remove
+    from ..core.maintenance import CrontabTarget, NoCrontabProgram, remember_entry, remove
 
     store = app.store()
     crontab_file = _target_file(store, crontab_file)
     target = CrontabTarget.resolve(crontab_file)
-    removed = remove(crontab_file)
+    try:
+        removed = remove(crontab_file)
+    except NoCrontabProgram as exc:  # no crontab program, so no user crontab and no entry in it
+        remember_entry(store, None)
+        click.echo(f"nothing to remove: {exc}")
+        return
     remember_entry(store, None)
     click.echo(f"removed the digest entry from {target}" if removed else f"no digest entry in {target}")
 

@@ -41,6 +41,12 @@ class CrontabError(BestieError):
     """The crontab could not be read or written (no ``crontab`` program, permission, I/O)."""
 
 
+class NoCrontabProgram(CrontabError):
+    """The user's crontab was asked for but this machine has no ``crontab`` program: then there is no
+    user crontab either, so nothing of ours can be installed there (``status``/``remove`` say so
+    instead of failing)."""
+
+
 @dataclass
 class MaintenanceEntry:
     """Our cron line as found or installed. ``next_run`` is local time (what cron uses)."""
@@ -69,11 +75,16 @@ class MaintenanceStatus:
     entry: MaintenanceEntry | None
     last_digest: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    #: Why the crontab could not be read (``None`` when it was): no ``crontab`` program (then
+    #: ``program_missing`` and nothing can be installed there), or a read failure (entry unknown).
+    crontab_problem: str | None = None
+    program_missing: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"crontab": self.crontab, "installed": self.entry is not None,
                 "entry": self.entry.to_dict() if self.entry else None,
-                "last_digest": self.last_digest, "warnings": list(self.warnings)}
+                "last_digest": self.last_digest, "warnings": list(self.warnings),
+                "crontab_problem": self.crontab_problem}
 
 
 # ------------------------------------------------------------------ validation and the command
@@ -199,7 +210,7 @@ class CrontabTarget:
     def _run(args: list[str], stdin: str | None = None) -> subprocess.CompletedProcess:
         program = shutil.which("crontab")
         if program is None:
-            raise CrontabError("no `crontab` program on this machine; use --crontab-file FILE "
+            raise NoCrontabProgram("no `crontab` program on this machine; use --crontab-file FILE "
                                "(or BESTIE_CRONTAB) to manage a tab file instead")
         return subprocess.run([program, *args], input=stdin, capture_output=True, text=True, check=False)
 
@@ -297,12 +308,18 @@ def maintenance_status(store=None, crontab_file: str | Path | None = None, *, no
     """Our entry (with its next run), the last digest recorded in ``store`` and warnings: a token the
     cron job cannot see, an entry that sends another database's digest, a disabled entry.
 
-    Raises:
-        CrontabError: the crontab cannot be read.
+    Never raises for the crontab: an unreadable one (or no ``crontab`` program) leaves ``entry``
+    ``None`` with the reason in ``crontab_problem``, and the last digest is still read — a failed
+    digest must stay visible on a machine without cron.
     """
     target = CrontabTarget.resolve(crontab_file, env)
-    entry = find_entry(crontab_file, now=now, env=env)
-    status = MaintenanceStatus(crontab=str(target), entry=entry)
+    entry, problem, missing = None, None, False
+    try:
+        entry = find_entry(crontab_file, now=now, env=env)
+    except CrontabError as exc:
+        problem, missing = str(exc), isinstance(exc, NoCrontabProgram)
+    status = MaintenanceStatus(crontab=str(target), entry=entry, crontab_problem=problem,
+                               program_missing=missing)
     if store is not None:
         from .digest import last_digest_record
 
