@@ -194,3 +194,14 @@ def test_near_duplicates_do_not_crowd_out_a_distinct_relevant_memory(store):
     assert {first.id, twin.id} <= {i.record.id for i in crowded.working}
     crowded_out = {negated.id, sugar.id} - {i.record.id for i in crowded.working}
     assert crowded_out and {x.id for x in crowded.left_out if x.reason == "budget"} == crowded_out
+
+
+def test_a_place_typed_joined_finds_its_syllables(store):
+    from bestie_tui.core.assembly import build_context
+
+    store.add("identity", "Bob lives in Hà Nội", user="bob")
+    store.add("identity", "Bob's sister studies in Đà Nẵng", user="bob")
+    pack = build_context(store, "hanoi", "bob", record_access=False)
+    assert [item.record.text for item in pack.working] == ["Bob lives in Hà Nội"]
+    pack = build_context(store, "danang", "bob", record_access=False)
+    assert [item.record.text for item in pack.working] == ["Bob's sister studies in Đà Nẵng"]
