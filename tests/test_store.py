@@ -226,3 +226,11 @@ def test_edit_then_approve_runs_the_secret_guard(store):
     with pytest.raises(SecretRefusedError):
         store.approve(m.id, text="Wifi password is Tr0ub4dor&3")
     assert store.get(m.id).status == "pending" and store.get(m.id).text == "Wifi at the office"
+
+
+def test_an_id_freed_by_undo_is_never_reused(store):
+    gone = store.add("note", "Added by mistake")
+    store.undo()
+    fresh = store.add("note", "Something else")
+    assert fresh.id != gone.id
+    assert [e.action for e in store.history(fresh.id)] == ["add"]

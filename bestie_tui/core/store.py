@@ -561,6 +561,13 @@ class MemoryStore:
         except (OperationalError, PeeweeDatabaseError) as exc:
             raise StorageError(_storage_message(self.path, exc)) from exc
 
+    def next_memory_id(self) -> int:
+        """The id for a new memory: one above every id the memory table *or the event log* has seen,
+        so an id freed by undoing a creation is never reused and one id always names one memory."""
+        top = max(Memory.select(fn.MAX(Memory.id)).scalar() or 0,
+                  Event.select(fn.MAX(Event.memory_id)).scalar() or 0)
+        return top + 1
+
     def record_event(self, batch: str, action: str, memory_id: int | None, before: dict | None,
                after: dict | None, actor: str, note: str | None = None) -> None:
         Event.create(batch=batch, memory_id=memory_id, action=action, actor=actor, at=self.clock(),
@@ -599,7 +606,7 @@ class MemoryStore:
         expires = parse_ttl(ttl, now) if ttl else None
         with self.change(action, actor) as batch:
             row = Memory.create(
-                text=text.strip(), kind=kind, status=status, scope=scope, layer=SCOPE_DEFAULT_LAYER[scope],
+                id=self.next_memory_id(), text=text.strip(), kind=kind, status=status, scope=scope, layer=SCOPE_DEFAULT_LAYER[scope],
                 pinned=pinned, confidence=float(confidence), expires_at=expires, user=user, channel=channel,
                 project=project, session=session, source=source, created_at=now, updated_at=now,
                 norm=textmod.normalize(text), terms=textmod.search_text(text),

@@ -168,8 +168,7 @@ def import_data(store: "MemoryStore", data: dict[str, Any], actor: str = "import
             if holder is None and not mid and _same_memory_exists(values):
                 skipped += 1
                 continue
-            if holder is None and mid:
-                values["id"] = mid
+            values["id"] = mid if holder is None and mid else store.next_memory_id()
             row_id = Memory.insert(**row_values(values)).execute()
             store.record_event(batch, "import", row_id, None, snapshot(Memory.get_by_id(row_id)), actor)
             added += 1
