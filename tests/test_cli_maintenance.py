@@ -194,3 +194,25 @@ def test_status_and_remove_without_a_crontab_program_still_answer(run, db_path, 
     removed = run("maintenance", "remove")
     assert removed.exit_code == 0, removed.output
     assert "nothing to remove" in removed.stdout and "no `crontab` program" in removed.stdout
+
+
+def test_status_says_how_many_parts_of_a_failed_digest_were_sent(run, db_path, tab, monkeypatch):
+    from bestie_tui.core import digest as dg
+    from bestie_tui.core.delivery import DeliveryError, RetryPolicy
+
+    monkeypatch.setenv("BESTIE_TELEGRAM_TOKEN", TOKEN)
+    store = MemoryStore(db_path)
+    report = dg.build_digest(store)
+    long_text = "\n".join(f"line {i} " + "x" * 95 for i in range(100))  # three Telegram messages
+    with StubServer() as stub:
+        monkeypatch.setenv("BESTIE_TELEGRAM_API", stub.url)
+        stub.script = [Reply(200, {"ok": True, "result": {"message_id": 1}}),
+                       Reply(403, {"ok": False, "description": "Forbidden: bot was blocked by the user"})]
+        with pytest.raises(DeliveryError):
+            dg.send_digest(store, report, "telegram:42", text=long_text, retry=RetryPolicy(sleep=lambda s: None))
+    store.close()
+    status = run("maintenance", "status", "--crontab-file", str(tab))
+    assert "FAILED" in status.stdout and "sent 1 of 3 parts, then failed: telegram has no access to this chat " \
+        "(HTTP 403: Forbidden: bot was blocked by the user)" in status.stdout
+    last = json.loads(run("maintenance", "status", "--crontab-file", str(tab), "--json").stdout)["last_digest"]
+    assert (last["parts"], last["total_parts"]) == (1, 3)

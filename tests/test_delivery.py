@@ -121,16 +121,36 @@ def test_retry_after_above_the_maximum_fails_without_waiting(stub, sleeps):
     assert sleeps == [] and len(stub.requests) == 1
 
 
-@pytest.mark.parametrize("status, description", [(401, "Unauthorized"),
-                                                 (403, "Forbidden: bot was blocked by the user")])
-def test_401_and_403_fail_at_once_naming_the_variable_not_the_token(stub, sleeps, status, description):
-    stub.default = Reply(status, {"ok": False, "error_code": status, "description": description})
+def test_401_fails_at_once_naming_the_variable_not_the_token(stub, sleeps):
+    stub.default = Reply(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
     with pytest.raises(DeliveryAuthError) as info:
         telegram(stub, sleeps).send("42", "hi")
     message = str(info.value)
-    assert f"HTTP {status}: {description}" in message and "BESTIE_TELEGRAM_TOKEN" in message
+    assert "telegram refused the token (HTTP 401: Unauthorized)" in message and "BESTIE_TELEGRAM_TOKEN" in message
     assert TOKEN not in message and "SECRET" not in message
     assert len(stub.requests) == 1 and sleeps == []
+
+
+@pytest.mark.parametrize("description", ["Forbidden: bot was blocked by the user",
+                                         "Forbidden: bot is not a member of the channel chat"])
+def test_403_is_no_access_to_the_chat_not_a_token_problem(stub, sleeps, description):
+    stub.default = Reply(403, {"ok": False, "error_code": 403, "description": description})
+    with pytest.raises(DeliveryError) as info:
+        telegram(stub, sleeps).send("42", "hi")
+    message = str(info.value)
+    assert not isinstance(info.value, DeliveryAuthError) and info.value.status == 403
+    assert f"(HTTP 403: {description})" in message  # the API's own words
+    assert "no access to this chat" in message and "blocked the bot" in message
+    assert "token" not in message
+    assert len(stub.requests) == 1 and sleeps == []
+
+
+def test_chat_not_found_names_the_chat_id_as_the_likely_cause(stub, sleeps):
+    stub.default = Reply(400, {"ok": False, "error_code": 400, "description": "Bad Request: chat not found"})
+    with pytest.raises(DeliveryError) as info:
+        telegram(stub, sleeps).send("42", "hi")
+    assert "(HTTP 400: Bad Request: chat not found)" in str(info.value)
+    assert "check the chat id in --channel" in str(info.value)
 
 
 def test_other_4xx_is_not_retried(stub, sleeps):
@@ -169,10 +189,20 @@ def test_zalo_splits_at_2000_characters(stub, sleeps):
 
 
 def test_failure_in_a_later_part_says_how_many_were_sent(stub, sleeps):
-    stub.script = [OK_TELEGRAM, Reply(400, {"ok": False, "description": "Bad Request"})]
+    stub.script = [OK_TELEGRAM, Reply(403, {"ok": False, "description": "Forbidden: bot was blocked by the user"})]
     with pytest.raises(DeliveryError) as info:
-        telegram(stub, sleeps).send("42", "\n".join("y" * 100 for _ in range(60)))
-    assert info.value.sent_parts == 1
+        telegram(stub, sleeps).send("42", "\n".join("y" * 100 for _ in range(100)))  # 3 parts
+    assert (info.value.sent_parts, info.value.total_parts) == (1, 3)
+    assert str(info.value).startswith("sent 1 of 3 parts, then failed: telegram has no access to this chat "
+                                      "(HTTP 403: Forbidden: bot was blocked by the user)")
+
+
+def test_a_failure_in_the_first_part_has_no_progress_prefix(stub, sleeps):
+    stub.default = Reply(400, {"ok": False, "description": "Bad Request"})
+    with pytest.raises(DeliveryError) as info:
+        telegram(stub, sleeps).send("42", "\n".join("y" * 100 for _ in range(100)))
+    assert (info.value.sent_parts, info.value.total_parts) == (0, 3)
+    assert str(info.value).startswith("telegram refused the message")
 
 
 def test_token_never_in_logs_errors_or_repr(stub, sleeps, caplog):

@@ -6,7 +6,8 @@ installed for a once-a-week message. What both senders share:
 * a channel is written ``telegram:<chat id>`` or ``zalo:<user id>`` (``parse_channel``);
 * a long report is split on line boundaries at the API's length limit (``split_message``);
 * 429 and 5xx answers (and connection failures) are retried with exponential backoff, honouring
-  ``Retry-After`` up to ``RetryPolicy.max_delay`` seconds; 401/403 fail at once with a clear message;
+  ``Retry-After`` up to ``RetryPolicy.max_delay`` seconds; 401 (the token) and 403 (no access to
+  the chat) fail at once, each naming its likely cause beside the API's own description;
 * the base URL comes from the ``base_url`` argument, else ``BESTIE_TELEGRAM_API`` /
   ``BESTIE_ZALO_API``, else the ``digest.telegramApi`` / ``digest.zaloApi`` setting, else the real API;
 * the token is read from ``BESTIE_TELEGRAM_TOKEN`` / ``BESTIE_ZALO_TOKEN`` (or a file named by
@@ -48,12 +49,27 @@ class DeliveryError(BestieError):
         super().__init__(message)
         #: How many parts of a split report were delivered before the failure.
         self.sent_parts = sent_parts
+        #: How many parts the report was split into (0 when it failed before splitting).
+        self.total_parts = 0
         #: The HTTP status of the last answer, if there was one.
         self.status = status
 
+    def after_parts(self, sent: int, total: int) -> "DeliveryError":
+        """Note how far a split report got; the message gains ``sent S of T parts, then failed: ``
+        when some parts were delivered (so a partial send is never read as a plain failure)."""
+        self.sent_parts, self.total_parts = sent, total
+        if sent:
+            self.args = (f"sent {sent} of {total} parts, then failed: {self.args[0]}",)
+        return self
+
 
 class DeliveryAuthError(DeliveryError):
-    """401/403 (or the API's own "invalid token" answer): the token is wrong, expired or not allowed."""
+    """HTTP 401 (or the API's own "invalid token" answer): the token is wrong, expired or revoked."""
+
+
+class DeliveryForbiddenError(DeliveryError):
+    """HTTP 403: the token works but has no access to this chat — on Telegram the user blocked the
+    bot or never started it, or the bot is not (or no longer) a member of the group/channel."""
 
 
 @dataclass(frozen=True)
@@ -239,8 +255,10 @@ class Sender:
         Returns:
             A ``DeliveryResult``.
         Raises:
-            DeliveryAuthError: 401/403 or an invalid-token answer (no retry).
-            DeliveryError: other refusals, or retries exhausted; ``sent_parts`` says how far it got.
+            DeliveryAuthError: 401 or an invalid-token answer (no retry).
+            DeliveryForbiddenError: 403, no access to the chat (no retry).
+            DeliveryError: other refusals, or retries exhausted; ``sent_parts`` of ``total_parts``
+                says how far it got (and the message starts ``sent S of T parts`` when S > 0).
             InvalidValueError: empty text.
         """
         if not text.strip():
@@ -251,8 +269,7 @@ class Sender:
             try:
                 message_id, attempts = self._post_with_retries(target, part)
             except DeliveryError as exc:
-                exc.sent_parts = index
-                raise
+                raise exc.after_parts(index, len(parts))
             result.attempts += attempts
             if message_id is not None:
                 result.message_ids.append(message_id)
@@ -305,15 +322,21 @@ class Sender:
     def _raise_for_status(self, status: int, raw: bytes, headers) -> None:
         body = _json(raw)
         detail = self.redact(self.describe(body) or f"HTTP {status}")
-        if status in (401, 403):
-            raise DeliveryAuthError(f"{self.kind} refused the token (HTTP {status}: {detail}); "
+        if status == 401:
+            raise DeliveryAuthError(f"{self.kind} refused the token (HTTP 401: {detail}); "
                                     f"check BESTIE_{self.kind.upper()}_TOKEN", status=status)
+        if status == 403:  # the bot is known but may not write here: retrying or a new token won't help
+            raise DeliveryForbiddenError(
+                f"{self.kind} has no access to this chat (HTTP 403: {detail}); likely the user blocked "
+                "the bot or never started it, or the bot is not a member of the chat", status=status)
         if status == 429 or status >= 500:
             after = retry_after_seconds(headers.get("Retry-After") if headers else None)
             if after is None:
                 after = self.body_retry_after(body)
             raise _Retry(f"HTTP {status}: {detail}", after=after, status=status)
-        raise DeliveryError(f"{self.kind} refused the message (HTTP {status}: {detail})", status=status)
+        hint = "; check the chat id in --channel (and that the user has started the bot)" \
+            if "chat not found" in detail.lower() else ""
+        raise DeliveryError(f"{self.kind} refused the message (HTTP {status}: {detail}){hint}", status=status)
 
     def describe(self, body: Any) -> str:
         """The API's human-readable error text from an answer body, if any."""

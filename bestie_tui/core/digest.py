@@ -236,7 +236,8 @@ def health_trend(store, limit: int = 26) -> list[tuple[datetime, float]]:
 # ------------------------------------------------------------------ digest records in the database
 def digest_log(store) -> list[dict[str, Any]]:
     """Recorded digests, newest first: ``{"at", "channel", "outcome" (sent|failed), "error",
-    "parts", "health", "text"}``."""
+    "parts" (messages delivered), "total_parts" (messages the text was split into; 0 when the
+    send failed before splitting, absent in older records), "health", "text"}``."""
     return list(store.get_setting("digest.log") or [])
 
 
@@ -250,11 +251,13 @@ def last_sent_record(store) -> dict[str, Any] | None:
 
 
 def record_delivery(store, digest: Digest, channel: str, text: str, *, outcome: str,
-                    error: str | None = None, parts: int = 0) -> dict[str, Any]:
+                    error: str | None = None, parts: int = 0, total_parts: int | None = None) -> dict[str, Any]:
     """Keep a digest and what happened to it (``outcome`` sent | failed) at the head of
-    ``digest.log``; the text is kept so a failed delivery loses nothing. Returns the record."""
+    ``digest.log``; the text is kept so a failed delivery loses nothing. ``total_parts`` defaults
+    to ``parts``. Returns the record."""
     record = {"at": iso(digest.generated_at), "channel": channel, "outcome": outcome, "error": error,
-              "parts": parts, "health": digest.health, "text": text}
+              "parts": parts, "total_parts": parts if total_parts is None else total_parts,
+              "health": digest.health, "text": text}
     put_record(store, "digest.log", [record] + digest_log(store)[: LOG_SIZE - 1])
     return record
 
@@ -295,7 +298,8 @@ def send_digest(store, digest: Digest, channel: str, *, text: str | None = None,
     try:
         result = deliver(channel, text, store, env=env, retry=retry)
     except DeliveryError as exc:
-        record_delivery(store, digest, channel, text, outcome="failed", error=str(exc), parts=exc.sent_parts)
+        record_delivery(store, digest, channel, text, outcome="failed", error=str(exc), parts=exc.sent_parts,
+                        total_parts=exc.total_parts)
         raise
     return record_delivery(store, digest, channel, text, outcome="sent", parts=result.parts)
 
