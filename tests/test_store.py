@@ -234,3 +234,9 @@ def test_an_id_freed_by_undo_is_never_reused(store):
     fresh = store.add("note", "Something else")
     assert fresh.id != gone.id
     assert [e.action for e in store.history(fresh.id)] == ["add"]
+
+
+def test_undo_names_a_batch_by_what_the_owner_did(store):
+    ids = [store.propose(t, "note").memory.id for t in ("one fact", "two facts")]
+    store.reject_all(ids)
+    assert store.undo().message.startswith("undid reject-all (2 changes)")

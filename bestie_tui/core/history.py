@@ -62,8 +62,9 @@ def undo_last(store: "MemoryStore", actor: str) -> UndoResult:
             restored.append(event.memory_id)
             store.record_event(batch, "undo", event.memory_id, current, before, actor, note=f"undo {event.action}")
         Event.update(undone=True).where(Event.batch == last.batch).execute()
-    action = events[-1].action if len(events) == 1 else f"{last.action} ({len(events)} changes)"
+    whole = last.batch.split(":", 1)[0] if ":" in last.batch else last.action
+    action = events[-1].action if len(events) == 1 else f"{whole} ({len(events)} changes)"
     ids = sorted(set(restored))
     what = ", ".join(f"#{i}" for i in ids) if ids else "settings"
-    return UndoResult(action=last.action, actor=last.actor, memory_ids=ids,
+    return UndoResult(action=whole if len(events) > 1 else last.action, actor=last.actor, memory_ids=ids,
                       message=f"undid {action} by {last.actor} on {what}")

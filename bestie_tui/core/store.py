@@ -553,8 +553,9 @@ class MemoryStore:
     # ---------------------------------------------------------------- internals
     @contextmanager
     def change(self, action: str, actor: str) -> Iterator[str]:
-        """One transaction and one event batch id for a user-visible change."""
-        batch = uuid.uuid4().hex[:12]
+        """One transaction and one event batch id for a user-visible change. The batch id starts with
+        the change's name (``cleanup:3f2a…``) so undo can say what it reverts as a whole."""
+        batch = f"{action}:{uuid.uuid4().hex[:12]}"
         try:
             with database_proxy.atomic():
                 yield batch
