@@ -67,7 +67,8 @@ def test_deny_refuses_and_says_why(seeded):
 
 def test_apply_with_edited_text_and_accepted_conflict_then_undo(seeded):
     before = active_texts(seeded)
-    result = seeded("memory", "cleanup", "--apply", "--yes", "--accept", "2", "--text", f"1={APPROVED}")
+    result = seeded("memory", "cleanup", "--apply", "--yes", "--accept", "supersede:4>5",
+                    "--text", f"merge:1,2,3={APPROVED}")
     assert result.exit_code == 0, result.output
     assert "applied 2 operation(s)" in result.output
     assert active_texts(seeded) == sorted([APPROVED, "I hate durian.", "Likes [bold]markup[/bold]"])
@@ -89,7 +90,7 @@ def test_hygiene_status_trend_and_doctor(seeded):
     first = json.loads(seeded("memory", "hygiene", "status", "--json").output)
     assert 0 <= first["health"]["score"] < 100 and "formula" in first["health"]
     assert "health " in seeded("memory", "hygiene").output
-    seeded("memory", "cleanup", "--apply", "--yes", "--accept", "2")
+    seeded("memory", "cleanup", "--apply", "--yes", "--accept", "supersede:4>5")
     trend = seeded("memory", "hygiene", "trend").output.splitlines()
     assert len(trend) == 2
     doctor = seeded("memory", "hygiene", "doctor")
@@ -102,9 +103,44 @@ def test_hygiene_apply_and_rebalance(run):
     import time
 
     time.sleep(1.1)
-    assert "expire #1" in run("memory", "hygiene", "--dry-run").output
+    assert "expire:1" in run("memory", "hygiene", "--dry-run").output
     assert run("memory", "hygiene", "--apply").exit_code == 1
     assert run("memory", "hygiene", "--apply", "--yes").exit_code == 0
     assert json.loads(run("memory", "inspect", "1", "--json").output)["memory"]["layer"] == "archive"
     assert "nothing to do" in run("memory", "rebalance", "--dry-run").output
     assert run("memory", "rebalance", "--apply", "--yes").exit_code == 0
+
+
+def _fingerprint(output: str) -> str:
+    [line] = [l for l in output.splitlines() if l.startswith("plan fingerprint ")]
+    return line.split()[2]
+
+
+def test_accept_by_number_never_applies_an_operation_the_owner_did_not_see(run):
+    for t in ["I am a teacher.", "I love durian.", "I hate durian."]:
+        run("memory", "add", "preference", t)
+    dry = run("memory", "cleanup", "--dry-run")
+    assert "1. [ ] supersede:2>3" in dry.output  # the key is shown beside the number
+    seen = _fingerprint(dry.output)
+    run("memory", "add", "preference", "I am not a teacher.")
+    before = run("memory", "list", "--json").output
+    plain = run("memory", "cleanup", "--apply", "--yes", "--accept", "1")
+    assert plain.exit_code == 2 and "--plan" in plain.output and "supersede:2>3" not in plain.output
+    changed = run("memory", "cleanup", "--apply", "--yes", "--plan", seen, "--accept", "1")
+    assert changed.exit_code == 1 and "plan changed since the dry run" in changed.output
+    skipped = run("memory", "cleanup", "--apply", "--yes", "--plan", seen, "--skip", "1")
+    assert skipped.exit_code == 1
+    assert run("memory", "list", "--json").output == before
+    by_key = run("memory", "cleanup", "--apply", "--yes", "--accept", "supersede:2>3")
+    assert by_key.exit_code == 0, by_key.output
+    assert active_texts(run) == ["I am a teacher.", "I am not a teacher.", "I hate durian."]
+
+
+def test_plain_numbers_work_with_the_fingerprint_of_an_unchanged_plan(run):
+    for t in ["I love durian.", "I hate durian."]:
+        run("memory", "add", "preference", t)
+    seen = _fingerprint(run("memory", "cleanup").output)
+    assert json.loads(run("memory", "cleanup", "--json").output)["fingerprint"] == seen
+    result = run("memory", "cleanup", "--apply", "--yes", "--plan", seen, "--accept", "1")
+    assert result.exit_code == 0, result.output
+    assert active_texts(run) == ["I hate durian."]

@@ -90,17 +90,22 @@ def _plan_options(func):
         click.option("--dry-run", "dry_run", is_flag=True, help="Show the plan as a diff; change nothing (default)."),
         click.option("--apply", "do_apply", is_flag=True, help="Apply the plan (obeys memory.deletePolicy)."),
         click.option("--yes", is_flag=True, help="Confirm the apply (needed when deletePolicy is ask)."),
+        click.option("--plan", "fingerprint", metavar="FP",
+                     help="Apply only if the plan's fingerprint is still FP (printed by --dry-run)."),
         json_option,
     ]):
         func = opt(func)
     return func
 
 
-def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bool, selected=None) -> None:
+def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bool, selected=None,
+              fingerprint: str | None = None) -> None:
     from ..core.plans import apply_plan
 
     if dry_run and do_apply:
         raise click.UsageError("--dry-run and --apply exclude each other")
+    if do_apply and fingerprint:
+        plan.check_fingerprint(fingerprint)
     if not do_apply:
         if as_json:
             emit_json(plan.to_dict())
@@ -127,12 +132,23 @@ def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bo
 @click.option("--text", "texts", multiple=True, metavar="N=TEXT", help="Merged text for merge operation N.")
 @click.option("--user", help="Only memories bound to this user.")
 @pass_app
-def cleanup(app, dry_run, do_apply, yes, as_json, accept, skip, texts, user) -> None:
-    """Merge duplicates, archive stale/expired records, purge old forgotten ones (diff first)."""
+def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, texts, user) -> None:
+    """Merge duplicates, archive stale/expired records, purge old forgotten ones (diff first).
+
+    Operations are named by the key the dry run shows (``merge:1,2,3``, ``supersede:4>7``; quote it
+    in the shell). A plain number is a position in the plan, which shifts when memories change, so
+    with --apply it needs --plan FP, the fingerprint of the plan the dry run showed."""
     from ..core.plans import build_cleanup_plan
 
     store = app.store()
     plan = build_cleanup_plan(store, user=user)
+    refs = list(accept) + list(skip) + [item.partition("=")[0].strip() for item in texts]
+    if do_apply and not fingerprint and any(ref.strip().isdigit() for ref in refs):
+        raise click.UsageError("operation numbers shift when memories change: with --apply, name operations "
+                               "by the key the dry run shows (e.g. --accept 'supersede:4>7'), or add "
+                               "--plan FP with the fingerprint the dry run printed")
+    if fingerprint:
+        plan.check_fingerprint(fingerprint)  # before any number is read against this plan
     for ref in accept:
         plan.op(ref).selected = True
     for ref in skip:
@@ -145,24 +161,24 @@ def cleanup(app, dry_run, do_apply, yes, as_json, accept, skip, texts, user) -> 
         if op.action != "merge":
             raise click.UsageError(f"operation {ref} is a {op.action}; only a merge has a text")
         op.text = text
-    _run_plan(store, plan, dry_run, do_apply, yes, as_json)
+    _run_plan(store, plan, dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
 
 
 @memory.command()
 @_plan_options
 @pass_app
-def rebalance(app, dry_run, do_apply, yes, as_json) -> None:
+def rebalance(app, dry_run, do_apply, yes, fingerprint, as_json) -> None:
     """Move records between layers: over-cap core → working, unused working → archive, used archive → working."""
     from ..core.plans import build_rebalance_plan
 
     store = app.store()
-    _run_plan(store, build_rebalance_plan(store), dry_run, do_apply, yes, as_json)
+    _run_plan(store, build_rebalance_plan(store), dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
 
 
 @memory.group(invoke_without_command=True)
 @_plan_options
 @click.pass_context
-def hygiene(ctx, dry_run, do_apply, yes, as_json) -> None:
+def hygiene(ctx, dry_run, do_apply, yes, fingerprint, as_json) -> None:
     """Health score and trend; --dry-run/--apply the hygiene plan (metadata fixes, expiry)."""
     if ctx.invoked_subcommand:
         return
@@ -170,7 +186,7 @@ def hygiene(ctx, dry_run, do_apply, yes, as_json) -> None:
     if dry_run or do_apply:
         from ..core.plans import build_hygiene_plan
 
-        _run_plan(store, build_hygiene_plan(store), dry_run, do_apply, yes, as_json)
+        _run_plan(store, build_hygiene_plan(store), dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
         return
     ctx.invoke(hygiene_status, as_json=as_json)
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from .errors import BestieError
 from .records import MemoryRecord, iso
 from .text import printable
 
@@ -35,6 +36,10 @@ UNUSED_DAYS = 60
 ACTIVE_DAYS = 14
 ACTIVE_USES = 3
 _LAYER_RANK = {"core": 0, "working": 1, "archive": 2}
+
+
+class PlanChangedError(BestieError):
+    """The plan rebuilt at apply time is not the one the owner reviewed (its fingerprint differs)."""
 
 
 @dataclass
@@ -102,10 +107,19 @@ class Operation:
         return out
 
     def header(self) -> str:
+        """``[x] key: reason``; the key is what ``--accept/--skip/--text`` take (numbers shift)."""
         mark = "x" if self.selected and not self.blocked else " "
         extra = " (needs your acceptance)" if self.needs_acceptance and not self.selected else ""
         blocked = f" — blocked: {self.blocked}" if self.blocked else ""
-        return f"[{mark}] {self.action} {' '.join(f'#{i}' for i in self.ids)}: {self.reason}{extra}{blocked}"
+        return f"[{mark}] {self.key}: {self.reason}{extra}{blocked}"
+
+    def state(self) -> tuple:
+        """What the owner reviewed of this operation, for ``Plan.fingerprint``: its key and the
+        records (and target) as they were. Owner choices (``selected``, an edited ``text``) are left
+        out, so accepting or editing does not change the fingerprint."""
+        records = self.records + ([self.target] if self.target is not None else [])
+        return (self.key, self.action, self.blocked,
+                tuple((r.id, iso(r.updated_at), r.text, r.status, r.superseded_by) for r in records))
 
     def to_dict(self) -> dict:
         return {"key": self.key, "action": self.action, "ids": self.ids, "reason": self.reason,
@@ -125,8 +139,29 @@ class Plan:
     operations: list[Operation] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def fingerprint(self) -> str:
+        """12 hex digits of SHA-256 over the plan's operations in order (``Operation.state``): equal
+        fingerprints mean the same operations, numbered the same, on the same record versions.
+        ``--dry-run`` prints it; ``--apply --plan FP`` refuses a plan whose fingerprint differs."""
+        import hashlib
+        import json
+
+        blob = json.dumps([self.kind] + [list(o.state()) for o in self.operations], default=str)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
+
+    def check_fingerprint(self, expected: str) -> None:
+        """Raise ``PlanChangedError`` when ``expected`` (from a dry run) is not this plan's fingerprint."""
+        now = self.fingerprint()
+        if expected.strip().lower() != now:
+            raise PlanChangedError(
+                f"the {self.kind} plan changed since the dry run (fingerprint {expected.strip()}, now {now}): "
+                "nothing changed; run --dry-run again and review it")
+
     def op(self, ref: str | int) -> Operation:
-        """An operation by key or 1-based number. Raises ``InvalidValueError``."""
+        """An operation by key or 1-based number. Raises ``InvalidValueError``.
+
+        A number is a position in *this* plan: use it only on a plan whose fingerprint the owner
+        checked (the CLI requires ``--plan`` for numbers with ``--apply``)."""
         from .errors import InvalidValueError
 
         if isinstance(ref, int) or str(ref).isdigit():
@@ -160,7 +195,9 @@ class Plan:
     def diff(self) -> str:
         """The whole plan as text: numbered operation headers, each followed by its diff lines."""
         lines = [f"{self.kind} plan: {len(self.selected_operations())} of {len(self.operations)} operations "
-                 f"selected. {self.policy_text()}"]
+                 f"selected. {self.policy_text()}",
+                 f"plan fingerprint {self.fingerprint()} (refer to operations by key, or by number "
+                 f"with --plan {self.fingerprint()})"]
         for n, op in enumerate(self.operations, 1):
             lines.append(f"{n:>3}. {op.header()}")
             lines.extend(f"     {sign} {text}" for sign, text in op.diff_lines())
@@ -170,7 +207,8 @@ class Plan:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "created_at": iso(self.created_at), "delete_policy": self.delete_policy,
+        return {"kind": self.kind, "fingerprint": self.fingerprint(), "created_at": iso(self.created_at),
+                "delete_policy": self.delete_policy,
                 "policy": self.policy_text(), "operations": [o.to_dict() for o in self.operations],
                 "notes": self.notes, "selected_counts": self.counts()}
 
@@ -321,5 +359,5 @@ def apply_plan(store, plan: Plan, *, yes: bool = False, selected=None, actor: st
     return _apply(store, plan, yes=yes, selected=selected, actor=actor)
 
 
-__all__ = ["Operation", "Plan", "build_cleanup_plan", "build_rebalance_plan", "build_hygiene_plan",
+__all__ = ["Operation", "Plan", "PlanChangedError", "build_cleanup_plan", "build_rebalance_plan", "build_hygiene_plan",
            "apply_plan", "best_text"]

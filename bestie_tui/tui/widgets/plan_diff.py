@@ -57,8 +57,8 @@ class PlanDiff(OptionList):
         style = self.get_component_rich_style
         header_style = style("plan-diff--header") if on else style("plan-diff--off")
         text = Text(no_wrap=False)
-        text.append(f"{index + 1:>3}. [{'x' if on else ' '}] {op.action} ", style=header_style)
-        text.append(" ".join(f"#{i}" for i in op.ids), style=header_style)
+        text.append(f"{index + 1:>3}. [{'x' if on else ' '}] ", style=header_style)
+        text.append(op.key, style=header_style)  # the stable name the CLI's --accept/--skip take
         text.append(": ")
         text.append(op.reason)
         if op.needs_acceptance and not op.selected:
