@@ -216,3 +216,13 @@ def test_status_says_how_many_parts_of_a_failed_digest_were_sent(run, db_path, t
         "(HTTP 403: Forbidden: bot was blocked by the user)" in status.stdout
     last = json.loads(run("maintenance", "status", "--crontab-file", str(tab), "--json").stdout)["last_digest"]
     assert (last["parts"], last["total_parts"]) == (1, 3)
+
+
+def test_a_malformed_api_url_fails_the_send_at_once_and_is_recorded(run):
+    env = {"BESTIE_TELEGRAM_TOKEN": TOKEN, "BESTIE_TELEGRAM_API": "ht!tp://bad url"}
+    result = run("digest", "--channel", "telegram:42", env=env)
+    assert result.exit_code == 1
+    assert "BESTIE_TELEGRAM_API 'ht!tp://bad url' is not a usable API base URL" in result.output
+    assert "gave up" not in result.output and "the digest was kept" in result.output
+    last = json.loads(run("digest", "--last", "--json").stdout)
+    assert last["outcome"] == "failed" and "BESTIE_TELEGRAM_API" in last["error"]

@@ -11,6 +11,7 @@ from stub_http import Reply, StubServer
 
 from bestie_tui.core.delivery import (
     DeliveryAuthError,
+    DeliveryConfigError,
     DeliveryError,
     RetryPolicy,
     TelegramSender,
@@ -272,3 +273,24 @@ def test_retry_after_accepts_seconds_and_http_dates():
     assert retry_after_seconds("12") == 12.0
     assert retry_after_seconds("Mon, 30 Nov 2026 09:00:30 GMT", now) == 30.0
     assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None
+
+
+@pytest.mark.parametrize("value", ["ht!tp://bad url", "ftp://127.0.0.1", "127.0.0.1:8080", "http://",
+                                   "http://host:99999", "http://127.0.0.1/x?y=1", "https://a b"])
+def test_a_malformed_base_url_fails_at_once_naming_where_it_came_from(value, sleeps, store):
+    env = {"BESTIE_TELEGRAM_TOKEN": TOKEN, "BESTIE_TELEGRAM_API": value}
+    with pytest.raises(DeliveryConfigError, match=r"BESTIE_TELEGRAM_API .* is not a usable API base URL") as info:
+        deliver("telegram:42", "hello", env=env, retry=RetryPolicy(sleep=sleeps))
+    assert sleeps == [] and TOKEN not in str(info.value)
+    store.set_setting("digest.zaloApi", value)
+    with pytest.raises(DeliveryConfigError, match=r"setting digest.zaloApi .* is not a usable API base URL"):
+        base_url_for("zalo", store, env={})
+    with pytest.raises(DeliveryConfigError):
+        TelegramSender(TOKEN, value)
+
+
+def test_a_good_base_url_keeps_its_path_prefix(stub, sleeps):
+    env = {"BESTIE_TELEGRAM_TOKEN": TOKEN, "BESTIE_TELEGRAM_API": f" {stub.url}/proxy/ "}
+    assert base_url_for("telegram", env=env) == f"{stub.url}/proxy"
+    deliver("telegram:42", "hello", env=env, retry=RetryPolicy(sleep=sleeps))
+    assert stub.requests[0].path == f"/proxy/bot{TOKEN}/sendMessage"

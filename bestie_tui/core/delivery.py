@@ -72,6 +72,11 @@ class DeliveryForbiddenError(DeliveryError):
     bot or never started it, or the bot is not (or no longer) a member of the group/channel."""
 
 
+class DeliveryConfigError(DeliveryError):
+    """The delivery settings cannot work (a malformed API base URL): raised before any request and
+    never retried — waiting does not repair a typo."""
+
+
 @dataclass(frozen=True)
 class Channel:
     """Where a report goes: ``kind`` is telegram or zalo, ``target`` the chat id / Zalo user id."""
@@ -223,7 +228,7 @@ class Sender:
         if not token:
             raise DeliveryAuthError(f"no {self.kind} token")
         self._token = token
-        self.base_url = (base_url or self.default_base).rstrip("/")
+        self.base_url = check_base_url(base_url, "base_url") if base_url else self.default_base
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
 
@@ -310,6 +315,8 @@ class Sender:
             status, raw, response_headers = exc.code, exc.read(), exc.headers
             exc.close()
         except (urllib.error.URLError, OSError) as exc:
+            # Connection refused/reset, DNS failure and timeouts are retried: at cron time the
+            # network or a proxy may be coming up. A malformed URL never gets here (check_base_url).
             failure = str(getattr(exc, "reason", exc))
         # Raised outside the except blocks so no urllib exception (which carries the URL, and so
         # the Telegram token) is chained onto ours.
@@ -459,14 +466,49 @@ class ZaloSender(Sender):
 SENDERS: dict[str, type[Sender]] = {"telegram": TelegramSender, "zalo": ZaloSender}
 
 
+def check_base_url(value: str, source: str) -> str:
+    """Validate an API base URL and return it without surrounding spaces or a trailing ``/``:
+    ``http``/``https``, a host (and a valid port if any), an optional path prefix, no spaces, no
+    query or fragment (request paths are appended to it).
+
+    Raises:
+        DeliveryConfigError: anything else, naming ``source`` (where the value came from).
+    """
+    text = str(value).strip()
+    problem = None
+    try:
+        parts = urllib.parse.urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError as exc:
+        problem = str(exc)
+    else:
+        if parts.scheme not in ("http", "https"):
+            problem = "use http:// or https://"
+        elif not parts.hostname:
+            problem = "no host"
+        elif any(c.isspace() or not c.isprintable() for c in text):
+            problem = "it contains spaces or control characters"
+        elif parts.query or parts.fragment or text.endswith(("?", "#")):
+            problem = "a base URL takes no ?query or #fragment"
+    if problem:
+        raise DeliveryConfigError(f"{source} {text!r} is not a usable API base URL ({problem}), "
+                                  "e.g. https://api.telegram.org or http://127.0.0.1:8080/prefix")
+    return text.rstrip("/")
+
+
 def base_url_for(kind: str, store=None, env: Mapping[str, str] | None = None) -> str | None:
     """The configured API base URL of ``kind``: env ``BESTIE_<KIND>_API``, else the
-    ``digest.<kind>Api`` setting, else ``None`` (the real API)."""
+    ``digest.<kind>Api`` setting, else ``None`` (the real API). Checked as it is read.
+
+    Raises:
+        DeliveryConfigError: a malformed URL (see ``check_base_url``), naming its source.
+    """
     env = os.environ if env is None else env
-    value = env.get(f"BESTIE_{kind.upper()}_API")
-    if not value and store is not None:
-        value = store.get_setting(f"digest.{kind}Api")
-    return value or None
+    name = f"BESTIE_{kind.upper()}_API"
+    if (env.get(name) or "").strip():
+        return check_base_url(env[name], name)
+    value = store.get_setting(f"digest.{kind}Api") if store is not None else None
+    return check_base_url(value, f"setting digest.{kind}Api") if value else None
 
 
 def sender_for(channel: Channel | str, store=None, *, env: Mapping[str, str] | None = None,
@@ -475,6 +517,7 @@ def sender_for(channel: Channel | str, store=None, *, env: Mapping[str, str] | N
 
     Raises:
         InvalidValueError: a malformed channel.
+        DeliveryConfigError: a malformed base URL.
         DeliveryAuthError: no token configured.
     """
     channel = parse_channel(channel) if isinstance(channel, str) else channel
