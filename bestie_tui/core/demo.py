@@ -89,17 +89,33 @@ CHAT = [
 
 
 def populate(store: MemoryStore, now: datetime | None = None) -> None:
-    """Fill ``store`` with the demo content (memories, history, messages)."""
+    """Fill ``store`` with the demo content (memories, history, messages). Each memory is written
+    with the store's clock set to its own date, so its fields and its history agree."""
     now = now or utcnow()
+    real_clock = store.clock
+    try:
+        _populate(store, now)
+    finally:
+        store.clock = real_clock
+
+
+def _at(store: MemoryStore, when: datetime) -> None:
+    store.clock = lambda: when
+
+
+def _populate(store: MemoryStore, now: datetime) -> None:
     for i, (kind, text, scope, layer, extra) in enumerate(APPROVED):
         extra = dict(extra)
         expired = extra.pop("expired", False)
         ttl_days = extra.pop("ttl_days", None)
+        created = now - timedelta(days=90 - i * 2)
+        _at(store, created)
         record = store.add(kind, text, user=USER, scope=scope, project=extra.pop("project", None),
                            channel=extra.pop("channel", None), confidence=extra.pop("confidence", 0.9),
                            pinned=extra.pop("pinned", False), actor="demo")
-        age = timedelta(days=90 - i * 2)
-        values = {"layer": layer, "created_at": now - age, "updated_at": now - age, **extra}
+        # Lifecycle state the demo starts in (layer, stale, usage, expiry): set directly, as a
+        # database that has lived for three months would hold it, not as owner changes to undo.
+        values = {"layer": layer, **extra}
         if expired:
             values["expires_at"] = now - timedelta(days=2)
         if ttl_days:
@@ -107,14 +123,14 @@ def populate(store: MemoryStore, now: datetime | None = None) -> None:
         if values.get("access_count"):
             values["last_accessed_at"] = now - timedelta(days=1)
         Memory.update(**values).where(Memory.id == record.id).execute()
+    _at(store, now - timedelta(days=3))
     fridays = store.search("every friday evening", status="approved", limit=1)
     tuesdays = store.search("tuesdays thursdays", status="approved", limit=1)
     if fridays and tuesdays:
         store.supersede(fridays[0].id, tuesdays[0].id, actor="demo")
     for i, (kind, text, extra) in enumerate(PENDING):
-        created = now - timedelta(hours=len(PENDING) - i)
-        result = store.propose(text, kind, user=USER, source="telegram chat", actor="assistant", **extra)
-        Memory.update(created_at=created, updated_at=created).where(Memory.id == result.memory.id).execute()
+        _at(store, now - timedelta(hours=len(PENDING) - i))
+        store.propose(text, kind, user=USER, source="telegram chat", actor="assistant", **extra)
     for i, (role, text) in enumerate(CHAT):
         store.log_message(role, text, user=USER, channel=TG, session="demo-1",
                           at=now - timedelta(minutes=(len(CHAT) - i) * 3))
