@@ -162,3 +162,12 @@ def test_an_event_against_a_state_is_reviewed_not_superseded_and_long_lists_say_
     assert [fix.command.split()[-2:] for fix in finding.fixes] == [["inspect", "1"], ["inspect", "2"], ["1", "2"]]
     assert "only if #1 is no longer true" in d.render_text()
     assert "… and 2 more" in d.render_text()
+
+
+def test_every_fix_command_names_the_database_including_the_console(store, seeded, db_path):
+    d = dg.build_digest(store)
+    commands = [shlex.split(fix.command) for f in d.findings for fix in f.fixes]
+    assert commands and all(argv[argv.index("--db") + 1] == str(db_path) for argv in commands if "--db" in argv)
+    assert all("--db" in argv for argv in commands)
+    assert ["bestie", "tui", "--db", str(db_path)] in commands
+    assert f"fix: `bestie tui --db {db_path}` (key 2: triage by keys)" in d.render_markdown()

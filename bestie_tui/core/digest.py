@@ -126,14 +126,14 @@ def snippet(text: str, width: int = SNIPPET) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def fix_prefix(db_path: str | Path) -> str:
-    """``bestie memory`` plus ``--db PATH`` when the database is not the default one, so the fix
-    commands in a chat message act on the database the digest was made from."""
+def fix_prefix(db_path: str | Path, command: str = "memory") -> str:
+    """``bestie <command>`` (``memory`` or ``tui``) plus ``--db PATH`` when the database is not the
+    default one, so every fix command in a chat message acts on the database the digest was made from."""
     from ..paths import default_db_path
 
     if Path(db_path).expanduser().absolute() == default_db_path().expanduser().absolute():
-        return "bestie memory"
-    return f"bestie memory --db {shlex.quote(str(Path(db_path).absolute()))}"
+        return f"bestie {command}"
+    return f"bestie {command} --db {shlex.quote(str(Path(db_path).absolute()))}"
 
 
 def build_digest(store, *, analyser: Callable[[Any], tuple[DoctorSummary, float | None]] | None = None) -> Digest:
@@ -164,12 +164,13 @@ def build_digest(store, *, analyser: Callable[[Any], tuple[DoctorSummary, float 
 
 def findings_for(digest: Digest, prefix: str) -> Iterable[Finding]:
     """The findings of a digest, each with its fix commands (``prefix`` is ``fix_prefix``)."""
+    console = fix_prefix(digest.db_path, "tui")
     if digest.pending_total:
         oldest = digest.pending[0]
         yield Finding("pending", f"{digest.pending_total} proposal(s) await review, the oldest "
                       f"{oldest.age_days} day(s) old", [p.id for p in digest.pending],
                       [Fix(f"{prefix} pending", "list them"), Fix(f"{prefix} approve {oldest.id}"),
-                       Fix(f"{prefix} reject {oldest.id}"), Fix("bestie tui", "key 2: triage by keys")])
+                       Fix(f"{prefix} reject {oldest.id}"), Fix(console, "key 2: triage by keys")])
     for group in digest.doctor.duplicate_groups:
         keep, others = group[-1][0], [i for i, _ in group[:-1]]
         fixes = [Fix(f"{prefix} supersede {old} {keep}", f"keep #{keep}") for old in others]
