@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bestie_tui.core.errors import InvalidValueError
@@ -32,12 +34,24 @@ def files(tmp_path):
 def test_excerpt_is_cut_under_its_cap_with_a_visible_marker(files):
     plan, state = files
     ex = read_artifact(plan, 500)
-    total = len(plan.read_text(encoding="utf-8"))
-    assert ex.cut and len(ex.text) <= 500 and ex.total_chars == total
-    assert ex.text.startswith("# Plan\n- step 0")
-    assert ex.text.endswith(f"[… cut: first {len(ex.text.split(chr(10) + '[…')[0]):,} of {total:,} characters of {plan} …]")
+    data = plan.read_text(encoding="utf-8")
+    assert ex.cut and ex.shown == 500 and ex.total_chars == len(data)
+    assert ex.text == data[:500] + f"\n[… cut: first 500 of {len(data):,} characters of {plan} …]"
     whole = read_artifact(state, 500)
     assert not whole.cut and whole.text == "done: 1, 2\nnext: 3\n"
+
+
+@pytest.mark.parametrize("cap", [1, 20, 43])
+def test_artifact_cap_is_content_shown_and_the_marker_is_always_whole(tmp_path, cap):
+    plan = tmp_path / "PLAN.md"
+    text = "# Plan\n- step one: ship it\n- step two: test\n"
+    plan.write_text(text, encoding="utf-8")
+    assert len(text) == 44
+    pack = build_pack("x", artifacts=[f"{plan}:{cap}"])
+    assert pack.messages[0]["content"] == (f"[ARTIFACT]\npath: {plan}\n{text[:cap]}\n"
+                                           f"[… cut: first {cap} of 44 characters of {plan} …]\n[/ARTIFACT]")
+    segment = next(s for s in pack.manifest.segments if s.kind == "artifact")
+    assert segment.cut and segment.note == f"cut to {cap} of 44 characters"
 
 
 def test_missing_artifact_is_reported_not_fatal(files, tmp_path):
@@ -120,3 +134,68 @@ def test_history_system_prompt_opens_the_pack():
     assert pack.messages[0] == prompt and pack.messages[1]["content"].startswith(USER_INFO)
     assert [s.kind for s in pack.manifest.segments][:2] == ["system", "pin"]
     assert pack.manifest.total_tokens == recount(pack.messages, "chars4")
+
+
+def long_names_summarizer(previous, evicted):
+    """A summary whose Names/Dates lines are long: the lines the budget fitting once never trimmed."""
+    lines = [f"- {m['content']}" for m in evicted[-3:]]
+    return "\n".join(lines + ["Names: " + ", ".join(f"Person{i}" for i in range(60)),
+                              "Dates: " + ", ".join(f"2024-01-{i:02d}" for i in range(1, 29))])
+
+
+@pytest.mark.parametrize("mode", ["chars4", "tiktoken_cl100k"])
+def test_budget_feasibility_is_monotone_and_the_error_gives_the_true_floor(files, mode):
+    plan, _ = files
+    outcome = {}
+    for budget in range(40, 360, 5):
+        try:
+            pack = build_pack("What next?", history(30), artifacts=[f"{plan}:300"], budget=budget, threshold=20,
+                              keep_recent=5, summarizer=long_names_summarizer, token_mode=mode)
+        except BudgetError as exc:
+            outcome[budget] = str(exc)
+        else:
+            assert pack.manifest.total_tokens == recount(pack.messages, mode) <= budget
+            outcome[budget] = True
+    first = min(b for b, ok in outcome.items() if ok is True)
+    assert all(outcome[b] is True for b in outcome if b >= first)  # any larger budget works too
+    error = outcome[first - 5]
+    floor = int(re.search(r"needs at least (\d+) tokens", error).group(1))
+    assert first - 5 < floor <= first
+    assert re.search(r"newest turn \d+", error) and re.search(r"task \d+", error)
+    smallest = build_pack("What next?", history(30), artifacts=[f"{plan}:300"], budget=floor, threshold=20,
+                          keep_recent=5, summarizer=long_names_summarizer, token_mode=mode)
+    summary = next(m["content"] for m in smallest.messages if is_summary(m))
+    assert "Names:" not in summary and "history:summary" in smallest.manifest.cut  # trimmed to its header
+
+
+@pytest.mark.parametrize("payload, reason", [
+    (b"PK\x03\x04\x00\x00binary\x00stuff", "binary file (NUL bytes)"),
+    (bytes(range(128, 256)) * 3, "binary file (not UTF-8 text)"),
+], ids=["nul", "undecodable"])
+def test_binary_artifact_is_skipped_with_its_reason(tmp_path, payload, reason):
+    blob = tmp_path / "bin.dat"
+    blob.write_bytes(payload)
+    pack = build_pack("x", artifacts=[f"{blob}:300"])
+    assert not any(m["content"].startswith(ARTIFACT) for m in pack.messages)
+    assert pack.manifest.skipped == {str(blob): reason} and pack.manifest.missing == []
+    segment = next(s for s in pack.manifest.segments if s.kind == "artifact")
+    assert segment.note == f"skipped: {reason}" and segment.tokens == 0
+
+
+def test_artifact_with_a_bom_is_read_without_it(tmp_path):
+    plan = tmp_path / "PLAN.md"
+    plan.write_bytes("\ufeff# Plan".encode("utf-8"))
+    assert read_artifact(plan, 100).text == "# Plan"
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("PLAN.md:99999999999999999999", "between 1 and 1,000,000"),
+    ("PLAN.md:0", "between 1 and 1,000,000"),
+    ("", "artifact path is empty"),
+    (":300", "artifact path is empty"),
+])
+def test_bad_artifact_specs_are_clear_errors(spec, message):
+    with pytest.raises(InvalidValueError, match=message):
+        ArtifactSpec.parse(spec)
+    with pytest.raises(InvalidValueError, match=message):
+        build_pack("x", artifacts=[spec])

@@ -6,66 +6,46 @@ state files, the source of truth between turns — each read under its own chara
 marker where it was cut), the compressed history, then the task as the last ``user`` message.
 
 The manifest lists every segment applied with its size in characters and tokens, what was cut and
-which artifact files were missing. With a token ``budget`` the pack is fitted, giving things up in this
-order: verbatim history turns (they move into the summary), the oldest summary lines, then artifact
-text. The task, the pins, the memory block and the newest user turn are never cut; if they alone
-exceed the budget, ``BudgetError`` says by how much.
+which artifact files were left out (``missing``; ``skipped`` with the reason: missing, unreadable,
+binary). With a token ``budget`` the pack is fitted (``pack_fit``), giving things up in this order:
+verbatim history turns (they move into the summary), the summary body line by line down to its
+header (oldest ``- `` lines first, then ``Dates:``, then ``Names:``), then artifact text down to the
+cut marker. The task, the pins, the memory block, the history's system prompt and the newest user turn
+(with what follows it) are never cut. When the memory block's budget was not given, it is
+``min(600, budget // 4)`` and is lowered if the rest of the pack at its smallest would not fit
+beside it. So whether a budget works is monotone: a pack that fits one budget fits every larger one;
+when even the smallest pack does not fit, ``BudgetError`` gives its size part by part.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from .artifacts import (
+    DEFAULT_ARTIFACT_CHARS, MAX_ARTIFACT_CHARS, READ_LIMIT_CHARS, ArtifactSpec, Excerpt, read_artifact,
+    total_text,
+)
 from .conversation import (
     REPLY_PRIMING_TOKENS, CompressionResult, Summarizer, compress, message_tokens,
 )
 from .errors import InvalidValueError
+from .pack_fit import (
+    artifact_message, fit_history, floor_parts, shrink_artifacts, smallest_excerpt, smallest_history, trim_summary,
+)
 from .pins import ARTIFACT, MEMORY_BLOCK, PIN_KINDS, PIN_PREFIXES, is_summary, make_pin, split_pins
 from .summarize import message_text
 from .tokens import count_tokens
 
-DEFAULT_ARTIFACT_CHARS = 4000
-#: Characters read from an artifact at most (to count its length for the manifest).
-READ_LIMIT_CHARS = 1_000_000
+__all__ = ["DEFAULT_ARTIFACT_CHARS", "MAX_ARTIFACT_CHARS", "READ_LIMIT_CHARS", "ArtifactSpec", "BudgetError",
+           "Excerpt", "PackManifest", "PromptPack", "Segment", "build_pack", "memory_block", "read_artifact"]
+
 #: Memory block budget when the pack has none of its own: ``build_context``'s default.
 DEFAULT_MEMORY_TOKENS = 600
 
 
 class BudgetError(InvalidValueError):
-    """The parts of a pack that are never cut (task, pins, memory block, newest turn) exceed the budget."""
-
-
-@dataclass(frozen=True)
-class ArtifactSpec:
-    """An artifact file to excerpt: ``path`` and its own cap in characters (marker included)."""
-
-    path: str
-    max_chars: int = DEFAULT_ARTIFACT_CHARS
-
-    @classmethod
-    def parse(cls, value: str) -> "ArtifactSpec":
-        """``PATH`` or ``PATH:MAXCHARS`` (the CLI's ``--artifact``). Raises InvalidValueError."""
-        path, sep, cap = value.rpartition(":")
-        if sep and cap.isdigit() and path:
-            return cls(path, int(cap))
-        if sep and path and not cap.isdigit() and len(path) > 1:
-            raise InvalidValueError(f"--artifact {value!r}: the character cap after ':' must be a whole number")
-        return cls(value)
-
-
-@dataclass
-class Excerpt:
-    """An artifact as read: ``text`` (with the cut marker when cut), ``total_chars`` read (``None``
-    when the file was too large to count), ``error`` (``missing``/``unreadable: …``) or ``None``."""
-
-    path: str
-    max_chars: int
-    text: str = ""
-    cut: bool = False
-    total_chars: int | None = None
-    error: str | None = None
+    """Even the smallest form of the pack (see ``build_pack``) exceeds the budget."""
 
 
 @dataclass
@@ -84,10 +64,14 @@ class Segment:
 
 @dataclass
 class PackManifest:
+    """``missing``: artifact paths not found; ``skipped``: every artifact left out → the reason
+    (``missing``, ``unreadable: …``, ``binary file (…)``)."""
+
     token_mode: str
     budget: int | None
     segments: list[Segment] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
     cut: list[str] = field(default_factory=list)
     total_chars: int = 0
     total_tokens: int = 0
@@ -107,53 +91,6 @@ class PromptPack:
 
     def to_dict(self) -> dict[str, Any]:
         return {"manifest": self.manifest.to_dict(), "messages": self.messages}
-
-
-def read_artifact(path: str | Path, max_chars: int) -> Excerpt:
-    """Read at most ``max_chars`` characters of a UTF-8 file (undecodable bytes replaced).
-
-    When the file is longer, the excerpt ends with the visible marker
-    ``[… cut: first N of M characters of PATH …]`` and the whole excerpt stays within ``max_chars``.
-    A missing or unreadable file gives an ``Excerpt`` with ``error`` set, never an exception.
-
-    Raises:
-        InvalidValueError: ``max_chars`` under 1.
-    """
-    if max_chars < 1:
-        raise InvalidValueError(f"artifact cap for {path} must be at least 1 character")
-    p = Path(path).expanduser()
-    ex = Excerpt(str(path), max_chars)
-    try:
-        with p.open(encoding="utf-8", errors="replace") as fh:
-            # A huge file is never loaded whole: its total is then reported as "more than …".
-            data = fh.read(max(max_chars, READ_LIMIT_CHARS))
-            more = fh.read(1) != ""
-    except FileNotFoundError:
-        ex.error = "missing"
-        return ex
-    except OSError as exc:
-        ex.error = f"unreadable: {exc.strerror or exc}"
-        return ex
-    ex.total_chars = None if more else len(data)
-    if len(data) <= max_chars and not more:
-        ex.text = data
-        return ex
-    total = f"{len(data):,}" if not more else f"more than {len(data):,}"
-    keep = max_chars
-    for _ in range(4):  # the marker's length depends on the number it shows; let it settle
-        keep = max(0, max_chars - len(_marker(keep, total, path)) - 1)
-    marker = _marker(keep, total, path)
-    ex.text = data[:keep] + "\n" + marker if keep else marker[:max_chars]
-    ex.cut = True
-    return ex
-
-
-def _marker(shown: int, total: str, path: str | Path) -> str:
-    return f"[… cut: first {shown:,} of {total} characters of {path} …]"
-
-
-def _artifact_message(ex: Excerpt) -> dict[str, str]:
-    return make_pin(ARTIFACT, f"path: {ex.path}\n{ex.text}")
 
 
 def _segment(name: str, kind: str, msgs: list[dict[str, Any]], mode: str, cut: bool = False,
@@ -223,61 +160,97 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         task = message_text(history.pop())
     if not str(task).strip():
         raise InvalidValueError("the task is empty")
+    specs = [s if isinstance(s, ArtifactSpec) else ArtifactSpec.parse(str(s)) for s in artifacts]
     manifest = PackManifest(token_mode, budget)
-    fixed: list[tuple[Segment, list[dict[str, Any]]]] = []
-    for prefix, body in _normalize_pins(pins):
-        msg = make_pin(prefix, body)
-        fixed.append((_segment("pin:" + prefix.strip("[]"), "pin", [msg], token_mode), [msg]))
-    memory_pack, empty_memory = None, None
-    if store is not None:
-        mem_budget = memory_tokens if memory_tokens is not None else (
-            min(DEFAULT_MEMORY_TOKENS, budget // 4) if budget else DEFAULT_MEMORY_TOKENS)
-        memory_pack, block = (memory_fn or memory_block)(store, query or task, user, channel, project,
-                                                         mem_budget, token_mode, record_access)
-        if block:
-            msg = make_pin(MEMORY_BLOCK, block)
-            n = len(getattr(memory_pack, "items", []))
-            note = f"{n} memor{'y' if n == 1 else 'ies'}, block budget {mem_budget} tokens"
-            fixed.append((_segment("memory", "memory", [msg], token_mode, note=note), [msg]))
-        else:
-            note = "memory paused" if getattr(memory_pack, "paused", False) else "no memory matched"
-            empty_memory = Segment("memory", "memory", 0, 0, 0, note=note)
-    # The memory pin sits with the other pins, in PIN_PREFIXES order.
-    order = {p: i for i, p in enumerate(PIN_PREFIXES)}
-    fixed.sort(key=lambda sm: order[next(p for p in PIN_PREFIXES if sm[1][0]["content"].startswith(p))])
+    pin_msgs = [make_pin(prefix, body) for prefix, body in _normalize_pins(pins)]
     task_msg = {"role": "user", "content": str(task)}
     task_seg = _segment("task", "task", [task_msg], token_mode)
 
-    excerpts, missing = [], []
-    for spec in artifacts:
-        spec = spec if isinstance(spec, ArtifactSpec) else ArtifactSpec.parse(str(spec))
+    excerpts, skipped = [], []
+    for spec in specs:
         ex = read_artifact(spec.path, spec.max_chars)
         if ex.error:
-            manifest.missing.append(spec.path)
-            missing.append(Segment("artifact:" + spec.path, "artifact", 0, 0, 0, note=ex.error))
+            manifest.skipped[spec.path] = ex.error
+            if ex.error == "missing":
+                manifest.missing.append(spec.path)
+            note = ex.error if ex.error == "missing" else f"skipped: {ex.error}"
+            skipped.append(Segment("artifact:" + spec.path, "artifact", 0, 0, 0, note=note))
         else:
             excerpts.append(ex)
 
+    def memory(tokens: int, record: bool) -> tuple[Any, dict[str, str] | None]:
+        if store is None:
+            return None, None
+        pack, block = (memory_fn or memory_block)(store, query or task, user, channel, project, tokens,
+                                                  token_mode, record)
+        return pack, (make_pin(MEMORY_BLOCK, block) if block else None)
+
+    def tokens_of(msgs: Iterable[dict[str, Any]]) -> int:
+        return sum(message_tokens(m, token_mode) for m in msgs)
+
+    mem_budget = memory_tokens if memory_tokens is not None else (
+        min(DEFAULT_MEMORY_TOKENS, budget // 4) if budget else DEFAULT_MEMORY_TOKENS)
+    # With a budget the block may be rebuilt smaller, so access is recorded once, at the end.
+    memory_pack, memory_msg = memory(mem_budget, record_access and budget is None)
     comp = compress(history, threshold, keep_recent, summarizer, token_mode=token_mode)
-    fixed_tokens = sum(s.tokens for s, _ in fixed) + task_seg.tokens + REPLY_PRIMING_TOKENS
+    trimmed_summary, mem_note = False, ""
+    if budget is not None:
+        fixed_tokens = tokens_of(pin_msgs + [task_msg]) + REPLY_PRIMING_TOKENS
 
-    def total(c: CompressionResult, exs: list[Excerpt]) -> int:
-        return (fixed_tokens + sum(message_tokens(m, token_mode) for m in c.messages)
-                + sum(message_tokens(_artifact_message(e), token_mode) for e in exs))
+        def total(c: CompressionResult, exs: list[Excerpt], mem: dict[str, str] | None) -> int:
+            return (fixed_tokens + tokens_of(c.messages) + tokens_of(artifact_message(e) for e in exs)
+                    + (message_tokens(mem, token_mode) if mem else 0))
 
-    trimmed_summary = False
-    if budget is not None and total(comp, excerpts) > budget:
-        comp = _fit_history(history, comp, keep_recent, summarizer, token_mode,
-                            lambda c: total(c, excerpts) <= budget)
-        if total(comp, excerpts) > budget and comp.summary:
-            trimmed_summary = _trim_summary(comp, token_mode, budget - total(comp, excerpts))
-        over = total(comp, excerpts) - budget
-        if over > 0:
-            excerpts = _shrink_artifacts(excerpts, over, token_mode)
-        over = total(comp, excerpts) - budget
-        if over > 0:
-            raise BudgetError(f"a budget of {budget} tokens cannot hold the task, pins, memory block and the "
-                              f"newest turn ({budget + over} tokens in {token_mode}); raise --budget")
+        if total(comp, excerpts, memory_msg) > budget:
+            forced: dict[int, CompressionResult] = {}  # keep → forced compression (the summarizer is slow)
+
+            def compress_at(keep: int) -> CompressionResult:
+                if keep not in forced:
+                    forced[keep] = compress(history, keep, keep, summarizer, token_mode=token_mode, force=True)
+                return forced[keep]
+
+            smallest = smallest_history(compress_at(0))
+            rest_floor = total(smallest, [smallest_excerpt(e, token_mode) for e in excerpts], None)
+            if memory_msg is not None and memory_tokens is None and \
+                    rest_floor + message_tokens(memory_msg, token_mode) > budget:
+                # The block's own budget is lowered until the rest fits (bisection): a larger pack
+                # budget never gets a pack that fails where a smaller one worked.
+                lo, hi, best = 0, mem_budget - 1, None
+                while lo <= hi:
+                    mid = (lo + hi) // 2
+                    trial = memory(mid, False)
+                    if rest_floor + (message_tokens(trial[1], token_mode) if trial[1] else 0) <= budget:
+                        best, lo = (trial, mid), mid + 1
+                    else:
+                        hi = mid - 1
+                (memory_pack, memory_msg), lowered = best or (memory(0, False), 0)
+                mem_note = f", lowered from {mem_budget} to fit the pack budget"
+                mem_budget = lowered
+            fixed_named = [("task", [task_msg]), ("pins", pin_msgs), ("memory block", [memory_msg] if memory_msg else [])]
+            floor = rest_floor + (message_tokens(memory_msg, token_mode) if memory_msg else 0)
+            if floor > budget:
+                raise _budget_error(budget, fixed_named, smallest, excerpts, token_mode)
+            comp = fit_history(compress_at, keep_recent, len(history), lambda c: total(c, excerpts, memory_msg) <= budget)
+            comp, trimmed_summary = trim_summary(comp, lambda c: total(c, excerpts, memory_msg) <= budget)
+            excerpts = shrink_artifacts(excerpts, token_mode, lambda exs: total(comp, exs, memory_msg) <= budget)
+            if total(comp, excerpts, memory_msg) > budget:  # the steps end at the floor: not expected
+                raise _budget_error(budget, fixed_named, smallest, excerpts, token_mode)
+        if record_access and memory_msg is not None:
+            memory(mem_budget, True)
+
+    fixed: list[tuple[Segment, list[dict[str, Any]]]] = [
+        (_segment("pin:" + m["content"].split("]", 1)[0].strip("["), "pin", [m], token_mode), [m]) for m in pin_msgs]
+    empty_memory = None
+    if memory_msg is not None:
+        n = len(getattr(memory_pack, "items", []))
+        note = f"{n} memor{'y' if n == 1 else 'ies'}, block budget {mem_budget} tokens{mem_note}"
+        fixed.append((_segment("memory", "memory", [memory_msg], token_mode, note=note), [memory_msg]))
+    elif store is not None:
+        note = "memory paused" if getattr(memory_pack, "paused", False) else "no memory matched"
+        empty_memory = Segment("memory", "memory", 0, 0, 0, note=note + mem_note)
+    # The memory pin sits with the other pins, in PIN_PREFIXES order.
+    order = {p: i for i, p in enumerate(PIN_PREFIXES)}
+    fixed.sort(key=lambda sm: order[next(p for p in PIN_PREFIXES if sm[1][0]["content"].startswith(p))])
 
     messages: list[dict[str, Any]] = []
     for seg, msgs in fixed:
@@ -285,16 +258,18 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         messages += msgs
     if empty_memory is not None:
         manifest.segments.append(empty_memory)
-    for ex in excerpts:
-        msg = _artifact_message(ex)
-        total_txt = f"{ex.total_chars:,}" if ex.total_chars is not None else f"over {READ_LIMIT_CHARS:,}"
-        note = (f"cut to {ex.max_chars:,} of {total_txt} characters" if ex.cut
-                else f"{len(ex.text):,} characters, whole file")
-        manifest.segments.append(_segment("artifact:" + ex.path, "artifact", [msg], token_mode, ex.cut, note))
+    for ex, spec in zip(excerpts, [s for s in specs if s.path not in manifest.skipped]):
+        msg = artifact_message(ex)
         if ex.cut:
+            note = f"cut to {ex.shown:,} of {total_text(ex)} characters"
+            if ex.shown < spec.max_chars:
+                note += f" (cap {spec.max_chars:,}, lowered to fit the budget)"
             manifest.cut.append("artifact:" + ex.path)
+        else:
+            note = f"{len(ex.text):,} characters, whole file"
+        manifest.segments.append(_segment("artifact:" + ex.path, "artifact", [msg], token_mode, ex.cut, note))
         messages.append(msg)
-    manifest.segments += missing
+    manifest.segments += skipped
     pinned, rest = split_pins(comp.messages)
     if pinned:  # pins that came inside the history join the other pins
         manifest.segments.append(_segment("history:pins", "pin", pinned, token_mode))
@@ -327,60 +302,10 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
     return PromptPack(messages, manifest, comp, memory_pack)
 
 
-def _fit_history(history, comp: CompressionResult, keep_recent: int, summarizer, mode: str,
-                 fits: Callable[[CompressionResult], bool]) -> CompressionResult:
-    """The largest ``keep`` ≤ ``keep_recent`` whose forced compression fits (binary search; fitting
-    is monotone in ``keep`` up to the summary's cap). The newest user turn stays regardless."""
-    if not history:
-        return comp
-    lo, hi = 0, min(keep_recent, len(history))
-    best = None
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        trial = compress(history, 0, mid, summarizer, token_mode=mode, force=True)
-        if fits(trial):
-            best, lo = trial, mid + 1
-        else:
-            hi = mid - 1
-    return best or compress(history, 0, 0, summarizer, token_mode=mode, force=True)
-
-
-def _trim_summary(comp: CompressionResult, mode: str, deficit: int) -> bool:
-    """Drop the summary's oldest ``- `` lines until ``deficit`` (negative: tokens over) is covered."""
-    idx = next(i for i, m in enumerate(comp.messages) if m.get("content") == comp.summary)
-    lines = comp.summary.split("\n")
-    body = [i for i, line in enumerate(lines) if line.startswith("- ")]
-    need = -deficit
-    dropped = False
-    for i in body:
-        if need <= 0:
-            break
-        need -= count_tokens(lines[i] + "\n", mode)
-        lines[i] = None
-        dropped = True
-    if dropped:
-        comp.summary = "\n".join(line for line in lines if line is not None)
-        comp.messages[idx] = {"role": "system", "content": comp.summary}
-    return dropped
-
-
-def _shrink_artifacts(excerpts: list[Excerpt], over_tokens: int, mode: str) -> list[Excerpt]:
-    """Re-read the artifacts with smaller caps, largest first, until ``over_tokens`` is covered."""
-    out = list(excerpts)
-    for i in sorted(range(len(out)), key=lambda i: -len(out[i].text)):
-        if over_tokens <= 0:
-            break
-        ex = out[i]
-        before = message_tokens(_artifact_message(ex), mode)
-        # ~4 characters per token (chars4's basis), plus slack for the marker. The floor is the
-        # marker alone: the reader still sees that the file exists and was cut.
-        total = f"{ex.total_chars:,}" if ex.total_chars is not None else f"more than {READ_LIMIT_CHARS:,}"
-        new_cap = max(len(_marker(0, total, ex.path)), len(ex.text) - over_tokens * 4 - 200)
-        if new_cap >= len(ex.text):
-            continue
-        new = read_artifact(ex.path, new_cap)
-        if new.error:
-            continue
-        out[i] = new
-        over_tokens -= before - message_tokens(_artifact_message(new), mode)
-    return out
+def _budget_error(budget: int, fixed, smallest: CompressionResult, excerpts: list[Excerpt],
+                  mode: str) -> BudgetError:
+    parts = floor_parts(fixed, smallest, excerpts, mode, REPLY_PRIMING_TOKENS)
+    need = sum(n for _, n in parts)
+    detail = ", ".join(f"{name} {n}" for name, n in parts)
+    return BudgetError(f"a budget of {budget} tokens cannot hold the smallest pack, which needs at least {need} "
+                       f"tokens in {mode} ({detail}); raise --budget")
