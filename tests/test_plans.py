@@ -183,3 +183,48 @@ def test_hygiene_fix_normalises_kind_and_recovers_source(store):
     apply_plan(store, plan, yes=True)
     fixed = store.get(m.id)
     assert (fixed.kind, fixed.source, fixed.text) == ("preference", "owner", "I drink green tea.")
+
+
+BLUE = ["My favourite colour is blue.", "User mentioned they like blue.", "Prefers blue.", "Blue is preferred."]
+
+
+def test_a_contradiction_with_a_merged_side_is_one_resolution_aimed_at_the_merged_record(store):
+    ids = [store.add("preference", t).id for t in BLUE]
+    nope = store.add("preference", "I don't like blue.")
+    plan = build_cleanup_plan(store)
+    resolutions = [o for o in plan.operations if o.action == "supersede"]
+    assert [o.key for o in resolutions] == [f"supersede:{','.join(map(str, ids))}>{nope.id}"]
+    assert "the merged record of merge:1,2,3,4" in plan.diff()
+    result = apply_plan(store, plan, yes=True, selected=["merge:1,2,3,4", resolutions[0].key])
+    assert result.skipped == [] and len(result.applied) == 2
+    assert active(store) == ["I don't like blue."]
+    survivor = store.get(ids[0])  # the merged record (kept #1) is superseded by the newer #5
+    assert survivor.superseded_by == nope.id
+    assert all(store.get(i).superseded_by in (ids[0], nope.id) for i in ids[1:])
+    store.undo()
+    assert active(store) == sorted(BLUE + ["I don't like blue."])
+
+
+def test_an_accepted_resolution_whose_merge_is_off_supersedes_each_member(store):
+    ids = [store.add("preference", t).id for t in BLUE]
+    nope = store.add("preference", "I don't like blue.")
+    plan = build_cleanup_plan(store)
+    [res] = [o for o in plan.operations if o.action == "supersede"]
+    apply_plan(store, plan, yes=True, selected=[res.key])
+    assert active(store) == ["I don't like blue."]
+    assert [store.get(i).superseded_by for i in ids] == [nope.id] * 4
+
+
+def test_the_newer_side_merged_makes_the_merged_record_the_one_kept(store):
+    nope = store.add("preference", "I don't like blue.")
+    ids = [store.add("preference", t).id for t in BLUE]
+    plan = build_cleanup_plan(store)
+    [res] = [o for o in plan.operations if o.action == "supersede"]
+    assert res.key == f"supersede:{nope.id}>{','.join(map(str, ids))}"
+    merge = next(o for o in plan.operations if o.action == "merge")
+    merge.text = "Blue is the owner's favourite colour."
+    res.selected = True
+    result = apply_plan(store, plan, yes=True)
+    assert result.skipped == []
+    assert active(store) == ["Blue is the owner's favourite colour."]
+    assert store.get(nope.id).superseded_by == result.created_ids[0]

@@ -27,6 +27,8 @@ class ApplyResult:
     changed_ids: list[int] = field(default_factory=list)
     created_ids: list[int] = field(default_factory=list)
     deleted_ids: list[int] = field(default_factory=list)
+    #: id → the record a merge of this apply folded it into (survivors map to themselves).
+    merged_into: dict[int, int] = field(default_factory=dict, repr=False)
 
     @property
     def message(self) -> str:
@@ -84,7 +86,8 @@ def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str |
         ops = plan.selected_operations()
     else:
         ops = [plan.op(ref) for ref in selected]
-    ops = [o for o in ops if not o.blocked]
+    # merges first: an accepted resolution with a merged side is aimed at the merged record
+    ops = sorted((o for o in ops if not o.blocked), key=lambda o: o.action != "merge")
     for op in ops:
         if op.action == "merge":
             if not textmod.normalize(op.text or ""):
@@ -110,10 +113,10 @@ def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str |
     return result
 
 
-def _current(op: Operation) -> list[Memory] | str:
-    """The rows of ``op`` if none changed since the plan; else the reason to skip."""
+def _current(op: Operation, records=None) -> list[Memory] | str:
+    """The rows of ``op`` (or of ``records``) if none changed since the plan; else the reason to skip."""
     rows = []
-    for planned in op.records:
+    for planned in op.records if records is None else records:
         row = Memory.get_or_none(Memory.id == planned.id)
         if row is None:
             return f"#{planned.id} no longer exists"
@@ -128,6 +131,9 @@ def _current(op: Operation) -> list[Memory] | str:
 def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult) -> str | None:
     from .store import snapshot
 
+    if op.action == "supersede":
+        return _supersede(store, op, result, save_event=lambda row, before: _save(store, batch, row, before, actor,
+                                                                                  result, op.reason))
     rows = _current(op)
     if isinstance(rows, str):
         return rows
@@ -141,21 +147,6 @@ def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult
 
     if op.action == "merge":
         return _merge(store, batch, op, rows, actor, result, save)
-    if op.action == "supersede":
-        row = rows[0]
-        head = Memory.get_or_none(Memory.id == op.target.id)
-        seen = set()
-        while head is not None and head.superseded_by is not None and head.id not in seen:
-            seen.add(head.id)
-            head = Memory.get_or_none(Memory.id == head.superseded_by)
-        if head is None or head.status != "approved" or head.id == row.id:
-            return f"#{op.target.id} is no longer an active record"
-        if row.superseded_by is not None or row.status != "approved":
-            return f"#{row.id} is no longer active"
-        before = snapshot(row)
-        row.superseded_by = head.id
-        save(row, before, "supersede", note=f"{op.reason}")
-        return None
     if op.action == "delete":
         for row in rows:
             if row.status not in ("forgotten", "rejected"):
@@ -171,6 +162,48 @@ def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult
                 return f"{name} cannot be changed by a plan"
             setattr(row, name, value)
         save(row, before, op.action, note=op.reason)
+    return None
+
+
+def _save(store, batch: str, row: Memory, before: dict, actor: str, result: ApplyResult, note: str) -> None:
+    from .store import snapshot
+
+    row.updated_at = store.clock()
+    row.save()
+    store.record_event(batch, "supersede", row.id, before, snapshot(row), actor, note=note)
+    result.changed_ids.append(row.id)
+
+
+def _supersede(store, op: Operation, result: ApplyResult, save_event) -> str | None:
+    """Supersede ``op.records`` by the active head of ``op.target``. Records a merge of this apply
+    folded are replaced by their merged record (its own changes are ours, not a stale plan)."""
+    from .store import snapshot
+
+    rows: dict[int, Memory] = {}
+    unmerged = [r for r in op.records if r.id not in result.merged_into]
+    current = _current(op, unmerged)
+    if isinstance(current, str):
+        return current
+    for row in current:
+        rows[row.id] = row
+    for r in op.records:
+        if r.id in result.merged_into:
+            survivor = Memory.get_by_id(result.merged_into[r.id])
+            rows[survivor.id] = survivor
+    head = Memory.get_or_none(Memory.id == op.target.id)
+    seen = set()
+    while head is not None and head.superseded_by is not None and head.id not in seen:
+        seen.add(head.id)
+        head = Memory.get_or_none(Memory.id == head.superseded_by)
+    if head is None or head.status != "approved" or head.id in rows:
+        return f"#{op.target.id} is no longer an active record"
+    for row in rows.values():
+        if row.superseded_by is not None or row.status != "approved":
+            return f"#{row.id} is no longer active"
+    for row in rows.values():
+        before = snapshot(row)
+        row.superseded_by = head.id
+        save_event(row, before)
     return None
 
 
@@ -204,6 +237,7 @@ def _merge(store, batch, op, rows, actor, result, save) -> str | None:
         store.record_event(batch, "merge", survivor.id, None, snapshot(survivor), actor, note=op.key)
         result.created_ids.append(survivor.id)
     for row in rows:
+        result.merged_into[row.id] = survivor.id
         if row.id == survivor.id:
             continue
         before = snapshot(row)

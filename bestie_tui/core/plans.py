@@ -54,7 +54,10 @@ class Operation:
         reason: why, in a few words.
         text: ``merge`` only: the merged text, which the owner may edit before applying.
         changes: ``layer``/``archive``/``expire``/``fix``: field → new value per record.
-        target: ``supersede`` only: the id that replaces the (first) record.
+        target: ``supersede`` only: the record that replaces ``records`` (for a merged side, its
+            newest member; the apply follows ``superseded_by`` to the merged record).
+        source_merge / target_merge: ``supersede`` only: the key of the merge in the same plan
+            that folds ``records`` / the target into one record (the resolution is aimed at it).
         selected: applied unless switched off.
         needs_acceptance: a contradiction resolution; off until the owner accepts it.
         blocked: why it cannot be applied now (e.g. deletePolicy), or ``None``.
@@ -67,6 +70,8 @@ class Operation:
     text: str | None = None
     changes: dict[str, Any] = field(default_factory=dict)
     target: MemoryRecord | None = None
+    source_merge: str | None = None
+    target_merge: str | None = None
     selected: bool = True
     needs_acceptance: bool = False
     blocked: str | None = None
@@ -87,10 +92,15 @@ class Operation:
             else:
                 out.append(("+", f"#new {printable(self.text or '')}  (the {len(self.records)} above superseded→#new)"))
         elif self.action == "supersede":
-            r, t = self.records[0], self.target
-            out.append(("-", _line(r)))
-            out.append(("+", f"{_line(r)}  [superseded→#{t.id}]"))
-            out.append((" ", f"   kept: {_line(t)}"))
+            t = self.target
+            newer = f"the merged record of {self.target_merge}" if self.target_merge else f"#{t.id}"
+            for r in self.records:
+                out.append(("-", _line(r)))
+            if self.source_merge:
+                out.append(("+", f"the merged record of {self.source_merge}  [superseded→{newer}]"))
+            else:
+                out.extend(("+", f"{_line(r)}  [superseded→{newer}]") for r in self.records)
+            out.append((" ", f"   kept: {newer if self.target_merge else _line(t)}"))
         elif self.action == "delete":
             for r in self.records:
                 out.append(("-", f"{_line(r)}  [{r.status}; deleted for good]"))
@@ -263,17 +273,7 @@ def build_cleanup_plan(store, report=None, *, user: str | None = None,
         plan.operations.append(Operation(
             f"merge:{','.join(str(m.id) for m in members)}", "merge", members,
             f"{len(members)} duplicates ({g.level}, cosine ≥ {g.score:.2f})", text=best_text(members)))
-    for c in report.contradictions:
-        if not c.resolvable:
-            plan.notes.append(f"flagged for you, not changed: #{c.older.id} “{c.older.text}” / "
-                              f"#{c.newer.id} “{c.newer.text}” — {c.reason}")
-            continue
-        op = Operation(f"supersede:{c.older.id}>{c.newer.id}", "supersede", [c.older],
-                       f"contradiction ({c.kind}): the newer #{c.newer.id} replaces it", target=c.newer,
-                       selected=False, needs_acceptance=True)
-        if c.older.pinned:
-            op.blocked = "pinned"
-        plan.operations.append(op)
+    _add_resolutions(plan, report.contradictions)
     for f in report.stale:
         action = "expire" if f.reason.startswith("expired") else "archive"
         if f.memory.layer != "archive":
@@ -281,6 +281,41 @@ def build_cleanup_plan(store, report=None, *, user: str | None = None,
                                              changes={"layer": "archive"}))
     _add_purges(store, plan, purge_after_days)
     return plan
+
+
+def _add_resolutions(plan: Plan, contradictions) -> None:
+    """One unselected ``supersede`` per contradiction the owner may accept. A side that a merge of
+    the same plan folds into one record is that whole group: the pairs "member i vs X" become one
+    resolution between the merged record and X (key ``supersede:1,2,3>7``), so accepting it never
+    fights the merge."""
+    merge_of = {r.id: o for o in plan.operations if o.action == "merge" for r in o.records}
+    made: set[str] = set()
+    for c in contradictions:
+        if not c.resolvable:
+            plan.notes.append(f"flagged for you, not changed: #{c.older.id} “{c.older.text}” / "
+                              f"#{c.newer.id} “{c.newer.text}” — {c.reason}")
+            continue
+        a_merge, b_merge = merge_of.get(c.older.id), merge_of.get(c.newer.id)
+        if a_merge is not None and a_merge is b_merge:
+            plan.notes.append(f"clash, not changed: {a_merge.key} would merge #{c.older.id} and #{c.newer.id}, "
+                              f"which contradict each other ({c.kind}); review that merge")
+            continue
+        sides = [(a_merge.records if a_merge else [c.older], a_merge), (b_merge.records if b_merge else [c.newer], b_merge)]
+        # the newer side is the one holding the newest statement
+        sides.sort(key=lambda side: max((r.created_at, r.id) for r in side[0]))
+        (old, old_merge), (new, new_merge) = sides
+        key = f"supersede:{','.join(str(r.id) for r in old)}>{','.join(str(r.id) for r in new)}"
+        if key in made:
+            continue
+        made.add(key)
+        target = max(new, key=lambda r: (r.created_at, r.id))
+        newer = f"the merged record of {new_merge.key}" if new_merge else f"the newer #{target.id}"
+        op = Operation(key, "supersede", list(old), f"contradiction ({c.kind}): {newer} replaces it",
+                       target=target, source_merge=old_merge.key if old_merge else None,
+                       target_merge=new_merge.key if new_merge else None, selected=False, needs_acceptance=True)
+        if any(r.pinned for r in old):
+            op.blocked = "pinned"
+        plan.operations.append(op)
 
 
 def _add_purges(store, plan: Plan, purge_after_days: int) -> None:
