@@ -126,3 +126,20 @@ def test_estimate_text_and_messages(run, tmp_path):
     assert data["chars4"] == sum(count_tokens(m["content"], "chars4") + 3 for m in chat(4)) + 3
     text = run("context", "estimate", "--token-mode", "chars4", input="abcdefgh").stdout
     assert text.splitlines() == ["characters       8", "chars4           3 tokens"]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("", "artifact path is empty"),
+    ("PLAN.md:99999999999999999999", "between 1 and 1,000,000"),
+])
+def test_bad_artifact_spec_is_a_usage_error(run, spec, message):
+    result = run("context", "pack", "--no-memory", "--task", "x", "--artifact", spec)
+    assert result.exit_code == 2 and message in result.stderr
+
+
+def test_binary_artifact_is_listed_as_skipped(run, tmp_path):
+    blob = tmp_path / "bin.dat"
+    blob.write_bytes(b"\x00\x01\x02garbage")
+    result = run("context", "pack", "--no-memory", "--task", "x", "--artifact", f"{blob}:300")
+    assert result.exit_code == 0
+    assert f"skipped: {blob} (binary file (NUL bytes))" in result.stdout and "garbage" not in result.stdout

@@ -81,6 +81,16 @@ def message_line(m: dict[str, Any]) -> str:
     return f"[{printable(str(who))}] {printable(message_text(m)).replace(chr(10), chr(10) + '  ')}"
 
 
+def _artifact_specs(ctx, param, values):
+    """``--artifact`` values as ``ArtifactSpec``s; a bad one is a usage error (exit 2)."""
+    from ..core.pack import ArtifactSpec
+
+    try:
+        return [ArtifactSpec.parse(v) for v in values]
+    except InvalidValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
 @click.group(cls=BestieGroup)
 @db_option
 def context() -> None:
@@ -136,8 +146,9 @@ def compress(app, source, threshold, keep, summary_chars, token_mode, as_json) -
 @click.option("--history", "history_src", metavar="FILE|-",
               help="Conversation (JSON or JSONL). Default: the newest messages in the database.")
 @click.option("--task", help="The request. Default: the history's last message, if it is the user's.")
-@click.option("--artifact", "artifacts", multiple=True, metavar="PATH[:MAXCHARS]",
-              help="Artifact file to excerpt, under its own character cap (default 4000). Repeatable.")
+@click.option("--artifact", "artifacts", multiple=True, metavar="PATH[:MAXCHARS]", callback=_artifact_specs,
+              help="Artifact file to excerpt: at most MAXCHARS characters of it are shown (default 4000, "
+                   "at most 1,000,000), plus a marker where it was cut. Repeatable.")
 @click.option("--pin", "pins", multiple=True, metavar="KIND=TEXT",
               help="Pinned block: user_info, project_context, build_state or resource_digest. Repeatable.")
 @click.option("--query", help="Query for the memory block (default: the task).")
@@ -205,6 +216,9 @@ def _print_manifest(manifest, n_messages: int) -> None:
         click.echo(f"{name:<40} {s.kind:<9} {s.messages:>4} {s.chars:>7,} {s.tokens:>7,}  {note}")
     if manifest.missing:
         click.echo("missing: " + ", ".join(printable(p) for p in manifest.missing))
+    others = [f"{printable(p)} ({printable(why)})" for p, why in manifest.skipped.items() if why != "missing"]
+    if others:
+        click.echo("skipped: " + ", ".join(others))
     if manifest.cut:
         click.echo("cut: " + "; ".join(printable(c) for c in manifest.cut))
 
