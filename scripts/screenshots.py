@@ -19,6 +19,11 @@ from bestie_tui.tui.app import BestieApp
 VIEWS = {
     "tiers": [],
     "pending": [],
+    "context": ["slash", *"train or flight for the trip to hue", "escape"],
+    "doctor": [],
+    "cleanup": [],
+    "messages": [],
+    "health": [],
 }
 
 
@@ -30,7 +35,7 @@ async def render(view: str, keys: list[str], out: Path, db: Path) -> Path:
         await app.workers.wait_for_complete()
         for key in keys:
             await pilot.press(key)
-        await pilot.pause()
+        await pilot.pause(0.6)  # let debounced views (Context) start their worker
         await app.workers.wait_for_complete()
         await pilot.pause()
         target = out / f"{view}.svg"
