@@ -143,3 +143,27 @@ def test_binary_artifact_is_listed_as_skipped(run, tmp_path):
     result = run("context", "pack", "--no-memory", "--task", "x", "--artifact", f"{blob}:300")
     assert result.exit_code == 0
     assert f"skipped: {blob} (binary file (NUL bytes))" in result.stdout and "garbage" not in result.stdout
+
+
+@pytest.mark.parametrize("args", [("context", "compress", "{f}"), ("context", "pack", "--no-memory", "--history", "{f}"),
+                                  ("context", "estimate", "--file", "{f}")], ids=["compress", "pack", "estimate"])
+def test_non_utf8_input_is_a_one_line_error(run, tmp_path, args):
+    blob = tmp_path / "bin.dat"
+    blob.write_bytes(b'[{"role": "user", "content": "caf\xe9"}]')
+    result = run(*[a.format(f=blob) for a in args])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == f"Error: {blob} is not UTF-8 text (byte 0xe9 at offset 33)"
+
+
+def test_non_utf8_stdin_is_a_one_line_error(run):
+    result = run("context", "compress", input=b"\xff\xfe\x00junk")
+    assert result.exit_code == 1 and "standard input is not UTF-8 text" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_json_with_a_byte_order_mark_is_read(run, tmp_path):
+    path = tmp_path / "h.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(chat(3)).encode("utf-8"))
+    assert json.loads(run("context", "compress", "--json", str(path)).stdout) == chat(3)
+    jsonl = "\ufeff" + "\n".join(json.dumps(m) for m in chat(3))
+    assert json.loads(run("context", "compress", "--json", input=jsonl.encode("utf-8")).stdout) == chat(3)

@@ -28,7 +28,7 @@ def parse_messages(text: str, source: str) -> list[dict[str, Any]]:
     Raises:
         InvalidValueError: empty input, or neither valid JSON nor JSONL (the line is named).
     """
-    stripped = text.strip()
+    stripped = text.lstrip("\ufeff").strip()  # a byte order mark is not JSON
     if not stripped:
         raise InvalidValueError(f"{source} is empty: expected a JSON array of messages or JSONL")
     try:
@@ -52,11 +52,21 @@ def parse_messages(text: str, source: str) -> list[dict[str, Any]]:
 
 
 def _read(source: str) -> str:
+    """The text of FILE or ``-`` (stdin), decoded as UTF-8 (a leading byte order mark dropped).
+
+    Raises:
+        InvalidValueError: unreadable, or not UTF-8 (the first bad byte and its offset are named).
+    """
+    name = "standard input" if source == "-" else source
     try:
-        with click.open_file(source, "r", encoding="utf-8") as fh:
-            return fh.read()
+        with click.open_file(source, "rb") as fh:
+            data = fh.read()
     except OSError as exc:
         raise InvalidValueError(f"cannot read {source}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidValueError(f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
 
 
 def _settings(app: AppContext) -> dict[str, Any]:
