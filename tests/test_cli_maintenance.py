@@ -226,3 +226,18 @@ def test_a_malformed_api_url_fails_the_send_at_once_and_is_recorded(run):
     assert "gave up" not in result.output and "the digest was kept" in result.output
     last = json.loads(run("digest", "--last", "--json").stdout)
     assert last["outcome"] == "failed" and "BESTIE_TELEGRAM_API" in last["error"]
+
+
+def test_printing_a_digest_adds_no_health_snapshot_sending_one_does(run, db_path):
+    from bestie_tui.core.hygiene import trend
+
+    assert run("digest").exit_code == 0 and run("digest", "--json").exit_code == 0
+    store = MemoryStore(db_path)
+    assert trend(store) == []
+    store.close()
+    with StubServer() as stub:
+        env = {"BESTIE_TELEGRAM_TOKEN": TOKEN, "BESTIE_TELEGRAM_API": stub.url}
+        assert run("digest", "--channel", "telegram:42", env=env).exit_code == 0
+    store = MemoryStore(db_path)
+    assert [s.health for s in trend(store)] == [100]
+    store.close()

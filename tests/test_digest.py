@@ -42,7 +42,7 @@ def seeded(store, clock):
 
 
 def test_digest_lists_counts_pending_oldest_first_and_the_doctor_findings(store, seeded):
-    d = dg.build_digest(store)
+    d = dg.build_digest(store, snapshot=True)
     assert d.tiers == {"core": 0, "working": 6, "archive": 0, "pending": 2}
     assert d.statuses["approved"] == 6 and d.pending_total == 2
     assert [p.id for p in d.pending] == seeded["pending"]
@@ -171,3 +171,11 @@ def test_every_fix_command_names_the_database_including_the_console(store, seede
     assert all("--db" in argv for argv in commands)
     assert ["bestie", "tui", "--db", str(db_path)] in commands
     assert f"fix: `bestie tui --db {db_path}` (key 2: triage by keys)" in d.render_markdown()
+
+
+def test_a_preview_writes_no_snapshot_a_recorded_digest_writes_one(store, seeded):
+    dg.build_digest(store)
+    dg.build_digest(store)
+    assert trend(store) == []  # previews leave the trend alone
+    d = dg.build_digest(store, snapshot=True)
+    assert [s.health for s in trend(store)] == [d.health]

@@ -159,7 +159,7 @@ def digest_cmd(app, channel, fmt, last, as_json) -> None:
         return
     if channel:
         parse_channel(channel)  # a typo fails before the doctor runs
-    report = digest_mod.build_digest(store)
+    report = digest_mod.build_digest(store, snapshot=bool(channel))  # a printed preview adds no trend point
     if not channel:
         if as_json:
             emit_json(report.to_dict())

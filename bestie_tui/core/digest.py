@@ -7,8 +7,9 @@ that a failed delivery loses nothing) are kept in the ``digest.log`` setting, ne
 are written without an event batch on purpose: a digest changes no memory and no policy, and the
 owner's ``undo`` must not be spent on one.
 
-The doctor summary and the health score come from ``hygiene.hygiene_status`` (one doctor run, its
-score and a snapshot), imported lazily so that ``bestie memory status`` stays fast.
+The doctor summary and the health score come from ``hygiene.hygiene_status`` (one doctor run and
+its score; a snapshot only for a digest that is sent or kept, never for a preview), imported lazily
+so that ``bestie memory status`` stays fast.
 """
 
 from __future__ import annotations
@@ -136,10 +137,16 @@ def fix_prefix(db_path: str | Path, command: str = "memory") -> str:
     return f"bestie {command} --db {shlex.quote(str(Path(db_path).absolute()))}"
 
 
-def build_digest(store, *, analyser: Callable[[Any], tuple[DoctorSummary, float | None]] | None = None) -> Digest:
-    """Build the digest of ``store`` now (``store.clock()``); writes one hygiene snapshot.
+def build_digest(store, *, snapshot: bool = False,
+                 analyser: Callable[[Any], tuple[DoctorSummary, float | None]] | None = None) -> Digest:
+    """Build the digest of ``store`` now (``store.clock()``).
 
     Args:
+        snapshot: also write one hygiene snapshot (the health trend). Only a digest that will be
+            recorded (sent, or kept as failed) does so: previews — ``bestie memory digest`` without
+            ``--channel``, the Health view's ``r`` — leave the trend alone, so looking at the
+            report never fills the trend with duplicate points. ``hygiene status`` and the doctor
+            write their own snapshots.
         analyser: returns ``(DoctorSummary, health 0–100 or None)``; default ``analyse`` (the doctor).
     Returns:
         A ``Digest``; a doctor failure is reported inside it (``doctor.error``), never raised.
@@ -148,7 +155,7 @@ def build_digest(store, *, analyser: Callable[[Any], tuple[DoctorSummary, float 
     status = store.status()
     pending = [PendingItem(m.id, m.kind, m.text, m.created_at, max(0, (now - m.created_at).days))
                for m in store.pending(limit=PENDING_TOP)]
-    summary, score = (analyser or analyse)(store)
+    summary, score = analyser(store) if analyser else analyse(store, record=snapshot)
     previous = last_sent_record(store)
     prefix = fix_prefix(store.path)
     digest = Digest(
@@ -194,14 +201,15 @@ def findings_for(digest: Digest, prefix: str) -> Iterable[Finding]:
 
 
 # ------------------------------------------------------------------ the doctor and the health score
-def analyse(store) -> tuple[DoctorSummary, float | None]:
-    """Run the doctor through ``hygiene.hygiene_status(store, record=True)`` — one doctor pass, its
-    health score, and one hygiene snapshot written, so the digest and ``hygiene trend`` read the same
-    series. Any failure becomes ``DoctorSummary(error=…)`` and no score: the digest is still made."""
+def analyse(store, record: bool = False) -> tuple[DoctorSummary, float | None]:
+    """Run the doctor through ``hygiene.hygiene_status(store, record=record)`` — one doctor pass and
+    its health score; with ``record`` one hygiene snapshot is written, so a recorded digest and
+    ``hygiene trend`` read the same series. Any failure becomes ``DoctorSummary(error=…)`` and no
+    score: the digest is still made."""
     try:
         from .hygiene import hygiene_status
 
-        status = hygiene_status(store, record=True)
+        status = hygiene_status(store, record=record)
     except Exception as exc:  # a digest with the counts beats no digest at all  # noqa: BLE001
         return DoctorSummary(error=f"doctor failed: {exc}"), None
     return summarize_report(status.report), status.health.score

@@ -30,7 +30,7 @@ def seed(store, clock, tmp_path):
     clock.advance(7 * 86400)
     store.supersede(1, 2)
     store.propose("Note with [bold]markup[/bold] inside", "note")
-    digest = dg.build_digest(store)  # the third snapshot
+    digest = dg.build_digest(store, snapshot=True)  # the third snapshot
     dg.record_delivery(store, digest, "telegram:42", digest.render_text(), outcome="failed",
                        error="telegram refused the token (HTTP 401: Unauthorized)")
     entry = maintenance.install("telegram:42", store.path, crontab_file=tmp_path / "tab", env={})
@@ -71,7 +71,7 @@ async def test_number_key_opens_it_and_r_builds_a_preview_in_a_worker(store):
         text = screen_text(app)
         assert "Preview built 2026-11-30 12:00 UTC (not sent)" in text
         assert "#1 (note, 0 days old): User is learning the guitar." in text
-        assert "Health 100/100" in text and len(trend(store)) == 1  # the doctor run's snapshot
+        assert "Health 100/100" in text and trend(store) == []  # a preview adds no snapshot
         assert dg.digest_log(store) == []  # a preview is neither sent nor recorded
 
 
@@ -79,7 +79,8 @@ async def test_scroll_keys_move_the_digest_pane(store):
     for i in range(40):
         store.propose(f"Pending proposal number {i} about topic {i}", "note")
     digest = dg.build_digest(store)
-    dg.record_delivery(store, digest, "zalo:1", digest.render_text(), outcome="sent", parts=2)
+    long_text = digest.render_text() + "".join(f"extra line {i}\n" for i in range(40))  # taller than the pane
+    dg.record_delivery(store, digest, "zalo:1", long_text, outcome="sent", parts=2)
     app = BestieApp(store, poll_interval=0, start_mode="health")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

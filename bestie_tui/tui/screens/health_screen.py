@@ -2,8 +2,8 @@
 drawn as a sparkline), the maintenance schedule, and the last digest (sent or failed) in full.
 
 ``r`` builds a fresh digest in a thread worker (the doctor can take seconds on a large store) and
-shows it as a preview: nothing is sent, nothing recorded except the hygiene snapshot any doctor
-run writes, so the trend grows by one point.
+shows it as a preview: nothing is sent and nothing recorded — not even a hygiene snapshot, so
+pressing ``r`` repeatedly does not fill the trend with duplicate points.
 """
 
 from __future__ import annotations
