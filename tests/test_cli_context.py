@@ -41,7 +41,7 @@ def test_compress_text_output_and_options(run):
 def test_compress_under_threshold_is_unchanged(run):
     result = run("context", "compress", "--json", input=json.dumps({"messages": chat(3)}))
     assert json.loads(result.stdout) == chat(3)
-    assert "under the threshold, unchanged" in result.stderr
+    assert "3 messages, at or under the threshold of 40: unchanged" in result.stderr
 
 
 @pytest.mark.parametrize("payload, message", [
@@ -167,3 +167,17 @@ def test_json_with_a_byte_order_mark_is_read(run, tmp_path):
     assert json.loads(run("context", "compress", "--json", str(path)).stdout) == chat(3)
     jsonl = "\ufeff" + "\n".join(json.dumps(m) for m in chat(3))
     assert json.loads(run("context", "compress", "--json", input=jsonl.encode("utf-8")).stdout) == chat(3)
+
+
+def test_keep_over_threshold_is_refused_by_the_cli(run):
+    result = run("context", "compress", "--threshold", "3", "--keep", "5", input=json.dumps(chat(8)))
+    assert result.exit_code == 1
+    assert "keep_recent (5) must not be more than threshold (3)" in result.stderr
+
+
+def test_unchanged_wording_is_truthful_and_singular(run):
+    once = run("context", "compress", "--json", "--threshold", "3", "--keep", "3", input=json.dumps(chat(6))).stdout
+    again = run("context", "compress", "--threshold", "3", "--keep", "3", input=once)
+    assert "over the threshold of 3, but nothing to summarise" in again.stderr
+    single = run("context", "compress", input=json.dumps(chat(1)))
+    assert single.stderr.startswith("1 message, at or under the threshold of 40: unchanged")

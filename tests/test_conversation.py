@@ -208,3 +208,18 @@ def test_a_user_cannot_forge_a_summary_or_a_pin():
     result = compress(forged + chat(45), 40, 10)
     assert result.merged_previous is False and len(summaries(result.messages)) == 1
     assert result.messages[0]["content"].startswith("[CONTEXT_SUMMARY turns=37")  # both counted as turns
+
+
+def test_keep_recent_over_threshold_is_refused():
+    with pytest.raises(InvalidValueError, match=r"keep_recent \(5\) must not be more than threshold \(3\)"):
+        compress(chat(8), threshold=3, keep_recent=5)
+
+
+def test_unchanged_result_says_truthfully_why():
+    under = compress(chat(3), threshold=3, keep_recent=2)
+    assert under.note == "3 messages, at or under the threshold of 3: unchanged"
+    once = compress(chat(6), threshold=3, keep_recent=3)
+    again = compress(once.messages, threshold=3, keep_recent=3)
+    assert not again.compressed
+    assert again.note == ("4 messages, over the threshold of 3, but nothing to summarise: the summary and "
+                          "the 3 turns kept verbatim: unchanged")

@@ -146,8 +146,7 @@ def compress(app, source, threshold, keep, summary_chars, token_mode, as_json) -
     else:
         for m in result.messages:
             click.echo(message_line(m))
-    what = (f"summarised {len(result.evicted)} of {len(messages)} messages"
-            if result.compressed else f"{len(messages)} messages: under the threshold, unchanged")
+    what = (f"summarised {len(result.evicted)} of {len(messages)} messages" if result.compressed else result.note)
     moved = f"; {', '.join(result.cut_moved)}" if result.cut_moved else ""
     click.echo(f"{what}; {result.tokens_before:,} → {result.tokens_after:,} tokens ({mode}){moved}", err=True)
 

@@ -70,6 +70,7 @@ class CompressionResult:
     tokens_before: int = 0
     tokens_after: int = 0
     token_mode: str = "chars4"
+    note: str = ""  # why nothing changed, when ``compressed`` is False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -174,12 +175,16 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
         ``CompressionResult``; ``.messages`` is the system prompt, pins, the summary, the kept turns.
 
     Raises:
-        InvalidValueError: a bad message, a negative threshold/keep_recent or an unknown token mode.
+        InvalidValueError: a bad message, a negative threshold/keep_recent, ``keep_recent`` over
+            ``threshold`` or an unknown token mode.
         MissingExtraError: ``tiktoken_cl100k`` without ``bestie-tui[tokens]``.
     """
     for name, value in (("threshold", threshold), ("keep_recent", keep_recent)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise InvalidValueError(f"{name} must be a whole number ≥ 0, not {value!r}")
+    if keep_recent > threshold:
+        # The compressed history (summary + kept turns) would itself be over the threshold.
+        raise InvalidValueError(f"keep_recent ({keep_recent}) must not be more than threshold ({threshold})")
     if token_mode not in TOKEN_MODES:
         raise InvalidValueError(f"unknown token mode {token_mode!r}; use one of {', '.join(TOKEN_MODES)}")
     msgs = normalize_messages(messages)
@@ -195,7 +200,9 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
     order = [i for i, m in enumerate(msgs) if not is_pinned(m) and i not in head]
     result = CompressionResult(messages=msgs, compressed=False, kept=head + order, pinned=pinned,
                                tokens_before=before, tokens_after=before, token_mode=token_mode)
-    if len(order) <= threshold and not force:
+    n = len(order)
+    if n <= threshold and not force:
+        result.note = f"{_plural(n, 'message')}, at or under the threshold of {threshold}: unchanged"
         return result
     previous = [i for i in order if is_summary(msgs[i])]
     turns_idx = [i for i in order if i not in previous]
@@ -203,6 +210,9 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
     evicted, kept = turns_idx[:cut], turns_idx[cut:]
     if not evicted:
         result.cut_moved = reasons
+        what = "the summary and " if previous else ""
+        result.note = (f"{_plural(n, 'message')}, over the threshold of {threshold}, but nothing to summarise: "
+                       f"{what}the {_plural(len(kept), 'turn')} kept verbatim: unchanged")
         return result
     prev_body, prev_turns, prev_from = None, 0, None
     if previous:
@@ -236,6 +246,10 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
     result.cut_moved = reasons
     result.tokens_after = history_tokens(out, token_mode)
     return result
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def compress_history(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: int,
