@@ -101,3 +101,28 @@ async def test_markup_in_memory_text_is_shown_literally(store):
     async with app.run_test(size=SIZE) as pilot:
         await ready(app, pilot)
         assert "[bold]Likes[/bold] tea." in screen_text(app)
+
+
+async def test_a_rebuild_after_a_change_elsewhere_keeps_the_owners_choices_and_says_so(store):
+    for t in SEED + ["I love durian.", "I hate durian."]:
+        store.add("preference", t)
+    other = store.add("note", "I water the plants on Sunday.")
+    app = BestieApp(store, poll_interval=0, start_mode="cleanup")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await ready(app, pilot)
+        await pilot.press("e")
+        app.screen.query_one("TextArea").text = APPROVED
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("j", "space")  # accept the durian resolution
+        assert "2 of 2 operations selected" in screen_text(app)
+        store.edit(other.id, "I water the plants on Saturday.")  # another process changes a memory
+        screen.refresh_data()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "+ #new User prefers Vietnamese replies with proper diacritics" in shown
+        assert "2 of 2 operations selected" in shown
+        assert "The plan was rebuilt because memories changed; kept your" in shown  # the toast wraps
+        assert "2 choice(s)." in shown
+        assert screen.query_one(PlanDiff).current.key == "supersede:4>5"

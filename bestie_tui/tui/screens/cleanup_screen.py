@@ -40,6 +40,9 @@ class CleanupScreen(BestieScreen):
         self.plan = None
         self.plan_mark: int | None = None
         self.busy = False
+        #: The owner's choices by operation key (stable across rebuilds): ``{"selected": bool, "text": str}``.
+        self.choices: dict[str, dict] = {}
+        self.auto_rebuild = False
 
     def compose_body(self) -> ComposeResult:
         with Vertical(id="cleanup-body"):
@@ -60,10 +63,13 @@ class CleanupScreen(BestieScreen):
 
     def refresh_data(self) -> None:
         if not self.busy and self.plan is not None and self._store_mark() != self.plan_mark:
+            self.auto_rebuild = True  # the owner did not ask: say why the plan moved
             self.action_rebuild()
 
     # ------------------------------------------------------------------ building
     def action_rebuild(self) -> None:
+        if self.busy:
+            return
         self.busy = True
         self.plan_mark = self._store_mark()
         bar = self.query_one(ProgressBar)
@@ -100,10 +106,37 @@ class CleanupScreen(BestieScreen):
 
     def _show_plan(self, plan) -> None:
         self.busy = False
+        kept, lost = self._carry_choices(plan)
         self.plan = plan
         self.query_one(ProgressBar).display = False
         self.query_one(PlanDiff).show_plan(plan)
         self._summarise()
+        if self.auto_rebuild:
+            self.auto_rebuild = False
+            message = "The plan was rebuilt because memories changed"
+            if kept or lost:
+                message += f"; kept your {kept} choice(s)"
+                if lost:
+                    message += f", {lost} no longer apply (their operation is gone or changed)"
+            self.notify(message + ".", markup=False, severity="warning" if lost else "information")
+
+    def _carry_choices(self, plan) -> tuple[int, int]:
+        """Re-apply the owner's toggles and edited texts to ``plan`` by operation key (keys name the
+        records involved, so a kept key is the same operation); drop the ones whose key is gone."""
+        ops = {op.key: op for op in plan.operations}
+        kept = lost = 0
+        for key, choice in list(self.choices.items()):
+            op = ops.get(key)
+            if op is None or op.blocked:
+                lost += len(choice)
+                del self.choices[key]
+                continue
+            if "selected" in choice:
+                op.selected = choice["selected"]
+            if "text" in choice and op.action == "merge":
+                op.text = choice["text"]
+            kept += len(choice)
+        return kept, lost
 
     def _summarise(self) -> None:
         plan = self.plan
@@ -139,6 +172,7 @@ class CleanupScreen(BestieScreen):
             self.notify(f"Blocked: {op.blocked}", severity="warning", markup=False)
             return
         op.selected = not op.selected
+        self.choices.setdefault(op.key, {})["selected"] = op.selected
         diff.refresh_operation(diff.highlighted)
         self._summarise()
 
@@ -154,6 +188,7 @@ class CleanupScreen(BestieScreen):
         def edited(text: str | None) -> None:
             if text:
                 op.text = text
+                self.choices.setdefault(op.key, {})["text"] = text
                 diff.refresh_operation(index)
 
         self.app.push_screen(EditMemoryModal(op.text or "", title=f"Merged text for {' '.join(f'#{i}' for i in op.ids)}",
@@ -203,6 +238,7 @@ class CleanupScreen(BestieScreen):
             box.update(Text(f"Nothing applied: {error}"))
             self.notify(error, severity="error", markup=False)
             return
+        self.choices.clear()  # applied: the next plan starts from its own proposals
         text = Text(result.message, style="bold")
         for key, reason in result.skipped:
             text.append(f"\nskipped {key}: {reason}")
@@ -213,6 +249,7 @@ class CleanupScreen(BestieScreen):
         self.changed()
 
     def action_undo(self) -> None:
+        self.choices.clear()
         self.app.action_undo()
         self.query_one("#cleanup-result", Static).update(Text("Undone: see the notice. The plan is rebuilt."))
 

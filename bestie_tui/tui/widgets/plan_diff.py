@@ -35,12 +35,15 @@ class PlanDiff(OptionList):
         self.plan = None
 
     def show_plan(self, plan) -> None:
-        """Replace the options with ``plan``'s operations (keeps the highlighted index if it still exists)."""
+        """Replace the options with ``plan``'s operations; the highlight stays on the same operation
+        (by key) if it is still there, else on the same position."""
         keep = self.highlighted
+        keep_key = self.current.key if self.current is not None else None
         self.plan = plan
         self.set_options(Option(self._prompt(i, op), id=op.key) for i, op in enumerate(plan.operations))
         if plan.operations:
-            self.highlighted = min(keep or 0, len(plan.operations) - 1)
+            keys = [op.key for op in plan.operations]
+            self.highlighted = keys.index(keep_key) if keep_key in keys else min(keep or 0, len(keys) - 1)
 
     def refresh_operation(self, index: int) -> None:
         self.replace_option_prompt_at_index(index, self._prompt(index, self.plan.operations[index]))
