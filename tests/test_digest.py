@@ -179,3 +179,25 @@ def test_a_preview_writes_no_snapshot_a_recorded_digest_writes_one(store, seeded
     assert trend(store) == []  # previews leave the trend alone
     d = dg.build_digest(store, snapshot=True)
     assert [s.health for s in trend(store)] == [d.health]
+
+
+def test_markdown_escapes_only_what_would_format(store):
+    store.propose("Issue #13 (fact) costs 5.00! a-b + c | d snake_case_name", "note")
+    store.propose("*bold* _it_ `code` [link](http://x) <b>html</b> ~~gone~~ a\\b &amp;", "note")
+    md = dg.build_digest(store).render_markdown()
+    assert "- #1 (note, 0 days old): Issue #13 (fact) costs 5.00! a-b + c | d snake_case_name\n" in md
+    assert r"\*bold\* \_it\_ \`code\` \[link\](http://x) \<b>html\</b> \~\~gone\~\~ a\\b \&amp;" in md
+
+
+@pytest.mark.parametrize("text, escaped", [
+    ("# Heading", r"\# Heading"), ("## two", r"\## two"), ("#13 (fact)", "#13 (fact)"),
+    ("1. item", r"1\. item"), ("2) item", r"2\) item"), ("- x", r"\- x"), ("+ x", r"\+ x"),
+    ("> quote", r"\> quote"), ("a > b - c", "a > b - c"), ("===", r"\==="), ("1.5 cups", "1.5 cups"),
+])
+def test_md_escape_at_the_start_of_a_line(text, escaped):
+    assert dg.md_escape(text) == escaped
+
+
+def test_a_command_with_a_backtick_stays_one_code_span():
+    assert dg.md_code("bestie memory --db '/tmp/a`b'") == "`` bestie memory --db '/tmp/a`b' ``"
+    assert dg.md_code("bestie memory pending") == "`bestie memory pending`"

@@ -333,7 +333,7 @@ def health_line(digest: Digest) -> str:
 def render(digest: Digest, *, markdown: bool) -> str:
     """The digest as plain text or Markdown (one function, so the two never disagree)."""
     esc = md_escape if markdown else (lambda t: t)
-    code = (lambda c: f"`{c}`") if markdown else (lambda c: c)
+    code = md_code if markdown else (lambda c: c)
     bullet, indent = ("- ", "  - ") if markdown else ("• ", "    ")
     head = f"Bestie memory digest, {digest.generated_at:%Y-%m-%d %H:%M} UTC"
     out = [f"# {head}" if markdown else head, ""]
@@ -366,9 +366,45 @@ def render(digest: Digest, *, markdown: bool) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+#: Characters that format wherever they stand: emphasis, code spans, link brackets, raw HTML and
+#: autolinks, strikethrough, backslash escapes, and ``&`` that starts an entity (``&amp;``).
+_MD_INLINE = re.compile(r"[\\`*\[\]<~]|&(?=#?\w+;)")
+#: Constructs that format only at the start of a line (after up to three spaces): ATX headings,
+#: bullet and ordered list markers, block quotes, setext underlines / thematic breaks.
+_MD_LINE_START = re.compile(r"^( {0,3})(#{1,6}(?=\s|$)|[-+](?=\s|$)|>|\d{1,9}(?=[.)](?:\s|$))|=+\s*$|-+\s*$)")
 
 
 def md_escape(text: str) -> str:
-    """Backslash-escape every Markdown punctuation character, so memory text stays literal."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Backslash-escape what would make ``text`` Markdown formatting (CommonMark + GFM), and only
+    that, so memory text stays literal yet reads cleanly: ``*``, backticks, ``[``/``]``, ``<``,
+    ``~``, ``\\`` and entity ``&`` anywhere; ``_`` unless inside a word (``snake_case`` cannot
+    emphasise); ``#``, ``-``, ``+``, ``>``, ``1.``, ``===`` only where they would start a block
+    (heading, list, quote, underline) at the beginning of a line. ``#13`` or ``(fact)`` stay as they are."""
+
+    def underscore(match: re.Match) -> str:
+        i, line = match.start(), match.string
+        inside_word = 0 < i < len(line) - 1 and line[i - 1].isalnum() and line[i + 1].isalnum()
+        return "_" if inside_word else "\\_"
+
+    out = []
+    for line in text.split("\n"):
+        line = _MD_INLINE.sub(lambda m: "\\" + m.group(0), line)  # first: it escapes backslashes
+        line = re.sub("_", underscore, line)
+        out.append(_MD_LINE_START.sub(_escape_block_start, line, count=1))
+    return "\n".join(out)
+
+
+def _escape_block_start(match: re.Match) -> str:
+    indent, marker = match.group(1), match.group(0)[len(match.group(1)):]
+    if marker[:1].isdigit():  # "1." / "2)": escape the delimiter after the number
+        return f"{indent}{marker}\\"
+    return f"{indent}\\{marker}"
+
+
+def md_code(command: str) -> str:
+    """``command`` as one inline code span: the fence is one backtick longer than the longest run
+    of backticks inside, padded with spaces when needed (CommonMark §6.1)."""
+    longest = max((len(run) for run in re.findall(r"`+", command)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest or command.startswith(" ") or command.endswith(" ") else ""
+    return f"{fence}{pad}{command}{pad}{fence}"
