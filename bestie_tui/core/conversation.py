@@ -49,6 +49,7 @@ CONTEXT_DEFAULTS: dict[str, Any] = {
 
 _HEADER = re.compile(r"^\[CONTEXT_SUMMARY(?P<attrs>[^\]\n]*)\]\n?")
 _ATTR = re.compile(r"(\w+)=(\S+)")
+_MARKER = re.compile(r"[ \t]*\[/?CONTEXT_SUMMARY(?:\]|[ \t][^\]\n]*\])[ \t]*")
 
 
 @dataclass
@@ -226,7 +227,8 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
         prev_turns = sum(int(a.get("turns", 0)) for a in attrs_all if str(a.get("turns", "")).isdigit())
         prev_from = next((a["from"] for a in attrs_all if "from" in a), None)
     evicted_msgs = [msgs[i] for i in evicted]
-    body = (summarizer or ExtractiveSummarizer())(prev_body, evicted_msgs)
+    summarize = summarizer or ExtractiveSummarizer()
+    body = _checked_body(summarize, summarize(prev_body, evicted_msgs), len(evicted_msgs))
     days = [d for d in (message_day(m) for m in evicted_msgs) if d]
     attrs = [f"turns={prev_turns + len(evicted)}"]
     first = prev_from or (min(days) if days else None)
@@ -234,7 +236,7 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
         attrs.append(f"from={first}")
     if days:
         attrs.append(f"to={max(days)}")
-    content = f"{CONTEXT_SUMMARY} {' '.join(attrs)}]\n{str(body or '').strip()}\n[/CONTEXT_SUMMARY]"
+    content = f"{CONTEXT_SUMMARY} {' '.join(attrs)}]\n{body}\n[/CONTEXT_SUMMARY]"
     summary_msg = {"role": "system", "content": content}
     out = [msgs[i] for i in head + pinned] + [summary_msg] + [msgs[i] for i in kept]
     result.messages = out
@@ -246,6 +248,29 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
     result.cut_moved = reasons
     result.tokens_after = history_tokens(out, token_mode)
     return result
+
+
+def _checked_body(summarizer: Summarizer, body: Any, n_evicted: int) -> str:
+    """The summarizer's text with any ``[CONTEXT_SUMMARY …]``/``[/CONTEXT_SUMMARY]`` marker removed
+    (a nested or quoted marker would end the block early or forge a second one).
+
+    Raises:
+        InvalidValueError: not a string, or empty: the evicted turns would be lost without a trace.
+    """
+    name = getattr(summarizer, "__name__", None) or type(summarizer).__name__
+    lost = f"the {_plural(n_evicted, 'evicted turn')} would be lost"
+    if not isinstance(body, str):
+        kind = "None" if body is None else type(body).__name__
+        raise InvalidValueError(f"summarizer {name} returned {kind}, not the summary text; {lost}")
+    lines = []
+    for line in body.splitlines():
+        clean = _MARKER.sub(" ", line).strip() if _MARKER.search(line) else line.rstrip()
+        if clean or not _MARKER.search(line):
+            lines.append(clean)
+    text = "\n".join(lines).strip()
+    if not text:
+        raise InvalidValueError(f"summarizer {name} returned an empty summary; {lost}")
+    return text
 
 
 def _plural(n: int, word: str) -> str:

@@ -114,7 +114,8 @@ class ExtractiveSummarizer:
         max_chars: cap on the returned body, in characters (default 2000).
 
     The body is at most ``max_chars`` characters: ``- [date] speaker: sentence`` lines in conversation
-    order, then ``Names: …`` and ``Dates: …``. Returns ``""`` when there is nothing to summarise.
+    order, then ``Names: …`` and ``Dates: …``. When no sentence, name or date is found, one line
+    ``- N short turns without a sentence to keep (samples)``; ``""`` only for no messages.
     """
 
     def __init__(self, max_chars: int = DEFAULT_MAX_CHARS):
@@ -129,6 +130,7 @@ class ExtractiveSummarizer:
 
         stop = stop_words() | {"i", "im", "ive", "id", "ill"}
         sentences, names, dates = self._previous(previous, stop)
+        short: list[str] = []  # pieces too short to be a summary line, for the fallback line
         for index, message in enumerate(messages):
             day = message_day(message)
             who = speaker(message)
@@ -140,6 +142,7 @@ class ExtractiveSummarizer:
                 names.update(found_names)
                 dates.update(found_dates)
                 if len(piece.split()) < MIN_WORDS:
+                    short.append(piece)
                     continue
                 tag = f"[{day}] " if day else ""
                 line = f"- {tag}{who}: {_shorten(piece, MAX_SENTENCE_CHARS)}"
@@ -147,7 +150,13 @@ class ExtractiveSummarizer:
                                            bool(_NUMBER.search(piece))))
             if day:
                 dates[day] += 1
-        return self._compose(sentences, names, dates, {speaker(m) for m in messages})
+        body = self._compose(sentences, names, dates, {speaker(m) for m in messages})
+        if not body and messages:
+            # Never an empty summary: the evicted turns are at least counted and sampled.
+            sample = _shorten(", ".join(dict.fromkeys(short)), 80)
+            turns = f"{len(messages)} short turn{'s' if len(messages) != 1 else ''}"
+            body = f"- {turns} without a sentence to keep" + (f" ({sample})" if sample else "")
+        return body[: self.max_chars]
 
     # --------------------------------------------------------------- internals
     def _previous(self, previous: str | None, stop: frozenset[str]):
