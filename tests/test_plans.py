@@ -228,3 +228,30 @@ def test_the_newer_side_merged_makes_the_merged_record_the_one_kept(store):
     assert result.skipped == []
     assert active(store) == ["Blue is the owner's favourite colour."]
     assert store.get(nope.id).superseded_by == result.created_ids[0]
+
+
+def test_a_merged_record_keeps_the_widest_binding_of_its_members(store):
+    a = store.add("preference", "User prefers Vietnamese.", scope="core", channel="telegram:1")
+    b = store.add("preference", "User wants Vietnamese-first.")  # bound to no project
+    c = store.add("preference", "Always answer in Vietnamese with diacritics.", project="p1")
+    plan = build_cleanup_plan(store)
+    [merge] = [o for o in plan.operations if o.action == "merge"]
+    assert merge.ids == [a.id, b.id, c.id]
+    assert (" ", "   merged record: scope core, layer core, user any, channel any, project any, session any") \
+        in merge.diff_lines()
+    merge.text = APPROVED
+    [new_id] = apply_plan(store, plan, yes=True).created_ids
+    m = store.get(new_id)
+    assert (m.scope, m.layer, m.user, m.channel, m.project, m.session) == ("core", "core", None, None, None, None)
+
+
+def test_a_kept_member_is_widened_and_agreeing_bindings_stay(store):
+    a = store.add("preference", "User prefers Vietnamese.", user="an", project="p1")
+    b = store.add("preference", "User wants Vietnamese-first.", user="an", project="p2", scope="session")
+    plan = build_cleanup_plan(store, user="an")
+    [merge] = [o for o in plan.operations if o.action == "merge"]
+    merge.text = a.text  # keep #a's text: #a survives
+    apply_plan(store, plan, yes=True)
+    kept = store.get(a.id)
+    assert (kept.scope, kept.user, kept.project) == ("project", "an", None)
+    assert store.get(b.id).superseded_by == a.id

@@ -8,7 +8,7 @@ from typing import Iterable
 from . import text as textmod
 from .errors import InvalidValueError, PolicyError, SecretRefusedError
 from .models import Memory
-from .plans import _LAYER_RANK, Operation, Plan, _survivor
+from .plans import Operation, Plan, _survivor, merged_binding
 from .secrets import detect_secret
 
 #: Fields whose change since the plan makes an operation stale (the owner planned on other data).
@@ -214,7 +214,7 @@ def _merge(store, batch, op, rows, actor, result, save) -> str | None:
         return "a member is no longer active"
     text = op.text.strip()
     keep = _survivor(op.records, text)
-    best_layer = min((r.layer for r in rows), key=lambda layer: _LAYER_RANK.get(layer, 1))
+    bind = merged_binding(rows)
     uses = sum(r.access_count for r in rows)
     last = max((r.last_accessed_at for r in rows if r.last_accessed_at), default=None)
     confidence = max(r.confidence for r in rows)
@@ -222,16 +222,17 @@ def _merge(store, batch, op, rows, actor, result, save) -> str | None:
         survivor = next(r for r in rows if r.id == keep.id)
         before = snapshot(survivor)
         survivor.text, survivor.norm, survivor.terms = text, textmod.normalize(text), textmod.search_text(text)
-        survivor.layer, survivor.access_count = best_layer, uses
+        for name, value in bind.items():
+            setattr(survivor, name, value)
+        survivor.access_count = uses
         survivor.last_accessed_at, survivor.confidence = last, confidence
         save(survivor, before, "merge", note=f"kept for {op.key}")
     else:
         base = max(rows, key=lambda r: (r.access_count, r.updated_at, r.id))
         now = store.clock()
         survivor = Memory.create(
-            text=text, kind=base.kind, status="approved", scope=base.scope, layer=best_layer, pinned=False,
-            confidence=confidence, expires_at=None, user=base.user, channel=base.channel, project=base.project,
-            session=base.session, source="merge:" + ",".join(f"#{r.id}" for r in rows), created_at=now,
+            text=text, kind=base.kind, status="approved", pinned=False, confidence=confidence, expires_at=None,
+            **bind, source="merge:" + ",".join(f"#{r.id}" for r in rows), created_at=now,
             updated_at=now, access_count=uses, last_accessed_at=last, norm=textmod.normalize(text),
             terms=textmod.search_text(text))
         store.record_event(batch, "merge", survivor.id, None, snapshot(survivor), actor, note=op.key)

@@ -87,10 +87,16 @@ class Operation:
             for r in self.records:
                 out.append(("-", _line(r)))
             keep = _survivor(self.records, self.text or "")
+            bind = merged_binding(self.records)
             if keep is not None:
-                out.append(("+", f"#{keep.id} {printable(self.text or '')}  (kept; the others superseded→#{keep.id})"))
+                out.append(("+", f"#{keep.id} [{bind['layer']}] {printable(self.text or '')}  "
+                                 f"(kept; the others superseded→#{keep.id})"))
             else:
-                out.append(("+", f"#new {printable(self.text or '')}  (the {len(self.records)} above superseded→#new)"))
+                out.append(("+", f"#new [{bind['layer']}] {printable(self.text or '')}  "
+                                 f"(the {len(self.records)} above superseded→#new)"))
+            out.append((" ", "   merged record: " + ", ".join(
+                f"{name} {printable(bind[name]) if bind[name] is not None else 'any'}"
+                for name in ("scope", "layer", "user", "channel", "project", "session"))))
         elif self.action == "supersede":
             t = self.target
             newer = f"the merged record of {self.target_merge}" if self.target_merge else f"#{t.id}"
@@ -239,6 +245,27 @@ def _survivor(records: list[MemoryRecord], text: str) -> MemoryRecord | None:
 
     norm = normalize(text)
     return next((r for r in records if normalize(r.text) == norm), None)
+
+
+_SCOPE_RANK = {"core": 0, "project": 1, "session": 2}
+BINDINGS = ("user", "channel", "project", "session")
+
+
+def merged_binding(records: list[MemoryRecord]) -> dict[str, Any]:
+    """Where a merged record is seen: never narrower than any member, so no request that got a member
+    before the merge gets nothing after it.
+
+    Returns ``{"scope", "layer", "user", "channel", "project", "session"}``: the widest scope
+    (core > project > session), the most visible layer (core > working > archive), and each binding
+    kept only when every member has the same value, else ``None`` (unbound: seen everywhere)."""
+    out: dict[str, Any] = {
+        "scope": min((r.scope for r in records), key=lambda v: _SCOPE_RANK.get(v, 1)),
+        "layer": min((r.layer for r in records), key=lambda v: _LAYER_RANK.get(v, 1)),
+    }
+    for name in BINDINGS:
+        values = {getattr(r, name) for r in records}
+        out[name] = values.pop() if len(values) == 1 else None
+    return out
 
 
 def best_text(records: list[MemoryRecord]) -> str:

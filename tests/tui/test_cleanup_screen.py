@@ -46,7 +46,7 @@ async def test_edit_merged_text_accept_conflict_apply_and_undo(store):
         area.text = APPROVED
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert "+ #new User prefers Vietnamese replies with proper diacritics" in screen_text(app)
+        assert "+ #new [working] User prefers Vietnamese replies with proper diacritics" in screen_text(app)
         await pilot.press("j", "space")  # accept the durian resolution
         assert "2 of 2 operations selected" in screen_text(app)
         await pilot.press("a")
@@ -121,7 +121,7 @@ async def test_a_rebuild_after_a_change_elsewhere_keeps_the_owners_choices_and_s
         await app.workers.wait_for_complete()
         await pilot.pause()
         shown = screen_text(app)
-        assert "+ #new User prefers Vietnamese replies with proper diacritics" in shown
+        assert "+ #new [working] User prefers Vietnamese replies with proper diacritics" in shown
         assert "2 of 2 operations selected" in shown
         assert "The plan was rebuilt because memories changed; kept your" in shown  # the toast wraps
         assert "2 choice(s)." in shown
