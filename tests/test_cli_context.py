@@ -28,7 +28,7 @@ def test_compress_json_file_and_jsonl_stdin_agree(run, tmp_path):
     out = json.loads(from_stdin.stdout)
     assert json.loads(from_file.stdout) == out
     assert len(out) == 11 and is_summary(out[0]) and out[1:] == history[-10:]
-    assert "summarised 40 of 50 messages" in from_stdin.stderr
+    assert "summarised 40 messages of 50" in from_stdin.stderr
 
 
 def test_compress_text_output_and_options(run):
@@ -181,3 +181,20 @@ def test_unchanged_wording_is_truthful_and_singular(run):
     assert "over the threshold of 3, but nothing to summarise" in again.stderr
     single = run("context", "compress", input=json.dumps(chat(1)))
     assert single.stderr.startswith("1 message, at or under the threshold of 40: unchanged")
+
+
+def test_counts_are_singular_when_one(run):
+    result = run("context", "compress", "--threshold", "1", "--keep", "1",
+                 input=json.dumps([{"role": "assistant", "content": "Hello there, how was the trip to Huế?"},
+                                   {"role": "user", "content": "Great, thanks!"}]))
+    assert "summarised 1 message of 2" in result.stderr
+    pack = run("context", "pack", "--no-memory", "--task", "x")
+    assert pack.stdout.startswith("pack: 1 message, ")
+
+
+def test_compress_says_when_it_stored_the_summary(run, db_path):
+    run("memory", "config", "context.persistSummary", "true")
+    first = run("context", "compress", input=json.dumps(chat(50)))
+    assert "summary stored in the database (session context-summary)" in first.stderr
+    again = run("context", "compress", input=json.dumps(chat(50)))
+    assert "summary already stored" in again.stderr

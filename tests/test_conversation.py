@@ -33,8 +33,7 @@ def summaries(messages: list[dict]) -> list[dict]:
 def test_at_or_under_threshold_nothing_changes_and_text_is_an_alias():
     history = chat(39) + [{"role": "user", "text": "last one"}]
     out = compress_history(history, threshold=40, keep_recent=10)
-    assert [m["content"] for m in out] == [m.get("content", m.get("text")) for m in history]
-    assert not summaries(out)
+    assert out == history and not summaries(out)
 
 
 def test_over_threshold_one_summary_then_last_turns_verbatim_in_order():
@@ -256,3 +255,23 @@ def test_extractive_summary_of_short_turns_only_is_not_empty():
     history = [{"role": "user" if i % 2 == 0 else "assistant", "content": "ok"} for i in range(45)]
     body = compress(history, 40, 10).summary.split("\n")[1:-1]
     assert body == ["- 35 short turns without a sentence to keep (ok)"]
+
+
+@pytest.mark.parametrize("content", [{"text": "hi"}, 42, True, ["not a part"]])
+def test_content_must_be_text_or_a_list_of_parts(content):
+    with pytest.raises(InvalidValueError, match="message 2 has content of type"):
+        compress([{"role": "user", "content": "hi"}, {"role": "user", "content": content}], 1, 1)
+
+
+def test_list_of_parts_content_is_read_as_its_text_parts():
+    parts = [{"type": "text", "text": "Linh flies to Đà Nẵng on 12 March 2025 for her new job."},
+             {"type": "image_url", "image_url": {"url": "https://example.org/ticket.png"}}]
+    result = compress([{"role": "user", "content": parts}] + chat(45), 40, 10)
+    assert "Linh flies to Đà Nẵng on 12 March 2025 for her new job." in result.summary
+    assert "example.org" not in result.summary
+
+
+def test_verbatim_messages_keep_the_callers_shape():
+    newest = {"role": "user", "text": "the newest request, given as text"}
+    assert compress_history(chat(44) + [newest], 40, 10)[-1] == newest
+    assert compress_history(chat(4) + [newest], 40, 10)[-1] == newest

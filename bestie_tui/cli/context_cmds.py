@@ -69,6 +69,10 @@ def _read(source: str) -> str:
         raise InvalidValueError(f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def _settings(app: AppContext) -> dict[str, Any]:
     from ..core.conversation import CONTEXT_DEFAULTS, context_settings
 
@@ -112,7 +116,8 @@ threshold_option = click.option("--threshold", type=click.IntRange(min=0),
 keep_option = click.option("--keep", type=click.IntRange(min=0),
                            help="Turns kept verbatim after the summary (default: context.keepRecent, 10).")
 chars_option = click.option("--summary-chars", type=click.IntRange(min=80),
-                            help="Cap of the summary in characters (default: context.summaryChars, 2000).")
+                            help="Cap of the summary body in characters; the [CONTEXT_SUMMARY …] header and closing "
+                                 "marker (about 70 more) are not counted (default: context.summaryChars, 2000).")
 mode_option = click.option("--token-mode", type=click.Choice(TOKEN_MODES),
                            help="Token estimate (default: context.tokenMode, chars4).")
 
@@ -139,16 +144,21 @@ def compress(app, source, threshold, keep, summary_chars, token_mode, as_json) -
     result = run(messages, settings["context.compressThreshold"] if threshold is None else threshold,
                  settings["context.keepRecent"] if keep is None else keep,
                  _summarizer(summary_chars, settings), token_mode=mode)
+    stored = ""
     if result.compressed and settings["context.persistSummary"]:
-        persist_summary(app.store(), result)
+        record = persist_summary(app.store(), result)
+        stored = ("; summary stored in the database (session context-summary)" if record is not None
+                  else "; summary already stored")
     if as_json:
         emit_json(result.messages)
     else:
         for m in result.messages:
             click.echo(message_line(m))
-    what = (f"summarised {len(result.evicted)} of {len(messages)} messages" if result.compressed else result.note)
+    what = (f"summarised {_plural(len(result.evicted), 'message')} of {len(messages):,}" if result.compressed
+            else result.note)
     moved = f"; {', '.join(result.cut_moved)}" if result.cut_moved else ""
-    click.echo(f"{what}; {result.tokens_before:,} → {result.tokens_after:,} tokens ({mode}){moved}", err=True)
+    click.echo(f"{what}; {result.tokens_before:,} → {result.tokens_after:,} tokens ({mode}){moved}{stored}",
+               err=True)
 
 
 @context.command()
@@ -216,7 +226,7 @@ def pack(app, history_src, task, artifacts, pins, query, user, channel, project,
 
 def _print_manifest(manifest, n_messages: int) -> None:
     budget = f" of a {manifest.budget:,} budget" if manifest.budget else ""
-    click.echo(f"pack: {n_messages} messages, {manifest.total_chars:,} characters, "
+    click.echo(f"pack: {_plural(n_messages, 'message')}, {manifest.total_chars:,} characters, "
                f"{manifest.total_tokens:,} tokens ({manifest.token_mode}){budget}")
     click.echo(f"{'segment':<40} {'kind':<9} {'msgs':>4} {'chars':>7} {'tokens':>7}  note")
     for s in manifest.segments:

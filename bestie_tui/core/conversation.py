@@ -12,8 +12,12 @@ and the last ``keep_recent`` turns stay verbatim, in order. Guarantees:
   the system prompt (the plain ``system`` messages at the very start, also kept and not counted).
 
 Messages are OpenAI chat dicts (``role``, ``content``, ``tool_calls``, ``tool_call_id``; ``text`` is
-accepted as an alias of ``content``). Optional ``name``/``user`` (speaker) and ``created_at``/``at``
-(ISO text or datetime) make the summary say who and when. Kept messages are returned unchanged.
+accepted as an alias of ``content``; ``content`` may be OpenAI's list of content parts, whose ``text``
+parts are read). Optional ``name``/``user`` (speaker) and ``created_at``/``at`` (ISO text or datetime)
+make the summary say who and when. Verbatim messages are returned as the caller gave them (the same
+dicts: a ``text`` message stays ``text``). The summary's character cap (``ExtractiveSummarizer``'s
+``max_chars``, the setting ``context.summaryChars``) covers its body; the ``[CONTEXT_SUMMARY …]``
+header and the closing marker come on top.
 """
 
 from __future__ import annotations
@@ -80,9 +84,12 @@ class CompressionResult:
 def normalize_messages(raw: Iterable[Any]) -> list[dict[str, Any]]:
     """Validate chat messages and return copies with ``content`` set (``text`` alias resolved).
 
+    ``content`` is text, ``None`` (an assistant message with tool calls) or OpenAI's list of content
+    parts, of which the ``text`` parts are read.
+
     Raises:
-        InvalidValueError: an item that is not an object, lacks a known ``role`` or has no content,
-            naming its position (1-based).
+        InvalidValueError: an item that is not an object, lacks a known ``role``, has no content or
+            content of another type (object, number, boolean), naming its position (1-based).
     """
     out = []
     for pos, item in enumerate(raw, 1):
@@ -96,6 +103,11 @@ def normalize_messages(raw: Iterable[Any]) -> list[dict[str, Any]]:
             if "text" not in msg and not msg.get("tool_calls"):
                 raise InvalidValueError(f"message {pos} has neither content nor text")
             msg["content"] = msg.pop("text", None)
+        content = msg["content"]
+        if content is not None and not isinstance(content, str) and not (
+                isinstance(content, list) and all(isinstance(part, dict) for part in content)):
+            raise InvalidValueError(f"message {pos} has content of type {type(content).__name__}; "
+                                    "use text or a list of content parts ({\"type\": \"text\", \"text\": …})")
         out.append(msg)
     return out
 
@@ -188,7 +200,8 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
         raise InvalidValueError(f"keep_recent ({keep_recent}) must not be more than threshold ({threshold})")
     if token_mode not in TOKEN_MODES:
         raise InvalidValueError(f"unknown token mode {token_mode!r}; use one of {', '.join(TOKEN_MODES)}")
-    msgs = normalize_messages(messages)
+    originals = list(messages)
+    msgs = normalize_messages(originals)
     before = history_tokens(msgs, token_mode)
     pinned = [i for i, m in enumerate(msgs) if is_pinned(m)]
     # Leading plain system messages are the system prompt: instructions, not conversation.
@@ -199,7 +212,8 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
         if not is_pinned(m):
             head.append(i)
     order = [i for i, m in enumerate(msgs) if not is_pinned(m) and i not in head]
-    result = CompressionResult(messages=msgs, compressed=False, kept=head + order, pinned=pinned,
+    # Verbatim messages go out as the caller gave them (``text`` stays ``text``).
+    result = CompressionResult(messages=list(originals), compressed=False, kept=head + order, pinned=pinned,
                                tokens_before=before, tokens_after=before, token_mode=token_mode)
     n = len(order)
     if n <= threshold and not force:
@@ -238,7 +252,7 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
         attrs.append(f"to={max(days)}")
     content = f"{CONTEXT_SUMMARY} {' '.join(attrs)}]\n{body}\n[/CONTEXT_SUMMARY]"
     summary_msg = {"role": "system", "content": content}
-    out = [msgs[i] for i in head + pinned] + [summary_msg] + [msgs[i] for i in kept]
+    out = [originals[i] for i in head + pinned] + [summary_msg] + [originals[i] for i in kept]
     result.messages = out
     result.compressed = True
     result.evicted = previous + evicted

@@ -281,20 +281,23 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         manifest.segments.insert(0, _segment("system prompt", "system", prompt, token_mode))
         messages[0:0] = prompt
     if comp.summary:
-        summary_msgs = [m for m in rest if m["content"] == comp.summary]
-        note = f"{len(comp.evicted)} turns summarised" + ("; oldest summary lines dropped" if trimmed_summary else "")
+        summary_msgs = [m for m in rest if m.get("content") == comp.summary]
+        n = len(comp.evicted)
+        note = f"{n} turn{'s' if n != 1 else ''} summarised" + (
+            "; summary lines dropped to fit the budget" if trimmed_summary else "")
         manifest.segments.append(_segment("history:summary", "summary", summary_msgs, token_mode,
                                           trimmed_summary, note))
         if trimmed_summary:
             manifest.cut.append("history:summary")
-        rest = [m for m in rest if m["content"] != comp.summary]
+        rest = [m for m in rest if m.get("content") != comp.summary]
         messages += summary_msgs
     if rest:
         manifest.segments.append(_segment("history:recent", "history", rest, token_mode,
                                           note=f"{len(rest)} turn{'s' if len(rest) != 1 else ''} verbatim"))
         messages += rest
     if comp.compressed:
-        manifest.cut.append(f"history: {len(comp.evicted)} turns summarised")
+        n = len(comp.evicted)
+        manifest.cut.append(f"history: {n} turn{'s' if n != 1 else ''} summarised")
     manifest.segments.append(task_seg)
     messages.append(task_msg)
     manifest.total_chars = sum(s.chars for s in manifest.segments)

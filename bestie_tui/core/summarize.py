@@ -66,7 +66,8 @@ def message_text(message: dict[str, Any]) -> str:
     parts of a content list; tool calls are described as ``called name(arguments)``."""
     content = message.get("content", message.get("text"))
     if isinstance(content, list):
-        content = " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        content = " ".join(str(p.get("text", "")) for p in content
+                           if isinstance(p, dict) and p.get("type", "text") == "text")
     text = str(content or "")
     for call in message.get("tool_calls") or []:
         fn = call.get("function", {}) if isinstance(call, dict) else {}
