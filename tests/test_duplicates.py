@@ -88,3 +88,13 @@ def test_big_dog_does_not_pull_in_big_house(store):
     records, norms = load_active(store)
     groups = find_duplicates(records, norms=norms, threshold=0.5).groups
     assert [texts(g) for g in groups] == [["I have a big dog", "I have a dog"]]
+
+
+def test_records_that_differ_only_in_numbers_stay_apart(store):
+    for i in range(40):
+        store.add("note", f"Erin{i} prefers Vietnamese replies, ticket number {i}.")
+    store.add("note", "I have 2 dogs.")
+    store.add("note", "User has 2 dogs.")
+    store.add("note", "I have 3 dogs.")
+    a = groups_of(store)
+    assert [texts(g) for g in a.groups] == [["I have 2 dogs.", "User has 2 dogs."]]

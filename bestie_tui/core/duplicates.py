@@ -21,6 +21,9 @@ block is multiplied (sparse × sparse) only with the rows of its own users; each
 ``k`` neighbours. The relation token is left out of that product (one shared "rel_be" column would
 make it dense) and added back per pair.
 
+Records whose numbers differ (``FactFeatures.numbers``: digits anywhere in a token, number words)
+are never linked by rungs 3–4: "Erin0 … number 0" and "Erin1 … number 1" are different facts.
+
 A pair that is near-identical except for polarity ("I am vegan." / "I am not a vegan.") is never
 linked: it is returned in ``opposite_pairs`` for the contradiction finder instead.
 """
@@ -136,7 +139,7 @@ def find_duplicates(records: Sequence[MemoryRecord], *, threshold: float = DEFAU
     frame_of: dict[tuple, int] = {}
     for i, f in enumerate(units.features):
         if f.frame is not None:
-            key = (units.users[i], f.frame.attribute, f.frame.value, f.polarity)
+            key = (units.users[i], f.frame.attribute, f.frame.value, f.polarity, f.numbers)
             if key in frame_of:
                 parent[find(i)] = find(frame_of[key])
             else:
@@ -177,7 +180,8 @@ def find_duplicates(records: Sequence[MemoryRecord], *, threshold: float = DEFAU
 def _same_frame(units: _Units, x: int, y: int) -> bool:
     fx, fy = units.features[x].frame, units.features[y].frame
     return (fx is not None and fy is not None and fx.attribute == fy.attribute and fx.value == fy.value
-            and units.features[x].polarity == units.features[y].polarity)
+            and units.features[x].polarity == units.features[y].polarity
+            and units.features[x].numbers == units.features[y].numbers)
 
 
 def _neighbour_pairs(units: _Units, threshold: float, k: int, progress) -> tuple[list, list]:
@@ -210,6 +214,8 @@ def _neighbour_pairs(units: _Units, threshold: float, k: int, progress) -> tuple
     polarity = np.array([f.polarity for f in feats], dtype=np.int8)
     subject_codes: dict[str, int] = {}
     subject = np.array([subject_codes.setdefault(f.subject, len(subject_codes)) for f in feats], dtype=np.int32)
+    number_codes: dict[tuple, int] = {}
+    numbers = np.array([number_codes.setdefault(f.numbers, len(number_codes)) for f in feats], dtype=np.int32)
     users = units.users
     user_start, user_end = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     start = 0
@@ -228,7 +234,7 @@ def _neighbour_pairs(units: _Units, threshold: float, k: int, progress) -> tuple
         keep = (cols > rows) & (sims >= low - 1e-6) & (user_start[rows] == user_start[cols])
         rows, cols, sims = rows[keep], cols[keep], sims[keep]
         compatible = ((rel_id[rows] == rel_id[cols]) | (rel_id[rows] < 0) | (rel_id[cols] < 0)) & (
-            subject[rows] == subject[cols])
+            subject[rows] == subject[cols]) & (numbers[rows] == numbers[cols])
         rows, cols, sims = rows[compatible], cols[compatible], sims[compatible]
         same = polarity[rows] == polarity[cols]
         opp = ~same & (rel_id[rows] == rel_id[cols]) & (sims >= OPPOSITE_THRESHOLD - 1e-6)

@@ -110,6 +110,9 @@ class FactFeatures:
     event: bool
     state: str | None
     items: frozenset[str]
+    #: Tokens that carry a number (digits anywhere in the token, or a number word), sorted: two
+    #: statements with different numbers are different facts ("Erin0" / "Erin1", "2 dogs" / "3 dogs").
+    numbers: tuple[str, ...] = ()
 
 
 def _vi_negation(raw_tokens: list[str]) -> int:
@@ -165,7 +168,8 @@ def read_fact(text: str) -> FactFeatures:
     items = frozenset(stemset & (STATES["vegan"] | _ALCOHOL)) if state is None else frozenset()
     event = bool(items) and (bool(set(raw) & _PAST_VERBS) or bool(set(folded) & _TIME_WORDS))
     return FactFeatures(core=tuple(core), subject=subject, relation=relation, polarity=polarity, negated=negations % 2 == 1,
-                        frame=_frame(folded, stems, relation), event=event, state=state, items=items)
+                        frame=_frame(folded, stems, relation), event=event, state=state, items=items,
+                        numbers=tuple(sorted(t for t in folded if t in _NUMBERS or any(c.isdigit() for c in t))))
 
 
 def _frame(folded: list[str], stems: list[str], relation: str | None) -> Frame | None:
