@@ -4,19 +4,27 @@ worker."""
 
 from __future__ import annotations
 
-from textual.widgets import Sparkline
+from textual.app import App
 
 from bestie_tui.core import digest as dg
 from bestie_tui.core import maintenance
 from bestie_tui.core.hygiene import hygiene_status, trend
 from bestie_tui.tui.app import BestieApp
-from bestie_tui.tui.screens.health_screen import HealthScreen
+from bestie_tui.tui.screens.health_screen import TREND_POINTS, HealthScreen
+from bestie_tui.tui.widgets.health_chart import HealthChart
 
 SIZE = (110, 40)
 
 
 def screen_text(app) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def chart_rows(app) -> list[str]:
+    """The chart as the user sees it: the screen lines inside the chart widget's region."""
+    region = app.screen.query_one(HealthChart).region
+    lines = screen_text(app).split("\n")[region.y:region.bottom]
+    return [line[region.x:region.right] for line in lines]
 
 
 def seed(store, clock, tmp_path):
@@ -44,8 +52,14 @@ async def test_shows_trend_last_failed_digest_and_schedule(store, clock, tmp_pat
         await pilot.pause()
         assert isinstance(app.screen, HealthScreen)
         healths = [s.health for s in trend(store)]
-        assert list(app.screen.query_one(Sparkline).data) == healths
+        assert app.screen.query_one(HealthChart).values == healths
         assert healths[0] == healths[2] == 100 and healths[1] < 100
+        rows = chart_rows(app)
+        # a fixed 0–100 axis and a stable width: the last TREND_POINTS snapshots, padded on the left
+        assert [r[:5] for r in rows] == ["100 ┤", " 50 ┤", "  0 ┤"]
+        assert healths[1] == 85  # the dip is drawn as 85 of 100, not as the floor of the chart
+        pad = " " * 2 * (TREND_POINTS - 3)
+        assert rows == ["100 ┤" + pad + "██▄▄██", " 50 ┤" + pad + "██████", "  0 ┤" + pad + "██████"]
         text = screen_text(app)
         assert f"Health 100/100   +{100 - healths[1]:g} since the previous snapshot" in text
         assert f"3 snapshot(s) 2026-11-30 → 2026-12-14, lowest {healths[1]:g}, highest 100" in text
@@ -65,6 +79,8 @@ async def test_number_key_opens_it_and_r_builds_a_preview_in_a_worker(store):
         text = screen_text(app)
         assert "Last digest: none recorded yet" in text and "Schedule: not installed" in text
         assert "no snapshot yet" in text
+        assert [r[:5] for r in chart_rows(app)] == ["100 ┤", " 50 ┤", "  0 ┤"]  # the empty chart keeps its place
+        assert all(len(r) == 5 + 2 * TREND_POINTS and not r[5:].strip() for r in chart_rows(app))
         await pilot.press("r")
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -92,3 +108,23 @@ async def test_scroll_keys_move_the_digest_pane(store):
         await pilot.press("g")
         await pilot.pause()
         assert pane.scroll_y == 0
+
+
+class ChartApp(App):
+    def compose(self):
+        yield HealthChart(points=4)
+
+
+async def test_chart_draws_on_a_fixed_0_to_100_scale_padded_to_its_width():
+    app = ChartApp()
+    async with app.run_test(size=(30, 5)) as pilot:
+        app.query_one(HealthChart).show([100, 50, 0])
+        await pilot.pause()
+        assert chart_rows(app) == ["100 ┤  ██    ",
+                                   " 50 ┤  ██▄▄  ",
+                                   "  0 ┤  ████▁▁"]
+        app.query_one(HealthChart).show([60, 94, 95, 96, 97])  # only the last 4 are drawn
+        await pilot.pause()
+        rows = chart_rows(app)
+        assert [len(r) for r in rows] == [13, 13, 13]
+        assert rows[0] == "100 ┤▇▇▇▇▇▇▇▇" and rows[2] == "  0 ┤████████"  # a small dip is a small change

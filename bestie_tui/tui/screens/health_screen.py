@@ -1,5 +1,6 @@
 """``HealthScreen``: the memory's health at a glance — the score and its trend (hygiene snapshots,
-drawn as a sparkline), the maintenance schedule, and the last digest (sent or failed) in full.
+drawn by ``HealthChart`` on a fixed 0–100 axis, the last ``TREND_POINTS`` of them), the maintenance
+schedule, and the last digest (sent or failed) in full.
 
 ``r`` builds a fresh digest in a thread worker (the doctor can take seconds on a large store) and
 shows it as a preview: nothing is sent and nothing recorded — not even a hygiene snapshot, so
@@ -15,9 +16,10 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Sparkline, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from ..widgets.health_chart import HealthChart
 from .base import BestieScreen
 
 #: Snapshots drawn in the trend chart.
@@ -45,7 +47,7 @@ class HealthScreen(BestieScreen):
     def compose_body(self) -> ComposeResult:
         with Vertical(id="health-body"):
             yield Static("", id="health-score")
-            yield Sparkline([], id="health-trend")
+            yield HealthChart(points=TREND_POINTS, id="health-trend")
             yield Static("", id="health-trend-caption")
             yield Static("", id="health-schedule")
             yield Static("", id="health-digest-title")
@@ -69,10 +71,9 @@ class HealthScreen(BestieScreen):
     def _show_trend(self, trend: list) -> None:
         score = self.query_one("#health-score", Static)
         caption = self.query_one("#health-trend-caption", Static)
-        chart = self.query_one("#health-trend", Sparkline)
+        chart = self.query_one("#health-trend", HealthChart)
         values = [health for _, health in trend]
-        chart.data = values
-        chart.display = bool(values)
+        chart.show(values)  # always drawn, empty or not: the layout does not jump
         if not values:
             score.update(Text("Health: no snapshot yet (press r, or run `bestie memory hygiene status`)"))
             caption.update("")
