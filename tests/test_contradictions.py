@@ -89,3 +89,18 @@ def test_speaking_a_language_is_not_a_reply_preference(store):
     assert found(store) == []
     store.add("communication_preference", "Trả lời bằng tiếng Việt.")
     assert found(store) == [("value", "Always answer in English.", "Trả lời bằng tiếng Việt.")]
+
+
+def reasons(store):
+    records, _ = load_active(store)
+    return [(c.kind, c.reason.split(" against")[0].split(" does not")[0]) for c in find_contradictions(records)]
+
+
+def test_vietnamese_food_words_are_matched_with_their_accents_and_shown_as_written(store):
+    store.add("identity", "I am vegetarian.")
+    store.add("habit", "Drinks cà phê sữa đá every morning.")  # cà (in cà phê) is not cá (fish)
+    assert found(store) == []
+    store.add("event", "Ăn thịt bò hôm qua.")
+    store.add("event", "I had cheese and bacon burgers on Friday.")
+    assert reasons(store) == [("event_vs_state", "an event (bò, thịt)"),
+                              ("event_vs_state", "an event (bacon, burgers)")]

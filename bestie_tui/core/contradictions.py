@@ -137,7 +137,7 @@ def _state_conflicts(records: Sequence[MemoryRecord]) -> list[Contradiction]:
             clash = f.items & STATES[state]
             if not clash:
                 continue
-            words = ", ".join(sorted(clash))
+            words = f.written(clash)  # as written: "cheese", "thịt", not their stems
             if f.event:
                 out.append(Contradiction("event_vs_state", *_order(state_rec, r),
                                          f"an event ({words}) against the lasting state {state!r}: "

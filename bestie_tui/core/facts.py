@@ -61,19 +61,23 @@ COLOURS = {"red", "blue", "green", "yellow", "purple", "pink", "orange", "black"
            "brown", "teal", "violet", "turquoise", "maroon", "navy", "beige", "gold", "silver"}
 
 #: Diet/abstinence states and the items an event or preference would contradict them with.
+#: English items are stems (``text.stem`` of folded words); Vietnamese items are matched on the word
+#: as written, with its diacritics: folded, "cà" (in cà phê, coffee) would be "cá" (fish).
 _MEAT = {"meat", "steak", "beef", "pork", "chicken", "bacon", "ham", "burger", "hamburg", "sausag", "lamb",
-         "turkey", "veal", "ribs", "rib", "brisket", "pepperoni", "salami", "thit", "bo", "ga", "heo"}
-_FISH = {"fish", "salmon", "tuna", "shrimp", "seafood", "sushi", "crab", "lobster", "ca", "tom"}
-_ANIMAL = {"chees", "milk", "egg", "butter", "yogurt", "honey", "dairi", "cream", "sua", "trung"}
+         "turkey", "veal", "ribs", "rib", "brisket", "pepperoni", "salami",
+         "thịt", "bò", "gà", "heo", "lợn", "vịt"}
+_FISH = {"fish", "salmon", "tuna", "shrimp", "seafood", "sushi", "crab", "lobster", "cá", "tôm", "cua", "mực"}
+_ANIMAL = {"chees", "milk", "egg", "butter", "yogurt", "honey", "dairi", "cream", "sữa", "trứng", "mật"}
 _ALCOHOL = {"beer", "wine", "whiskey", "whiski", "vodka", "cocktail", "alcohol", "rum", "tequila", "gin",
-            "champagn", "drunk", "bia", "ruou"}
+            "champagn", "drunk", "bia", "rượu"}
 STATES = {
     "vegetarian": _MEAT | _FISH,
     "vegan": _MEAT | _FISH | _ANIMAL,
     "sober": _ALCOHOL,
 }
+_ITEMS = STATES["vegan"] | _ALCOHOL
 _STATE_WORDS = {"vegetarian": "vegetarian", "veggi": "vegetarian", "vegan": "vegan", "sober": "sober",
-                "teetot": "sober", "chay": "vegetarian"}
+                "teetot": "sober", "chay": "vegetarian"}  # "chay" as written (ăn chay); folded "chạy" is "run"
 _NUMBERS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
             "twenty", "hundred", "thousand", "mot", "hai", "ba", "bon", "nam"}
 _PEOPLE = {"mom", "mother", "dad", "father", "parent", "brother", "sister", "sibl", "wife", "husband",
@@ -84,7 +88,7 @@ _PAST_VERBS = {"had", "ate", "drank", "ordered", "tried", "went", "cooked", "gri
                "made", "enjoyed"}
 _TIME_WORDS = {"yesterday", "today", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday",
                "saturday", "sunday", "weekend", "last", "ago", "morning", "lunch", "dinner", "breakfast",
-               "hom", "qua"}
+               "hôm", "tuần", "trước"}  # Vietnamese as written: hôm qua (yesterday), tuần trước (last week)
 
 
 @dataclass(frozen=True)
@@ -109,10 +113,17 @@ class FactFeatures:
     frame: Frame | None
     event: bool
     state: str | None
+    #: Lexicon keys of the diet/alcohol items named (English stems, Vietnamese words as written).
     items: frozenset[str]
     #: Tokens that carry a number (digits anywhere in the token, or a number word), sorted: two
     #: statements with different numbers are different facts ("Erin0" / "Erin1", "2 dogs" / "3 dogs").
     numbers: tuple[str, ...] = ()
+    #: ``(item key, the word as written)`` for each of ``items``, for messages ("cheese", not "chees").
+    item_words: tuple[tuple[str, str], ...] = ()
+
+    def written(self, keys) -> str:
+        """The words of ``keys`` (item keys) as written in the text, sorted and comma-separated."""
+        return ", ".join(sorted({word for key, word in self.item_words if key in keys}))
 
 
 def _vi_negation(raw_tokens: list[str]) -> int:
@@ -158,18 +169,24 @@ def read_fact(text: str) -> FactFeatures:
     subject = "self"
     if len(folded) > 1 and folded[0] in ("my", "our") and textmod.stem(folded[1]) in _PEOPLE:
         subject = textmod.stem(folded[1])
-    stemset = set(stems)
     state = None
     if polarity > 0:
         for s in stems:
-            if s in _STATE_WORDS:
+            if s in _STATE_WORDS and (s != "chay" or "chay" in raw):
                 state = _STATE_WORDS[s]
                 break
-    items = frozenset(stemset & (STATES["vegan"] | _ALCOHOL)) if state is None else frozenset()
-    event = bool(items) and (bool(set(raw) & _PAST_VERBS) or bool(set(folded) & _TIME_WORDS))
+    item_words: list[tuple[str, str]] = []
+    if state is None:
+        for word, stem in zip(raw, stems):
+            key = word if word in _ITEMS else stem if stem in _ITEMS and word.isascii() else None
+            if key is not None:
+                item_words.append((key, word))
+    items = frozenset(key for key, _ in item_words)
+    event = bool(items) and (bool(set(raw) & _PAST_VERBS) or bool(set(folded) & _TIME_WORDS)
+                             or bool(set(raw) & _TIME_WORDS))
     return FactFeatures(core=tuple(core), subject=subject, relation=relation, polarity=polarity, negated=negations % 2 == 1,
                         frame=_frame(folded, stems, relation), event=event, state=state, items=items,
-                        numbers=tuple(sorted(t for t in folded if t in _NUMBERS or any(c.isdigit() for c in t))))
+                        item_words=tuple(item_words), numbers=tuple(sorted(t for t in folded if t in _NUMBERS or any(c.isdigit() for c in t))))
 
 
 def _frame(folded: list[str], stems: list[str], relation: str | None) -> Frame | None:
