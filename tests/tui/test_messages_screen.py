@@ -91,3 +91,20 @@ async def test_compression_preview_marks_turns_and_shows_summary(store):
         await pilot.press("G")
         await pilot.pause()
         assert "compression: summary" in shown(app, "#messages-detail")
+
+
+async def test_pinned_row_is_marked_and_c_toggles_the_preview_off(store):
+    store.log_message("system", "[USER_INFO]\nName: An\n[/USER_INFO]")
+    store.clock.advance(1)
+    seed(store, 45)
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        marks = cell_texts(app, "ctx")
+        assert marks[-1] == "pinned" and marks[:10] == ["kept"] * 10 and set(marks[10:-1]) == {"summary"}
+        await pilot.press("c")
+        await settle(pilot)
+        assert set(cell_texts(app, "ctx")) == {""}
+        assert shown(app, "#messages-preview") == "Press c to preview history compression."

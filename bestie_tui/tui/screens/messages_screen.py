@@ -22,6 +22,7 @@ from .base import BestieScreen
 PAGE_SIZE = 50
 #: Newest messages the compression preview looks at (the history a request would carry at most).
 PREVIEW_LIMIT = 1000
+PREVIEW_HINT = "Press c to preview history compression."
 ROLE_CYCLE = (None, "user", "assistant", "system")
 TEXT_WIDTH = 80
 
@@ -46,7 +47,7 @@ class MessagesScreen(BestieScreen):
         Binding("r", "cycle_role", "Role filter", id="messages.role"),
         Binding("slash", "search", "Search", id="messages.search", key_display="/"),
         Binding("escape", "clear_search", "Clear search", id="messages.clear_search", show=False),
-        Binding("c", "preview", "Compression preview", id="messages.preview"),
+        Binding("c", "preview", "Compression preview (again: hide)", id="messages.preview"),
     ]
 
     class PreviewReady(Message):
@@ -65,8 +66,9 @@ class MessagesScreen(BestieScreen):
         self.query_text = ""
         self.has_more = False
         self.rows: list[MessageRecord] = []
-        #: message id → "summary" / "kept", from the last preview.
+        #: message id → "summary" / "kept" / "pinned", from the last preview (empty: no preview shown).
         self.preview_marks: dict[int, str] = {}
+        self.preview_shown = False
 
     # ------------------------------------------------------------------ layout
     def compose_body(self) -> ComposeResult:
@@ -85,7 +87,7 @@ class MessagesScreen(BestieScreen):
                 yield table
                 with VerticalScroll(id="messages-side"):
                     yield Static("", id="messages-detail")
-                    yield Static(Text("Press c to preview history compression."), id="messages-preview")
+                    yield Static(Text(PREVIEW_HINT), id="messages-preview")
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -219,8 +221,18 @@ class MessagesScreen(BestieScreen):
 
     # ------------------------------------------------------------------ compression preview
     def action_preview(self) -> None:
-        """Read the history here (the UI thread owns the connection), compress it in a worker."""
+        """Toggle the preview: when one is shown, hide it and its marks; else read the history here
+        (the UI thread owns the connection) and compress it in a worker."""
         from ...core.conversation import SUMMARY_SESSION, context_settings
+
+        if self.preview_shown:
+            self.preview_shown = False
+            self.preview_marks = {}
+            self.query_one("#messages-preview", Static).update(Text(PREVIEW_HINT))
+            for m in self.rows:
+                self.table.update_cell(str(m.id), "ctx", self._mark(m.id))
+            self._show_detail()
+            return
 
         try:
             settings = context_settings(self.store)
@@ -252,12 +264,14 @@ class MessagesScreen(BestieScreen):
     def on_messages_screen_preview_ready(self, message: PreviewReady) -> None:
         panel = self.query_one("#messages-preview", Static)
         panel.loading = False
+        self.preview_shown = True
         result = message.result
         if isinstance(result, Exception):
             panel.update(Text(f"Compression preview failed: {result}"))
             return
         self.preview_marks = {message.ids[i]: "summary" for i in result.evicted}
         self.preview_marks.update({message.ids[i]: "kept" for i in result.kept})
+        self.preview_marks.update({message.ids[i]: "pinned" for i in result.pinned})
         panel.update(preview_text(result, message.ids, message.settings))
         for m in self.rows:
             self.table.update_cell(str(m.id), "ctx", self._mark(m.id))
@@ -287,7 +301,7 @@ def preview_text(result, ids: list[int], settings: dict[str, Any]) -> Text:
                 f" · {result.token_mode}\n")
     n_in = len(ids)
     if not result.compressed:
-        text.append(f"{n_in:,} messages: at or under the threshold, nothing would change "
+        text.append(f"{result.note.replace(': unchanged', '')}: nothing would change "
                     f"({result.tokens_before:,} tokens).\n")
         return text
     saved = 100 * (1 - result.tokens_after / max(result.tokens_before, 1))
