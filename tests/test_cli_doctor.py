@@ -50,10 +50,10 @@ def test_dry_run_is_a_diff_and_changes_nothing(seeded):
     assert seeded("memory", "list", "--json").output == before
 
 
-def test_ask_without_yes_refuses_with_exit_1(seeded):
+def test_ask_without_yes_is_a_usage_error_and_changes_nothing(seeded):
     before = seeded("memory", "list", "--json").output
     result = seeded("memory", "cleanup", "--apply")
-    assert result.exit_code == 1 and "--yes" in result.output and "nothing changed" in result.output
+    assert result.exit_code == 2 and "--yes" in result.output and "nothing changed" in result.output
     assert seeded("memory", "list", "--json").output == before
 
 
@@ -104,7 +104,7 @@ def test_hygiene_apply_and_rebalance(run):
 
     time.sleep(1.1)
     assert "expire:1" in run("memory", "hygiene", "--dry-run").output
-    assert run("memory", "hygiene", "--apply").exit_code == 1
+    assert run("memory", "hygiene", "--apply").exit_code == 2
     assert run("memory", "hygiene", "--apply", "--yes").exit_code == 0
     assert json.loads(run("memory", "inspect", "1", "--json").output)["memory"]["layer"] == "archive"
     assert "nothing to do" in run("memory", "rebalance", "--dry-run").output
@@ -144,3 +144,14 @@ def test_plain_numbers_work_with_the_fingerprint_of_an_unchanged_plan(run):
     result = run("memory", "cleanup", "--apply", "--yes", "--plan", seen, "--accept", "1")
     assert result.exit_code == 0, result.output
     assert active_texts(run) == ["I hate durian."]
+
+
+def test_an_empty_merged_text_is_refused_in_the_dry_run_too(seeded):
+    result = seeded("memory", "cleanup", "--dry-run", "--text", "merge:1,2,3=  ")
+    assert result.exit_code in (1, 2) and "+ #new" not in result.output
+    assert len(result.output.strip().splitlines()) == 1 and "at least one word" in result.output
+
+
+def test_accepting_and_skipping_the_same_operation_is_a_usage_error(seeded):
+    result = seeded("memory", "cleanup", "--dry-run", "--accept", "2", "--skip", "supersede:4>5")
+    assert result.exit_code == 2 and "both" in result.output

@@ -106,6 +106,10 @@ def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bo
         raise click.UsageError("--dry-run and --apply exclude each other")
     if do_apply and fingerprint:
         plan.check_fingerprint(fingerprint)
+    if do_apply and not yes and store.get_setting("memory.deletePolicy") == "ask":
+        # a missing confirmation is a usage error (2), like reject-all/clear; deny stays a refusal (1)
+        raise click.UsageError("memory.deletePolicy is ask: review the plan (--dry-run), then apply it with "
+                               "--apply --yes; nothing changed")
     if not do_apply:
         if as_json:
             emit_json(plan.to_dict())
@@ -138,6 +142,7 @@ def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, tex
     Operations are named by the key the dry run shows (``merge:1,2,3``, ``supersede:4>7``; quote it
     in the shell). A plain number is a position in the plan, which shifts when memories change, so
     with --apply it needs --plan FP, the fingerprint of the plan the dry run showed."""
+    from ..core.plan_apply import check_merged_text
     from ..core.plans import build_cleanup_plan
 
     store = app.store()
@@ -149,6 +154,11 @@ def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, tex
                                "--plan FP with the fingerprint the dry run printed")
     if fingerprint:
         plan.check_fingerprint(fingerprint)  # before any number is read against this plan
+    accepted = {plan.op(ref).key: ref for ref in accept}
+    for ref in skip:
+        key = plan.op(ref).key
+        if key in accepted:
+            raise click.UsageError(f"operation {key} is both accepted ({accepted[key]}) and skipped ({ref})")
     for ref in accept:
         plan.op(ref).selected = True
     for ref in skip:
@@ -160,6 +170,7 @@ def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, tex
         op = plan.op(ref.strip())
         if op.action != "merge":
             raise click.UsageError(f"operation {ref} is a {op.action}; only a merge has a text")
+        check_merged_text(op.key, text)  # refused in the dry run too, not only at apply
         op.text = text
     _run_plan(store, plan, dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
 

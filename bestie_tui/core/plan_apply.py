@@ -61,6 +61,19 @@ def check_policy(store, plan: Plan, yes: bool) -> None:
                           "--apply --yes; nothing changed")
 
 
+def check_merged_text(key: str, text: str | None) -> None:
+    """Refuse a merged text (the owner's edit) that has no word or holds a secret.
+
+    Raises:
+        InvalidValueError: no word in it. SecretRefusedError: it looks like a secret.
+    """
+    if not textmod.normalize(text or ""):
+        raise InvalidValueError(f"the merged text of {key} must contain at least one word")
+    found = detect_secret(text)
+    if found:
+        raise SecretRefusedError(found)
+
+
 def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str | int] | None = None,
                actor: str = "owner") -> ApplyResult:
     """Apply the selected operations of ``plan`` in one transaction with one event batch.
@@ -90,11 +103,7 @@ def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str |
     ops = sorted((o for o in ops if not o.blocked), key=lambda o: o.action != "merge")
     for op in ops:
         if op.action == "merge":
-            if not textmod.normalize(op.text or ""):
-                raise InvalidValueError(f"the merged text of {op.key} must contain at least one word")
-            found = detect_secret(op.text)
-            if found:
-                raise SecretRefusedError(found)
+            check_merged_text(op.key, op.text)
     result = ApplyResult(batch=None)
     if not ops:
         return result
@@ -247,4 +256,4 @@ def _merge(store, batch, op, rows, actor, result, save) -> str | None:
     return None
 
 
-__all__ = ["ApplyResult", "apply_plan", "check_policy"]
+__all__ = ["ApplyResult", "apply_plan", "check_policy", "check_merged_text"]
