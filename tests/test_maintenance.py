@@ -38,7 +38,7 @@ def tab(tmp_path: Path) -> Path:
 
 
 def our_lines(path: Path) -> list[str]:
-    return [line for line in path.read_text().splitlines() if line.endswith(f"# {m.MARKER}")]
+    return [line for line in path.read_text().splitlines() if m.is_our_line(line)]
 
 
 def test_install_appends_one_entry_with_absolute_paths_and_keeps_the_rest(tab, tmp_path):
@@ -48,6 +48,7 @@ def test_install_appends_one_entry_with_absolute_paths_and_keeps_the_rest(tab, t
     assert text.startswith(OWNER_TAB + "\n")  # only a newline was added to the owner's last line
     [line] = our_lines(tab)
     assert line.startswith("0 9 * * 1 ")  # default: weekly, Monday 09:00
+    assert line.endswith(f"# {m.MARKER} (newline added above)")  # so remove() can take it back
     argv = shlex.split(line.split(" # ")[0])[5:]
     assert os.path.isabs(argv[0])
     assert argv[0] == os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "bestie") \
@@ -70,8 +71,9 @@ def test_reinstall_replaces_our_line_in_place_never_duplicates(tab, tmp_path):
 
 def test_remove_deletes_only_our_entry_byte_for_byte(tab, tmp_path):
     m.install("telegram:1", tmp_path / "a.db", crontab_file=tab, env={})
+    m.install("zalo:2", tmp_path / "a.db", crontab_file=tab, env={})  # a replacement keeps the note
     assert m.remove(crontab_file=tab, env={}) is True
-    assert tab.read_text() == OWNER_TAB + "\n"
+    assert tab.read_text() == OWNER_TAB  # even the missing final newline, which install had to add
     assert m.remove(crontab_file=tab, env={}) is False
     assert m.find_entry(tab, env={}) is None
 
@@ -142,3 +144,14 @@ def test_status_of_an_unreadable_crontab_says_why_and_keeps_the_last_digest(tmp_
     assert status.entry is None and not status.program_missing
     assert status.crontab_problem.startswith(f"cannot read {tmp_path}")
     assert status.last_digest["channel"] == "zalo:1"
+
+
+def test_removal_and_reinstall_keep_a_later_last_line_without_newline(tmp_path):
+    path = tmp_path / "tab"
+    path.write_text("MAILTO=me\n")
+    m.install("telegram:1", tmp_path / "a.db", crontab_file=path, env={})
+    path.write_text(path.read_text() + "15 2 * * * /usr/bin/after-ours")  # the owner's, no newline
+    m.install("telegram:2", tmp_path / "a.db", crontab_file=path, env={})
+    assert path.read_text().endswith("\n15 2 * * * /usr/bin/after-ours")
+    assert m.remove(crontab_file=path, env={}) is True
+    assert path.read_text() == "MAILTO=me\n15 2 * * * /usr/bin/after-ours"

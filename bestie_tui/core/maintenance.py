@@ -5,7 +5,8 @@ that comment is how we find *our* line again, so installing twice replaces it an
 only it. python-crontab builds, parses and validates the entry (and, with croniter, gives the next
 run time); the crontab itself is edited line by line rather than re-rendered by python-crontab,
 because a full re-render reorders environment lines, strips their quotes and drops ``NAME = value``
-lines — the owner's other lines must stay byte for byte as they were.
+lines — the owner's other lines must stay byte for byte as they were, down to a missing final
+newline (see ``JOINED_NOTE``).
 
 Target: the user's crontab (through the ``crontab`` program) by default, or a tab file given by
 ``crontab_file`` / ``BESTIE_CRONTAB`` (a file in ``/etc/cron.d`` style or one the owner loads).
@@ -15,6 +16,7 @@ Times are the cron daemon's local time.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -29,6 +31,11 @@ from .errors import BestieError, InvalidValueError
 
 #: The trailing comment that marks our cron line.
 MARKER = "bestie-tui maintenance digest"
+#: Appended to the marker when installing had to add a newline to the owner's last line (a tab
+#: file may end without one); ``remove`` takes exactly that newline back, so the file is restored
+#: byte for byte.
+JOINED_NOTE = "(newline added above)"
+_OUR_LINE = re.compile(rf"# {re.escape(MARKER)}(?: {re.escape(JOINED_NOTE)})?\s*$")
 #: Weekly, Monday 09:00 local time.
 DEFAULT_SCHEDULE = "0 9 * * 1"
 #: cron @-specials accepted (``@reboot`` is not: a digest belongs to a calendar, not to boot).
@@ -139,11 +146,12 @@ def digest_command(channel: str, db_path: str | Path, env: Mapping[str, str] | N
     return " ".join(prefix + [shlex.quote(a) for a in argv])
 
 
-def render_line(schedule: str, command: str) -> str:
-    """Our crontab line, built by python-crontab: ``<schedule> <command> # <MARKER>`` (``%`` → ``\\%``)."""
+def render_line(schedule: str, command: str, joined: bool = False) -> str:
+    """Our crontab line, built by python-crontab: ``<schedule> <command> # <MARKER>`` (``%`` → ``\\%``),
+    with ``JOINED_NOTE`` after the marker when ``joined``."""
     from crontab import CronTab
 
-    job = CronTab(tab="").new(command=command, comment=MARKER)
+    job = CronTab(tab="").new(command=command, comment=f"{MARKER} {JOINED_NOTE}" if joined else MARKER)
     job.setall(schedule)
     return job.render()
 
@@ -187,10 +195,12 @@ class CrontabTarget:
         return proc.stdout
 
     def write(self, text: str) -> None:
-        """Replace the crontab with ``text`` (atomically for a file, keeping its mode). Raises CrontabError."""
-        if text and not text.endswith("\n"):
-            text += "\n"  # cron ignores a last line without a newline
+        """Replace the crontab with ``text`` (atomically for a file, keeping its mode). A tab file is
+        written exactly as given; the ``crontab`` program refuses input without a final newline, so
+        one is added there (its own ``crontab -l`` output always has one). Raises CrontabError."""
         if self.path is None:
+            if text and not text.endswith("\n"):
+                text += "\n"
             proc = self._run(["-"], stdin=text)
             if proc.returncode != 0:
                 raise CrontabError(f"`crontab -` failed: {proc.stderr.strip()}")
@@ -217,7 +227,18 @@ class CrontabTarget:
 
 def is_our_line(line: str) -> bool:
     """True for our cron line, enabled or commented out by the owner."""
-    return line.rstrip().endswith(f"# {MARKER}")
+    return _OUR_LINE.search(line) is not None
+
+
+def _is_joined(line: str) -> bool:
+    return line.rstrip().endswith(f"# {MARKER} {JOINED_NOTE}")
+
+
+def _split_lines(text: str) -> list[str]:
+    """``text`` cut after each ``\\n`` only (``str.splitlines`` also cuts at ``\\r``, form feeds…),
+    so that ``"".join`` gives back exactly ``text``."""
+    pieces = text.split("\n")
+    return [p + "\n" for p in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])
 
 
 def _parse_entry(line: str, target: CrontabTarget, now: datetime | None) -> MaintenanceEntry:
@@ -225,7 +246,7 @@ def _parse_entry(line: str, target: CrontabTarget, now: datetime | None) -> Main
 
     enabled = not line.lstrip().startswith("#")
     body = line.lstrip().lstrip("#").strip() if not enabled else line
-    jobs = list(CronTab(tab=body).find_comment(MARKER))
+    jobs = [j for j in CronTab(tab=body) if j.comment.startswith(MARKER)]
     if not jobs:  # hand-edited into something cron cannot read: report it as is
         return MaintenanceEntry("?", None, None, body, line, False, str(target))
     job = jobs[0]
@@ -262,28 +283,38 @@ def install(channel: str, db_path: str | Path, schedule: str = DEFAULT_SCHEDULE,
         CrontabError: the crontab cannot be read or written.
     """
     schedule = validate_schedule(schedule)
-    line = render_line(schedule, digest_command(channel, db_path, env))
+    command = digest_command(channel, db_path, env)
     target = CrontabTarget.resolve(crontab_file, env)
-    lines = target.read().splitlines(keepends=True)
+    lines = _split_lines(target.read())
     ours = [i for i, existing in enumerate(lines) if is_our_line(existing)]
     if ours:  # keep the owner's ordering: the new line takes the old one's place
+        line = render_line(schedule, command, joined=_is_joined(lines[ours[0]]))
         lines[ours[0]] = line + "\n"
         lines = [existing for i, existing in enumerate(lines) if i not in ours[1:]]
     else:
-        if lines and not lines[-1].endswith("\n"):
+        joined = bool(lines) and not lines[-1].endswith("\n")
+        if joined:  # a line needs one to follow it; remembered in our comment for remove()
             lines[-1] += "\n"
+        line = render_line(schedule, command, joined=joined)
         lines.append(line + "\n")
     target.write("".join(lines))
     return _parse_entry(line, target, now)
 
 
 def remove(crontab_file: str | Path | None = None, *, env: Mapping[str, str] | None = None) -> bool:
-    """Delete our entry; every other line stays as it was. Returns False if there was none.
-    Raises CrontabError."""
+    """Delete our entry; every other line stays byte for byte as it was — including a missing final
+    newline that ``install`` had to add (noted in our line's comment) when nothing of the owner's
+    follows our line any more. Returns False if there was none. Raises CrontabError."""
     target = CrontabTarget.resolve(crontab_file, env)
-    text = target.read()
-    lines = text.splitlines(keepends=True)
-    kept = [line for line in lines if not is_our_line(line)]
+    lines = _split_lines(target.read())
+    kept: list[str] = []
+    for i, line in enumerate(lines):
+        if not is_our_line(line):
+            kept.append(line)
+            continue
+        last = all(is_our_line(rest) for rest in lines[i + 1:])
+        if _is_joined(line) and last and kept and kept[-1].endswith("\n"):
+            kept[-1] = kept[-1][:-1]
     if len(kept) == len(lines):
         return False
     target.write("".join(kept))
