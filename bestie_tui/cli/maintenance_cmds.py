@@ -119,7 +119,12 @@ def remove_cmd(app, crontab_file) -> None:
     Every other line of the crontab is left exactly as it was.
 
     Without --crontab-file it edits the tab file the entry was installed in, else the user's crontab."""
-    from ..core.maintenance import CrontabTarget, NoCrontabProgram, remember_entry, remove
+    from ..core.maintenance import (
+        CrontabTarget,
+        NoCrontabProgram,
+        remember_entry,
+        remove,
+    )
 
     store = app.store()
     crontab_file = _target_file(store, crontab_file)

@@ -54,7 +54,7 @@ class DeliveryError(BestieError):
         #: The HTTP status of the last answer, if there was one.
         self.status = status
 
-    def after_parts(self, sent: int, total: int) -> "DeliveryError":
+    def after_parts(self, sent: int, total: int) -> DeliveryError:
         """Note how far a split report got; the message gains ``sent S of T parts, then failed: ``
         when some parts were delivered (so a partial send is never read as a plain failure)."""
         self.sent_parts, self.total_parts = sent, total

@@ -8,7 +8,7 @@ with empty columns on the left so its width never changes as snapshots accumulat
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.widget import Widget
