@@ -239,3 +239,10 @@ def test_config_lists_every_setting_with_its_default_and_checks_each(db_path):
         assert result.exit_code == 1, (key, result.output)
     ok = runner.invoke(cli, ["--db", str(db_path), "memory", "config", "score.halfLifeDays", "30"])
     assert ok.exit_code == 0 and "score.halfLifeDays = 30" in ok.output
+
+
+def test_a_malformed_api_url_setting_is_refused_when_set(run):
+    refused = run("memory", "config", "digest.telegramApi", "ht!tp://x")
+    assert refused.exit_code == 1 and "not a usable API base URL" in refused.output
+    ok = run("memory", "config", "digest.telegramApi", "http://127.0.0.1:9/")
+    assert ok.exit_code == 0 and '"http://127.0.0.1:9"' in ok.output

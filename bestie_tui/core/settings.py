@@ -80,9 +80,13 @@ def validate(key: str, value: Any) -> Any:
             raise InvalidValueError(f"{key} must be one of {allowed}, not {value!r}")
         return value
     if key in TEXT_SETTINGS:
-        if value is not None and not isinstance(value, str):
+        if value is None:
+            return None
+        if not isinstance(value, str):
             raise InvalidValueError(f"{key} must be text (a URL) or null, not {value!r}")
-        return value
+        from .delivery import check_base_url
+
+        return check_base_url(value, key)
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise InvalidValueError(f"{key} must be true or false, not {value!r}")
