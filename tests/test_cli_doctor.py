@@ -155,3 +155,12 @@ def test_an_empty_merged_text_is_refused_in_the_dry_run_too(seeded):
 def test_accepting_and_skipping_the_same_operation_is_a_usage_error(seeded):
     result = seeded("memory", "cleanup", "--dry-run", "--accept", "2", "--skip", "supersede:4>5")
     assert result.exit_code == 2 and "both" in result.output
+
+
+def test_pinned_records_are_in_the_report_marked_pinned(run):
+    run("memory", "add", "preference", "I love durian.", "--pin")
+    run("memory", "add", "preference", "I hate durian.")
+    out = run("memory", "analyze", "--mode", "conflicts").output
+    assert "contradiction candidates: 1" in out and "older #1     (pinned) I love durian." in out
+    dry = run("memory", "cleanup").output
+    assert "supersede:1>2" in dry and "blocked: pinned" in dry

@@ -255,3 +255,36 @@ def test_a_kept_member_is_widened_and_agreeing_bindings_stay(store):
     kept = store.get(a.id)
     assert (kept.scope, kept.user, kept.project) == ("project", "an", None)
     assert store.get(b.id).superseded_by == a.id
+
+
+def test_pinned_records_are_reported_and_others_merge_into_the_pinned_one(store):
+    from bestie_tui.core.doctor import run_doctor
+
+    love = store.add("preference", "I love durian.", pinned=True)
+    hate = store.add("preference", "I hate durian.")
+    dog = store.add("identity", "I have a dog named Mực.", pinned=True)
+    muc = store.edit(store.add("identity", "placeholder").id, "i have a dog named muc")  # edits skip the dedupe
+    report = run_doctor(store)
+    assert [c.ids for c in report.contradictions] == [(love.id, hate.id)]
+    assert [g.ids for g in report.duplicates] == [[dog.id, muc.id]]
+    plan = build_cleanup_plan(store)
+    resolution = plan.op(f"supersede:{love.id}>{hate.id}")
+    assert resolution.blocked == "pinned"
+    merge = plan.op(f"merge:{dog.id},{muc.id}")
+    assert merge.text == "I have a dog named Mực." and merge.into.id == dog.id
+    assert ("+", f"#{dog.id} [working, pinned] I have a dog named Mực.  (pinned, kept as it is; "
+                 f"the others superseded→#{dog.id})") in merge.diff_lines()
+    before = store.get(dog.id)
+    result = apply_plan(store, plan, yes=True, selected=[merge.key, resolution.key])
+    assert result.applied == [merge.key]
+    assert store.get(dog.id) == before  # the pinned record is not touched
+    assert store.get(muc.id).superseded_by == dog.id
+    assert store.get(love.id).superseded_by is None
+
+
+def test_a_group_with_two_pinned_records_is_report_only(store):
+    a = store.add("identity", "I have a dog named Mực.", pinned=True)
+    b = store.edit(store.add("identity", "placeholder", pinned=True).id, "i have a dog named muc")
+    plan = build_cleanup_plan(store)
+    assert plan.operations == []
+    assert any(f"#{a.id}" in n and f"#{b.id}" in n and "pinned" in n for n in plan.notes)

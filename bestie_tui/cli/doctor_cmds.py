@@ -16,6 +16,10 @@ from .render import emit_json
 SECTION_LIMIT = 20
 
 
+def _pin(m) -> str:
+    return "(pinned) " if m.pinned else ""
+
+
 def _short(text: str, width: int = 90) -> str:
     text = printable(text).replace("\n", " ")
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -32,7 +36,7 @@ def print_report(report, limit: int) -> None:
         for g in report.duplicates[:limit]:
             click.echo(f"  [{g.level}, cosine ≥ {g.score:.2f}] " + " ".join(f"#{i}" for i in g.ids))
             for m in g.members[:6]:
-                click.echo(f"      #{m.id:<5} {_short(m.text)}")
+                click.echo(f"      #{m.id:<5} {_pin(m)}{_short(m.text)}")
             if len(g.members) > 6:
                 click.echo(f"      … and {len(g.members) - 6} more")
     if report.mode in (None, "conflicts"):
@@ -40,8 +44,8 @@ def print_report(report, limit: int) -> None:
                    f"({c['negation_pairs']} negated twins kept out of duplicate groups)")
         for k in report.contradictions[:limit]:
             click.echo(f"  [{k.kind}] {k.reason}")
-            click.echo(f"      older #{k.older.id:<5} {_short(k.older.text)}")
-            click.echo(f"      newer #{k.newer.id:<5} {_short(k.newer.text)}")
+            click.echo(f"      older #{k.older.id:<5} {_pin(k.older)}{_short(k.older.text)}")
+            click.echo(f"      newer #{k.newer.id:<5} {_pin(k.newer)}{_short(k.newer.text)}")
     if report.mode in (None, "stale"):
         _findings("stale memories", report.stale, limit)
     if report.mode is None:
@@ -170,6 +174,8 @@ def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, tex
         op = plan.op(ref.strip())
         if op.action != "merge":
             raise click.UsageError(f"operation {ref} is a {op.action}; only a merge has a text")
+        if op.into is not None:
+            raise click.UsageError(f"{op.key} folds into the pinned #{op.into.id}, which keeps its text")
         check_merged_text(op.key, text)  # refused in the dry run too, not only at apply
         op.text = text
     _run_plan(store, plan, dry_run, do_apply, yes, as_json, fingerprint=fingerprint)

@@ -176,8 +176,8 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
 
     if mode in (None, "duplicates", "conflicts"):
         t = time.perf_counter()
-        candidates = [r for r in records if not r.pinned]
-        analysis = find_duplicates(candidates, threshold=threshold or DEFAULT_THRESHOLD, norms=norms,
+        # pinned records are compared too (reported, marked pinned); plans never change them
+        analysis = find_duplicates(records, threshold=threshold or DEFAULT_THRESHOLD, norms=norms,
                                    progress=lambda f: report_progress("duplicates", 0.1 + 0.7 * f))
         report.negation_pairs = len(analysis.opposite_pairs)
         if mode != "conflicts":

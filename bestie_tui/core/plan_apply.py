@@ -131,7 +131,7 @@ def _current(op: Operation, records=None) -> list[Memory] | str:
             return f"#{planned.id} no longer exists"
         if any(getattr(row, name) != getattr(planned, name) for name in _WATCHED):
             return f"#{planned.id} changed since the plan was made"
-        if row.pinned and op.action != "fix":
+        if row.pinned and op.action != "fix" and not (op.into is not None and op.into.id == row.id):
             return f"#{planned.id} is pinned"
         rows.append(row)
     return rows
@@ -221,6 +221,15 @@ def _merge(store, batch, op, rows, actor, result, save) -> str | None:
 
     if any(r.status != "approved" or r.superseded_by is not None for r in rows):
         return "a member is no longer active"
+    if op.into is not None:  # fold the others into the pinned member, which stays as it is
+        survivor = next(r for r in rows if r.id == op.into.id)
+        for row in rows:
+            result.merged_into[row.id] = survivor.id
+            if row.id != survivor.id:
+                before = snapshot(row)
+                row.superseded_by = survivor.id
+                save(row, before, "merge", note=f"merged into the pinned #{survivor.id}")
+        return None
     text = op.text.strip()
     keep = _survivor(op.records, text)
     bind = merged_binding(rows)

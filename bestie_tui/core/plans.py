@@ -53,6 +53,8 @@ class Operation:
             operation whose records changed since).
         reason: why, in a few words.
         text: ``merge`` only: the merged text, which the owner may edit before applying.
+        into: ``merge`` only: a pinned member the others are folded into; it is kept exactly as it
+            is (its text is the merged text and cannot be edited).
         changes: ``layer``/``archive``/``expire``/``fix``: field → new value per record.
         target: ``supersede`` only: the record that replaces ``records`` (for a merged side, its
             newest member; the apply follows ``superseded_by`` to the merged record).
@@ -68,6 +70,7 @@ class Operation:
     records: list[MemoryRecord]
     reason: str
     text: str | None = None
+    into: MemoryRecord | None = None
     changes: dict[str, Any] = field(default_factory=dict)
     target: MemoryRecord | None = None
     source_merge: str | None = None
@@ -83,7 +86,12 @@ class Operation:
     def diff_lines(self) -> list[tuple[str, str]]:
         """``(sign, line)`` pairs: ``-`` old, ``+`` new, `` `` context. Memory text is made printable."""
         out: list[tuple[str, str]] = []
-        if self.action == "merge":
+        if self.action == "merge" and self.into is not None:
+            for r in self.records:
+                if r.id != self.into.id:
+                    out.append(("-", _line(r)))
+            out.append(("+", f"{_line(self.into)}  (pinned, kept as it is; the others superseded→#{self.into.id})"))
+        elif self.action == "merge":
             for r in self.records:
                 out.append(("-", _line(r)))
             keep = _survivor(self.records, self.text or "")
@@ -230,7 +238,9 @@ class Plan:
 
 
 def _line(r: MemoryRecord, layer: str | None = None) -> str:
-    return f"#{r.id} [{layer or r.layer}] {printable(r.text)}"
+    # the tier (archive for a forgotten/rejected/superseded record), as ``bestie memory list`` shows it
+    where = layer or r.tier
+    return f"#{r.id} [{where}{', pinned' if r.pinned else ''}] {printable(r.text)}"
 
 
 def _show(value: Any) -> Any:
@@ -294,12 +304,7 @@ def build_cleanup_plan(store, report=None, *, user: str | None = None,
     report = report or run_doctor(store, user=user)
     plan = Plan("cleanup", store.clock(), store.get_setting("memory.deletePolicy"))
     for g in report.duplicates:
-        members = [m for m in g.members if not m.pinned]
-        if len(members) < 2:
-            continue
-        plan.operations.append(Operation(
-            f"merge:{','.join(str(m.id) for m in members)}", "merge", members,
-            f"{len(members)} duplicates ({g.level}, cosine ≥ {g.score:.2f})", text=best_text(members)))
+        _add_merge(plan, g)
     _add_resolutions(plan, report.contradictions)
     for f in report.stale:
         action = "expire" if f.reason.startswith("expired") else "archive"
@@ -308,6 +313,36 @@ def build_cleanup_plan(store, report=None, *, user: str | None = None,
                                              changes={"layer": "archive"}))
     _add_purges(store, plan, purge_after_days)
     return plan
+
+
+def _add_merge(plan: Plan, g) -> None:
+    """One ``merge`` for a duplicate group. With one pinned member the others are folded into it
+    (it stays exactly as it is) if that narrows no one's view of them (its binding is already the
+    widest of the group's); otherwise, or with two or more pinned members, the group is a note."""
+    members, pinned = g.members, [m for m in g.members if m.pinned]
+    key = f"merge:{','.join(str(m.id) for m in members)}"
+    label = f"{g.level}, cosine ≥ {g.score:.2f}"
+    if not pinned:
+        plan.operations.append(Operation(key, "merge", members, f"{len(members)} duplicates ({label})",
+                                         text=best_text(members)))
+        return
+    ids = " ".join(f"#{m.id}" + (" (pinned)" if m.pinned else "") for m in members)
+    if len(pinned) > 1:
+        plan.notes.append(f"duplicates with {len(pinned)} pinned records, not changed: {ids}; "
+                          "unpin all but one to fold the others into it")
+        return
+    keep = pinned[0]
+    widest = merged_binding(members)
+    if keep.is_expired(plan.created_at):
+        plan.notes.append(f"duplicates, not changed: {ids}; the pinned #{keep.id} has expired")
+        return
+    if any(widest[name] != getattr(keep, name) for name in widest):
+        plan.notes.append(f"duplicates, not changed: {ids}; the pinned #{keep.id} is seen in fewer places than "
+                          "the others (scope, layer or binding), so folding them into it would hide them")
+        return
+    plan.operations.append(Operation(key, "merge", members,
+                                     f"{len(members)} duplicates ({label}) folded into the pinned #{keep.id}",
+                                     text=keep.text, into=keep))
 
 
 def _add_resolutions(plan: Plan, contradictions) -> None:

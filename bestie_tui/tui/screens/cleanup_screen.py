@@ -183,6 +183,9 @@ class CleanupScreen(BestieScreen):
         if op.action != "merge":
             self.notify("Only a merge has a text to edit.", severity="warning")
             return
+        if op.into is not None:
+            self.notify(f"This merge keeps the pinned #{op.into.id} as it is; edit it in Tiers.", severity="warning")
+            return
         index = diff.highlighted
 
         def edited(text: str | None) -> None:

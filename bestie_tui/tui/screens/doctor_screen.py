@@ -123,15 +123,15 @@ class DoctorScreen(BestieScreen):
             label.append(g.members[0].text)
             group = section.add(label)
             for m in g.members:
-                self._memory_leaf(group, m)
+                self._memory_leaf(group, m, "pinned" if m.pinned else None)
         self._more(section, len(report.duplicates))
 
     def _contradictions(self, tree: Tree, report) -> None:
         section = tree.root.add(Text(f"Contradiction candidates ({len(report.contradictions)})"), expand=True)
         for c in report.contradictions[:SECTION_ITEMS]:
             pair = section.add(Text(f"[{c.kind}] {c.reason}"))
-            self._memory_leaf(pair, c.older, "older")
-            self._memory_leaf(pair, c.newer, "newer")
+            self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
+            self._memory_leaf(pair, c.newer, "newer, pinned" if c.newer.pinned else "newer")
         self._more(section, len(report.contradictions))
 
     def _findings(self, tree: Tree, title: str, findings) -> None:
