@@ -275,3 +275,10 @@ def test_verbatim_messages_keep_the_callers_shape():
     newest = {"role": "user", "text": "the newest request, given as text"}
     assert compress_history(chat(44) + [newest], 40, 10)[-1] == newest
     assert compress_history(chat(4) + [newest], 40, 10)[-1] == newest
+
+
+def test_near_identical_sentences_with_other_numbers_are_both_kept():
+    runs = [{"role": "user", "content": "I ran 5 km with Linh around West Lake on 3 June."},
+            {"role": "user", "content": "I ran 12 km with Linh around West Lake on 9 June."}]
+    summary = compress(chat(20) + runs + chat(25, start=22), 40, 10).summary
+    assert "I ran 5 km with Linh" in summary and "I ran 12 km with Linh" in summary

@@ -84,3 +84,16 @@ def test_locomo_pack_respects_its_budget(conversations, store, tmp_path, mode):
     assert sum(is_summary(m) for m in pack.messages) == 1
     assert any(m["content"].startswith(MEMORY_BLOCK) for m in pack.messages)
     assert pack.messages[-2] == messages[-1]
+
+
+GREETING = re.compile(r"^(?:hey|hi|hello|wow|thanks|thank you|long time|yeah|aw+|omg|haha|good to|great to)\b", re.I)
+
+
+@pytest.mark.parametrize("sample_id", ["conv-26", "conv-30", "conv-41", "conv-47"])
+def test_summary_lines_are_not_greetings_and_names_are_names(conversations, sample_id):
+    summary = compress(conversations[sample_id], threshold=40, keep_recent=10).summary
+    lines = [line.split(": ", 1)[1] for line in summary.splitlines() if line.startswith("- ")]
+    assert lines and not [line for line in lines if GREETING.match(line)]
+    names = next(line for line in summary.splitlines() if line.startswith("Names: "))[7:].split(", ")
+    false = {"Fri", "Sat", "Tues", "Month", "Perfect", "Embracing", "Grand", "Identity", "Wow", "Hey"}
+    assert not false & set(names), names

@@ -48,7 +48,17 @@ _DATE = re.compile(
 _NUMBER = re.compile(r"\d")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 _TAG = re.compile(r"^\[(\d{4}-\d{2}-\d{2})\]\s+")
-_CALENDAR_WORDS = frozenset(_MONTHS + _DAYS)
+# Weekday abbreviations are calendar words for names ("Fri"), not dates: too ambiguous ("sat", "wed").
+_CALENDAR_WORDS = frozenset(_MONTHS + _DAYS + "mon tue tues wed thu thur thurs fri sat sun".split())
+#: Openings of greetings and chit-chat ("Hey Mel, long time no chat!", "Wow, thanks!"): such a
+#: sentence, when it holds no number, date or name other than the speakers', ranks after every other.
+_CHITCHAT = re.compile(
+    r"^(?:hey|hi|hiya|hello|wow|whoa|thanks|thank you|thx|long time|yeah|yep|yes|oh|ooh|aw+|omg|haha\w*"
+    r"|lol|good to|great to|nice to|so good|congrats|congratulations|glad|ok|okay|sure|cool|awesome|amazing"
+    r"|bye|see you|take care|that's (?:great|awesome|amazing|so|really))\b", re.IGNORECASE)
+#: Sentences shorter than this (in words) without a fact are chit-chat too ("Long time no talk!").
+SHORT_WORDS = 6
+_DIGITS = re.compile(r"\d+")
 
 
 @dataclass
@@ -132,6 +142,8 @@ class ExtractiveSummarizer:
         stop = stop_words() | {"i", "im", "ive", "id", "ill"}
         sentences, names, dates = self._previous(previous, stop)
         short: list[str] = []  # pieces too short to be a summary line, for the fallback line
+        previous_names, names = names, Counter()  # names of the previous summary stay names
+        lower: Counter[str] = Counter()  # lowercase mentions: "perfect" said plainly is not a name
         for index, message in enumerate(messages):
             day = message_day(message)
             who = speaker(message)
@@ -141,6 +153,7 @@ class ExtractiveSummarizer:
                 found_names = find_names(piece, stop)
                 found_dates = [m.group(0) for m in _DATE.finditer(piece)]
                 names.update(found_names)
+                lower.update(w for w in _WORD.findall(piece) if w.islower())
                 dates.update(found_dates)
                 if len(piece.split()) < MIN_WORDS:
                     short.append(piece)
@@ -151,7 +164,15 @@ class ExtractiveSummarizer:
                                            bool(_NUMBER.search(piece))))
             if day:
                 dates[day] += 1
-        body = self._compose(sentences, names, dates, {speaker(m) for m in messages})
+        speakers = {speaker(m) for m in messages}
+        # A name is capitalised mid-sentence at least twice and not mostly said in lowercase: without a
+        # dictionary, one capitalised "Perfect" or "Embracing" (a title, an emphasis) cannot be told
+        # from a name, so single mentions stay out of the Names line (their sentences may still be kept).
+        real = {n for n, c in names.items() if c >= 2 and lower[n.lower()] < 5 * c} | set(previous_names)
+        for sentence in sentences:  # the name bonus is for names said about someone, not vocatives
+            sentence.names = [n for n in sentence.names if n in real and not _is_speaker(n, speakers)]
+        names = Counter({n: c for n, c in names.items() if n in real}) + previous_names
+        body = self._compose(sentences, names, dates, speakers)
         if not body and messages:
             # Never an empty summary: the evicted turns are at least counted and sampled.
             sample = _shorten(", ".join(dict.fromkeys(short)), 80)
@@ -217,20 +238,46 @@ class ExtractiveSummarizer:
         tail = [line for line in (name_line, date_line) if line]
         room = self.max_chars - sum(len(t) + 1 for t in tail)
         chosen: list[_Sentence] = []
-        seen: list[set[str]] = []
+        seen: list[tuple[set[str], set[str]]] = []  # (words, numbers) of each chosen sentence
+        variants: list[bool] = []  # whether it already has (or is) a kept variant
         used = 0
-        for _score, s in sorted(zip(self._rank(sentences, speakers), sentences), key=lambda p: (-p[0], p[1].order)):
-            words = set(s.text.lower().split())
-            # Redundancy check (the idea of MMR, Carbonell & Goldstein 1998, as a hard filter):
-            # skip a sentence that mostly repeats one already chosen.
-            if any(len(words & other) > 0.6 * min(len(words), len(other)) for other in seen):
+        ranked = sorted(zip(self._rank(sentences, speakers), sentences),
+                        key=lambda p: (_chitchat(p[1]), -p[0], p[1].order))
+        for _score, s in ranked:
+            words, numbers = set(s.text.lower().split()), set(_DIGITS.findall(s.text))
+            # Redundancy check (the idea of MMR, Carbonell & Goldstein 1998, as a hard filter): skip a
+            # sentence that mostly repeats one already chosen, unless it brings numbers of its own.
+            similar = [i for i, (other, _n) in enumerate(seen)
+                       if len(words & other) > 0.6 * min(len(words), len(other))]
+            # ...at most one variant per chosen sentence, or counters ("turn 7", "turn 8") would fill it.
+            if similar and (any(numbers <= seen[i][1] for i in similar) or any(variants[i] for i in similar)):
                 continue
             if used + len(s.line) + 1 <= room:
                 chosen.append(s)
-                seen.append(words)
+                for i in similar:
+                    variants[i] = True
+                seen.append((words, numbers))
+                variants.append(bool(similar))
                 used += len(s.line) + 1
         body = [s.line for s in sorted(chosen, key=lambda s: s.order)]
         return "\n".join(body + tail)[: self.max_chars]
+
+
+def _chitchat(s: _Sentence) -> bool:
+    """A greeting (``_CHITCHAT``) without a number or date, or a short remark (under ``SHORT_WORDS``
+    words) without a number, date or name."""
+    if s.dates or s.has_number:
+        return False
+    return bool(_CHITCHAT.match(s.text)) or (len(s.text.split()) < SHORT_WORDS and not s.names)
+
+
+def _is_speaker(name: str, speakers: set[str]) -> bool:
+    """``name`` is a speaker's name, a part of it, or a short form of it ("Mel" for Melanie)."""
+    for who in speakers:
+        for part in who.split():
+            if name == part or (len(name) >= 3 and part.startswith(name)):
+                return True
+    return False
 
 
 def _entity_line(label: str, counts: Counter, cap: int, chronological: bool = False) -> str:
