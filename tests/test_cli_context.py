@@ -145,7 +145,8 @@ def test_binary_artifact_is_listed_as_skipped(run, tmp_path):
     assert f"skipped: {blob} (binary file (NUL bytes))" in result.stdout and "garbage" not in result.stdout
 
 
-@pytest.mark.parametrize("args", [("context", "compress", "{f}"), ("context", "pack", "--no-memory", "--history", "{f}"),
+@pytest.mark.parametrize("args", [("context", "compress", "{f}"),
+                                  ("context", "pack", "--no-memory", "--history", "{f}"),
                                   ("context", "estimate", "--file", "{f}")], ids=["compress", "pack", "estimate"])
 def test_non_utf8_input_is_a_one_line_error(run, tmp_path, args):
     blob = tmp_path / "bin.dat"

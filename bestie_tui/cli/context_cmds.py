@@ -66,7 +66,8 @@ def _read(source: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InvalidValueError(f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+        bad = f"byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        raise InvalidValueError(f"{name} is not UTF-8 text ({bad})") from None
 
 
 def _plural(n: int, word: str) -> str:

@@ -226,11 +226,13 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
                 (memory_pack, memory_msg), lowered = best or (memory(0, False), 0)
                 mem_note = f", lowered from {mem_budget} to fit the pack budget"
                 mem_budget = lowered
-            fixed_named = [("task", [task_msg]), ("pins", pin_msgs), ("memory block", [memory_msg] if memory_msg else [])]
+            fixed_named = [("task", [task_msg]), ("pins", pin_msgs),
+                           ("memory block", [memory_msg] if memory_msg else [])]
             floor = rest_floor + (message_tokens(memory_msg, token_mode) if memory_msg else 0)
             if floor > budget:
                 raise _budget_error(budget, fixed_named, smallest, excerpts, token_mode)
-            comp = fit_history(compress_at, keep_recent, len(history), lambda c: total(c, excerpts, memory_msg) <= budget)
+            comp = fit_history(compress_at, keep_recent, len(history),
+                               lambda c: total(c, excerpts, memory_msg) <= budget)
             comp, trimmed_summary = trim_summary(comp, lambda c: total(c, excerpts, memory_msg) <= budget)
             excerpts = shrink_artifacts(excerpts, token_mode, lambda exs: total(comp, exs, memory_msg) <= budget)
             if total(comp, excerpts, memory_msg) > budget:  # the steps end at the floor: not expected
