@@ -104,3 +104,17 @@ def test_vietnamese_food_words_are_matched_with_their_accents_and_shown_as_writt
     store.add("event", "I had cheese and bacon burgers on Friday.")
     assert reasons(store) == [("event_vs_state", "an event (bò, thịt)"),
                               ("event_vs_state", "an event (bacon, burgers)")]
+
+
+def test_a_contradiction_is_found_when_one_side_has_extra_words(store):
+    store.add("preference", "Linh loves durian and wants it suggested at fruit markets.")
+    store.add("preference", "Linh hates durian; never suggest it.")
+    store.add("habit", "I drink coffee.")
+    store.add("habit", "I do not drink coffee anymore.")
+    # a different relation, another subject, or another object is not a contradiction
+    store.add("habit", "I drink green tea every evening.")
+    store.add("preference", "My brother hates durian.")
+    store.add("habit", "I do not drink soda.")
+    assert sorted(found(store)) == sorted([
+        ("antonym", "Linh loves durian and wants it suggested at fruit markets.", "Linh hates durian; never suggest it."),
+        ("negation", "I drink coffee.", "I do not drink coffee anymore.")])

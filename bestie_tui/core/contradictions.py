@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .duplicates import DuplicateAnalysis
-from .facts import STATES, read_fact
+from .facts import STATES, read_claims, read_fact
 from .records import MemoryRecord
 
 KINDS = ("negation", "antonym", "value", "event_vs_state", "state_conflict")
@@ -89,7 +89,11 @@ def find_contradictions(records: Sequence[MemoryRecord], analysis: DuplicateAnal
                   else "opposite feelings about the same thing")
         out.append(Contradiction(kind, older, newer, reason, pair.score))
         seen.add(older_newer_key(older, newer))
-    out.extend(c for c in _value_conflicts(records) if older_newer_key(c.older, c.newer) not in seen)
+    for c in _value_conflicts(records) + _claim_conflicts(records):
+        key = older_newer_key(c.older, c.newer)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
     out.extend(_state_conflicts(records))
     return out
 
@@ -113,6 +117,36 @@ def _value_conflicts(records: Sequence[MemoryRecord]) -> list[Contradiction]:
         for r, v in items[:-1]:
             if v != value:
                 out.append(Contradiction("value", r, newest, f"{attribute}: {v!r} then {value!r}"))
+    return out
+
+
+def _claim_conflicts(records: Sequence[MemoryRecord]) -> list[Contradiction]:
+    """Clauses with the same subject, verb and object and opposite polarity (``facts.read_claims``):
+    "Linh loves durian and wants it…" / "Linh hates durian; never suggest it." — the extra words
+    that keep such a pair below the negated-twin cosine do not hide it. Each record is paired with
+    the newest record of the opposite polarity."""
+    by_claim: dict[tuple, dict[int, list[MemoryRecord]]] = defaultdict(lambda: {1: [], -1: []})
+    negated: dict[tuple, bool] = {}
+    for r in records:
+        for claim in set(read_claims(r.text)):
+            key = (r.user, claim.subject, claim.verb, claim.object)
+            by_claim[key][claim.polarity].append(r)
+            negated[(r.id,) + key] = claim.negated
+    out = []
+    for (_, subject, verb, obj), sides in by_claim.items():
+        if not sides[1] or not sides[-1]:
+            continue
+        newest = {p: max(rs, key=lambda r: (r.created_at, r.id)) for p, rs in sides.items()}
+        pairs = {older_newer_key(r, newest[-p]): (r, newest[-p]) for p, rs in sides.items() for r in rs}
+        for a, b in pairs.values():
+            if a.id == b.id:
+                continue  # "I don't like X, but I love X" is one confused record, not a pair
+            older, newer = _order(a, b)
+            key = (older.user, subject, verb, obj)
+            kind = "negation" if negated[(older.id,) + key] != negated[(newer.id,) + key] else "antonym"
+            what = "feelings about" if verb == "PREF" else f"{verb} …"
+            out.append(Contradiction(kind, older, newer, f"opposite {what} {obj!r}"
+                                     + (f" ({subject})" if subject != "self" else "")))
     return out
 
 

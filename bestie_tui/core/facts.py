@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import text as textmod
-from .vectors import NEGATIONS, analyze_words
+from .vectors import NEGATIONS, analyze_words, stop_words
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -189,6 +189,99 @@ def read_fact(text: str) -> FactFeatures:
                         item_words=tuple(item_words), numbers=tuple(sorted(t for t in folded if t in _NUMBERS or any(c.isdigit() for c in t))))
 
 
+_CLAUSE = re.compile(r"[;:,.!?]+|\s(?:and|but|so|while|because|though|although|và|nhưng)\s")
+#: Auxiliaries skipped between a subject and its verb ("I do not drink…", "Linh has never liked…").
+_AUX = {"do", "does", "did", "dont", "doesnt", "didnt", "will", "would", "can", "cant", "could", "should",
+        "has", "have", "had", "hasnt", "havent", "really", "still", "now", "also", "always", "usually",
+        "just", "no", "longer", "to", "cung", "van", "se", "da", "dang", "rat"}
+_SELF = {"", "i", "user", "the user", "owner", "the owner", "toi", "minh", "em", "anh"}
+#: After "user said/mentioned…", these pronouns are the user too.
+_REPORTED = {"they", "he", "she"}
+#: Time adverbs that do not change what a clause claims ("I do not drink coffee anymore").
+_TEMPORAL = {"anymore", "anymor", "now", "longer", "again", "lately", "nowadays", "currently", "nữa", "nua"}
+#: Verbs whose object does not make a claim on its own ("I am a…", "I have a…" are left to the
+#: negated-twin search, where the whole statement must match).
+_NO_CLAIM = _BE | {"want", "need", "think", "feel", "get", "go", "make", "use", "let", "suggest", "say", "tell"}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One clause read as subject–verb–object with its polarity: ``("linh", "PREF", "durian", +1)``
+    for "Linh loves durian"; ``("self", "drink", "coffe", -1)`` for "I do not drink coffee anymore".
+    ``object`` is every content stem after the verb in the clause (sorted, space-separated), so
+    "the color blue" and "the color red" are different objects."""
+
+    subject: str
+    verb: str
+    object: str
+    polarity: int
+    #: a negation word in the clause (``polarity`` may still be +1: "never hates")
+    negated: bool = False
+
+
+@lru_cache(maxsize=131072)
+def read_claims(text: str) -> tuple[Claim, ...]:
+    """The subject–verb–object claims of ``text``, one per clause that has a verb and an object.
+
+    A clause is split at punctuation and at and/but/so…; a clause without a subject inherits the
+    first clause's ("Linh hates durian; never suggest it" is all about Linh). The verb is the first
+    content word after the subject and auxiliaries (preference verbs and their antonyms are one verb,
+    ``PREF``, with a valence); the object is the set of content words after it in the clause (time
+    adverbs such as "anymore" left out). Polarity is the valence times −1
+    per negation *in that clause*, so an extra clause elsewhere does not flip it. Pure and cached.
+    """
+    stops = stop_words()
+    out: list[Claim] = []
+    first_subject = None
+    for n, clause in enumerate(_CLAUSE.split(text.lower().replace("'", "").replace("’", ""))):
+        raw = _WORD.findall(clause)
+        folded = [textmod.fold(t) for t in raw]
+        negations = _vi_negation(raw) + sum(1 for t in folded if t in EN_NEGATIONS)
+        subject_words: list[str] = []
+        verb = None
+        objects: set[str] = set()
+        valence = 1
+        reported = False
+        for word, token in zip(raw, folded):
+            if token in EN_NEGATIONS or word in VI_NEGATIONS or token in _AUX:
+                continue
+            stem = textmod.stem(token)
+            if verb is None:
+                if subject_words and subject_words[-1] in ("my", "our"):
+                    subject_words.append(stem)  # "my brother …": the brother is the subject
+                elif stem in _REPORTING and token not in _SELF:
+                    reported = True  # "User mentioned they like…": who reported it is not the claim
+                    continue
+                elif stem in _PREF_POS or stem in _PREF_NEG:
+                    verb, valence = "PREF", (-1 if stem in _PREF_NEG else 1)
+                elif token in ("my", "our") or (not subject_words and token in _SELF and n == 0):
+                    subject_words.append(token)
+                elif token in stops:
+                    if token in _SELF:
+                        subject_words.append(token)
+                elif not subject_words and n == 0 and word == raw[0] and text[:1].isupper() and len(raw) > 2 \
+                        and stem not in _PREF_POS and token.isalpha() and not _looks_like_verb(stem):
+                    subject_words.append(token)  # a name opening the text: "Linh loves…"
+                else:
+                    verb = stem
+            elif token not in stops and token not in _TEMPORAL and word not in _TEMPORAL:
+                objects.add(stem)
+        self_words = _SELF | (_REPORTED if reported else set())
+        named = [w for w in subject_words if w not in ("my", "our") and w not in self_words]
+        subject = " ".join(named) or "self"
+        if n == 0:
+            first_subject = subject
+        elif not subject_words:
+            subject = first_subject or "self"
+        if verb and objects and verb not in _NO_CLAIM:
+            out.append(Claim(subject, verb, " ".join(sorted(objects)), valence * (-1 if negations % 2 else 1), negations % 2 == 1))
+    return tuple(out)
+
+
+def _looks_like_verb(stem: str) -> bool:
+    return stem in _HAVE or stem in _BE or stem in _PAST_VERBS
+
+
 def _frame(folded: list[str], stems: list[str], relation: str | None) -> Frame | None:
     joined = " ".join(folded)
     exclusive = bool(set(stems) & _EXCLUSIVE)
@@ -238,4 +331,4 @@ def _value(phrase: str) -> str:
     return " ".join(terms) or textmod.normalize(phrase)
 
 
-__all__ = ["FactFeatures", "Frame", "read_fact", "STATES", "LANGUAGES", "COLOURS"]
+__all__ = ["FactFeatures", "Frame", "Claim", "read_fact", "read_claims", "STATES", "LANGUAGES", "COLOURS"]
