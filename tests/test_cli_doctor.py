@@ -164,3 +164,20 @@ def test_pinned_records_are_in_the_report_marked_pinned(run):
     assert "contradiction candidates: 1" in out and "older #1     (pinned) I love durian." in out
     dry = run("memory", "cleanup").output
     assert "supersede:1>2" in dry and "blocked: pinned" in dry
+
+
+def test_report_shows_the_user_of_a_group_and_plain_metadata_wording(run, db_path):
+    for t in SEED:
+        run("memory", "add", "preference", t, "--user", "an")
+    out = run("memory", "analyze").output
+    assert "user an" in out and "min cosine" in out and "cosine ≥" not in out
+    from bestie_tui.core.doctor import run_doctor
+    from bestie_tui.core.models import Memory
+    from bestie_tui.core.store import MemoryStore
+
+    store = MemoryStore(db_path)
+    row = Memory.get_by_id(1)
+    Memory.update(last_accessed_at=row.created_at.replace(year=2000)).where(Memory.id == 1).execute()
+    [finding] = [f for f in run_doctor(store).missing_metadata if f.memory.id == 1]
+    store.close()
+    assert finding.reason == "last_accessed_at before created_at"

@@ -98,3 +98,10 @@ def test_records_that_differ_only_in_numbers_stay_apart(store):
     store.add("note", "I have 3 dogs.")
     a = groups_of(store)
     assert [texts(g) for g in a.groups] == [["I have 2 dogs.", "User has 2 dogs."]]
+
+
+def test_a_paraphrase_group_reports_its_real_minimum_pairwise_cosine(store):
+    for t in ["User prefers Vietnamese.", "User wants Vietnamese-first.", "Always answer in Vietnamese with diacritics."]:
+        store.add("communication_preference", t)
+    [g] = groups_of(store).groups
+    assert g.level == "frame" and 0.0 < g.score < 1.0

@@ -288,3 +288,19 @@ def test_a_group_with_two_pinned_records_is_report_only(store):
     plan = build_cleanup_plan(store)
     assert plan.operations == []
     assert any(f"#{a.id}" in n and f"#{b.id}" in n and "pinned" in n for n in plan.notes)
+
+
+def test_the_proposed_merged_text_is_the_most_complete_well_formed_member(store):
+    store.add("note", "I work at FPT Software.")
+    store.edit(store.add("note", "x").id, "i work at FPT software!")  # newer, sloppier
+    [merge] = build_cleanup_plan(store).operations
+    assert merge.text == "I work at FPT Software."
+
+
+def test_forgotten_records_show_their_tier_in_the_diff(store, clock):
+    gone = store.add("note", "an old thing I asked to forget")
+    store.forget(gone.id)
+    clock.advance(40 * 86400)
+    [delete] = build_cleanup_plan(store).operations
+    assert delete.diff_lines() == [("-", f"#{gone.id} [archive] an old thing I asked to forget  "
+                                         "[forgotten; deleted for good]")]

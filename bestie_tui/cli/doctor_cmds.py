@@ -34,7 +34,8 @@ def print_report(report, limit: int) -> None:
     if report.mode in (None, "duplicates"):
         click.echo(f"\nduplicate groups: {c['duplicate_groups']} ({c['redundant']} redundant records)")
         for g in report.duplicates[:limit]:
-            click.echo(f"  [{g.level}, cosine ≥ {g.score:.2f}] " + " ".join(f"#{i}" for i in g.ids))
+            owner = f" (user {printable(g.user)})" if g.user else ""
+            click.echo(f"  [{g.level}, min cosine {g.score:.2f}] " + " ".join(f"#{i}" for i in g.ids) + owner)
             for m in g.members[:6]:
                 click.echo(f"      #{m.id:<5} {_pin(m)}{_short(m.text)}")
             if len(g.members) > 6:

@@ -266,10 +266,11 @@ def _missing_metadata(store, records: list[MemoryRecord]) -> list[Finding]:
             missing.append("kind not normalised")
         if not m.source:
             missing.append("source")
+        problems = ["missing " + ", ".join(missing)] if missing else []
         if m.last_accessed_at is not None and m.last_accessed_at < m.created_at:
-            missing.append("last_accessed_at before created_at")
-        if missing:
-            out.append(Finding(m, "missing " + ", ".join(missing)))
+            problems.append("last_accessed_at before created_at")
+        if problems:
+            out.append(Finding(m, "; ".join(problems)))
     return out
 
 

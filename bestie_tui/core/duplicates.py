@@ -56,7 +56,7 @@ LEVELS = ("exact", "normalized", "frame", "similar")
 class DuplicateGroup:
     """Records that say the same thing. ``members`` are ordered by id; ``level`` is the highest rung
     needed to join them (``exact`` < ``normalized`` < ``frame`` < ``similar``); ``score`` is the
-    lowest similarity between two members (1.0 for rungs 1–3)."""
+    lowest TF-IDF cosine between two members (1.0 for a group of equal normalised texts)."""
 
     user: str | None
     members: list[MemoryRecord]
@@ -144,7 +144,7 @@ def find_duplicates(records: Sequence[MemoryRecord], *, threshold: float = DEFAU
                 parent[find(i)] = find(frame_of[key])
             else:
                 frame_of[key] = i
-    edges, opposite = _neighbour_pairs(units, threshold, k, progress)
+    edges, opposite, vectors = _neighbour_pairs(units, threshold, k, progress)
     edge_score = {(i, j): s for i, j, s in edges}
     clusters: dict[int, list[int]] = defaultdict(list)
     for i in range(n):
@@ -167,9 +167,16 @@ def find_duplicates(records: Sequence[MemoryRecord], *, threshold: float = DEFAU
         if len(idx) == 1:
             lvl, score = level[idx[0]], 1.0
         else:
-            pair_scores = [edge_score.get((min(x, y), max(x, y)), 1.0) for x in idx for y in idx if x < y]
-            score = min(pair_scores)
-            lvl = "frame" if score >= 1.0 and all(units.features[i].frame for i in idx) else "similar"
+            # pairs joined by the frame rung have no edge: their cosine is computed here (groups are small)
+            pair_scores = [edge_score.get((min(x, y), max(x, y))) for x in idx for y in idx if x < y]
+            frame_joined = any(v is None for v in pair_scores)
+            cells = sorted(idx)
+            if vectors is not None and frame_joined:
+                block = vectors[cells]
+                sims = (block @ block.T).toarray()
+                pair_scores = [min(1.0, float(sims[a, b])) for a in range(len(cells)) for b in range(a + 1, len(cells))]
+            score = min(v for v in pair_scores if v is not None) if any(v is not None for v in pair_scores) else 1.0
+            lvl = "frame" if frame_joined and all(units.features[i].frame for i in idx) else "similar"
         analysis.groups.append(DuplicateGroup(units.users[idx[0]] or None, members, lvl, score))
     analysis.groups.sort(key=lambda g: (-len(g.members), g.members[0].id))
     for i, j, score in opposite:
@@ -185,14 +192,15 @@ def _same_frame(units: _Units, x: int, y: int) -> bool:
 
 
 def _neighbour_pairs(units: _Units, threshold: float, k: int, progress) -> tuple[list, list]:
-    """``(similar_edges, opposite_edges)`` as lists of ``(i, j, cosine)`` with ``i < j``."""
+    """``(similar_edges, opposite_edges, vectors)``: lists of ``(i, j, cosine)`` with ``i < j``, and the
+    L2-normalised TF-IDF rows (CSR, relation token included) whose dot product is that cosine."""
     import numpy as np
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     feats = units.features
     docs = [f.core for f in feats]
     if not any(docs):
-        return [], []
+        return [], [], None
     vec = TfidfVectorizer(analyzer=_identity, sublinear_tf=True, dtype=np.float32)
     x = vec.fit_transform(docs).tocsc()
     vocab = vec.vocabulary_
@@ -245,7 +253,7 @@ def _neighbour_pairs(units: _Units, threshold: float, k: int, progress) -> tuple
             opposite.append((r, c, min(1.0, v)))
         if progress is not None:
             progress(e / n)
-    return similar, opposite
+    return similar, opposite, x.tocsr()
 
 
 def _top_k(rows, cols, sims, k: int) -> Iterable[tuple[int, int, float]]:

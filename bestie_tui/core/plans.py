@@ -279,12 +279,15 @@ def merged_binding(records: list[MemoryRecord]) -> dict[str, Any]:
 
 
 def best_text(records: list[MemoryRecord]) -> str:
-    """The proposed merged text: the most informative member (most distinct content terms, then the
-    most used, then the newest). The owner may edit it."""
+    """The proposed merged text: the most complete well-formed member — most distinct content terms,
+    then well-formed (a capital first letter, a full stop at the end), then the longest, then the
+    most used, then the newest. The owner may edit it."""
     from .facts import read_fact
 
     def weight(r: MemoryRecord):
-        return (len(set(read_fact(r.text).core)), r.access_count, r.updated_at, r.id)
+        text = r.text.strip()
+        formed = int(text[:1].isupper()) + int(text.endswith("."))
+        return (len(set(read_fact(r.text).core)), formed, len(text), r.access_count, r.updated_at, r.id)
 
     return max(records, key=weight).text
 
@@ -321,7 +324,7 @@ def _add_merge(plan: Plan, g) -> None:
     widest of the group's); otherwise, or with two or more pinned members, the group is a note."""
     members, pinned = g.members, [m for m in g.members if m.pinned]
     key = f"merge:{','.join(str(m.id) for m in members)}"
-    label = f"{g.level}, cosine ≥ {g.score:.2f}"
+    label = f"{g.level}, min cosine {g.score:.2f}"
     if not pinned:
         plan.operations.append(Operation(key, "merge", members, f"{len(members)} duplicates ({label})",
                                          text=best_text(members)))

@@ -119,7 +119,9 @@ class DoctorScreen(BestieScreen):
     def _duplicates(self, tree: Tree, report) -> None:
         section = tree.root.add(Text(f"Duplicate groups ({len(report.duplicates)})"), expand=True)
         for g in report.duplicates[:SECTION_ITEMS]:
-            label = Text(f"{len(g.members)} × [{g.level}, cosine ≥ {g.score:.2f}] ")
+            label = Text(f"{len(g.members)} × [{g.level}, min cosine {g.score:.2f}] ")
+            if g.user:
+                label.append(f"user {g.user}: ")
             label.append(g.members[0].text)
             group = section.add(label)
             for m in g.members:
