@@ -282,7 +282,12 @@ def test_a_malformed_base_url_fails_at_once_naming_where_it_came_from(value, sle
     with pytest.raises(DeliveryConfigError, match=r"BESTIE_TELEGRAM_API .* is not a usable API base URL") as info:
         deliver("telegram:42", "hello", env=env, retry=RetryPolicy(sleep=sleeps))
     assert sleeps == [] and TOKEN not in str(info.value)
-    store.set_setting("digest.zaloApi", value)
+    with pytest.raises(DeliveryConfigError, match=r"digest.zaloApi .* is not a usable API base URL"):
+        store.set_setting("digest.zaloApi", value)  # refused when set…
+    from bestie_tui.core.models import Setting
+    import json as _json
+
+    Setting.replace(key="digest.zaloApi", value=_json.dumps(value)).execute()  # …and when found stored
     with pytest.raises(DeliveryConfigError, match=r"setting digest.zaloApi .* is not a usable API base URL"):
         base_url_for("zalo", store, env={})
     with pytest.raises(DeliveryConfigError):
