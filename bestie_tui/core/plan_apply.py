@@ -249,7 +249,7 @@ def _merge(store, batch, op, rows, actor, result, save) -> str | None:
         base = max(rows, key=lambda r: (r.access_count, r.updated_at, r.id))
         now = store.clock()
         survivor = Memory.create(
-            text=text, kind=base.kind, status="approved", pinned=False, confidence=confidence, expires_at=None,
+            id=store.next_memory_id(), text=text, kind=base.kind, status="approved", pinned=False, confidence=confidence, expires_at=None,
             **bind, source="merge:" + ",".join(f"#{r.id}" for r in rows), created_at=now,
             updated_at=now, access_count=uses, last_accessed_at=last, norm=textmod.normalize(text),
             terms=textmod.search_text(text))
