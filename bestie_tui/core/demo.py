@@ -42,9 +42,9 @@ APPROVED: list[tuple[str, str, str, str, dict]] = [
     ("project_context", "Reading 'Designing Data-Intensive Applications', chapter 7 on transactions.", "session", "working", {}),
     ("decision", "Chose Redis Streams over Kafka for the dispatch event bus (team of four).", "project", "working", {"project": "song-hong"}),
     # Near-duplicates of records above, as an assistant might store them weeks apart.
-    ("preference", "Linh likes pytest and plain assert statements rather than unittest.", "project", "working", {"confidence": 0.6}),
+    ("preference", "Prefers pytest with plain assert statements over unittest classes.", "project", "working", {"confidence": 0.6}),
     ("communication_preference", "User wants Vietnamese-first answers.", "project", "working", {"confidence": 0.7}),
-    ("preference", "She takes the train instead of flying for short trips.", "project", "working", {"confidence": 0.6}),
+    ("preference", "Prefers the train to flights for trips under 600 km!", "project", "working", {"confidence": 0.6}),
     # One contradiction: an earlier record says the opposite of a later one.
     ("preference", "Linh loves durian and wants it suggested at fruit markets.", "project", "working", {"confidence": 0.5}),
     ("preference", "Linh hates durian; never suggest it.", "project", "working", {"confidence": 0.9}),
