@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from .errors import NotFoundError
@@ -63,7 +64,12 @@ def undo_last(store: "MemoryStore", actor: str) -> UndoResult:
             store.record_event(batch, "undo", event.memory_id, current, before, actor, note=f"undo {event.action}")
         Event.update(undone=True).where(Event.batch == last.batch).execute()
     whole = last.batch.split(":", 1)[0] if ":" in last.batch else last.action
-    action = events[-1].action if len(events) == 1 else f"{whole} ({len(events)} changes)"
+    if len(events) == 1:
+        action = events[0].action
+    else:
+        kinds = Counter(e.action for e in reversed(events))
+        detail = ", ".join(f"{n} {kind}" for kind, n in kinds.items()) if len(kinds) > 1 else ""
+        action = f"{whole} ({len(events)} changes{': ' + detail if detail else ''})"
     ids = sorted(set(restored))
     what = ", ".join(f"#{i}" for i in ids) if ids else "settings"
     return UndoResult(action=whole if len(events) > 1 else last.action, actor=last.actor, memory_ids=ids,
