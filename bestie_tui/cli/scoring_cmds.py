@@ -60,9 +60,11 @@ def context(app, query, user, channel, project, token_budget, governance, record
             click.echo(f"{title:<8}#{m.id:<5} {_one_line(m.text)}")
             click.echo(f"{'':<14} {parts_line(item.score)} · {item.tokens} tok")
     if pack.left_out or pack.low_relevance_count:
-        click.echo(f"left out ({pack.low_relevance_count} under the relevance floor in all):")
+        click.echo("left out:")
         for x in pack.left_out:
             click.echo(f"  #{x.id:<5} {x.reason:<13} {printable(x.detail):<34} {_one_line(x.text, 50)}")
+        if pack.unlisted_low_relevance:
+            click.echo(f"  … and {pack.unlisted_low_relevance} more under the relevance floor")
     if pack.items:
         click.echo("--- block ---")
         click.echo(printable(pack.render()))

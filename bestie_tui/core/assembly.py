@@ -109,6 +109,12 @@ class ContextPack:
     def items(self) -> list[PackItem]:
         return self.core + self.working
 
+    @property
+    def unlisted_low_relevance(self) -> int:
+        """Records under the relevance floor that ``left_out`` does not list (it shows the nearest few)."""
+        listed = sum(1 for x in self.left_out if x.reason == "low relevance")
+        return max(0, self.low_relevance_count - listed)
+
     def render(self) -> str:
         """The memory block exactly as it goes into the prompt; ``""`` when nothing is included."""
         if not self.items:

@@ -52,13 +52,15 @@ def pack_text(pack) -> Text:
     if not pack.items:
         out.append("No memory enters this prompt.\n", style="italic")
     if pack.left_out or pack.low_relevance_count:
-        out.append(f"\nLeft out ({pack.low_relevance_count} under the relevance floor in all)\n", style="bold")
+        out.append("\nLeft out\n", style="bold")
         for x in pack.left_out:
             out.append(f"  #{x.id:<5}{x.reason:<14}")
             out.append(x.detail, style="dim")
             out.append("  ")
             out.append(" ".join(x.text.split()))
             out.append("\n")
+        if pack.unlisted_low_relevance:
+            out.append(f"  … and {pack.unlisted_low_relevance} more under the relevance floor\n", style="dim")
     return out
 
 

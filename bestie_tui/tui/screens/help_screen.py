@@ -49,7 +49,8 @@ class HelpScreen(ModalScreen[None]):
             table.add_row("", "")
         table.add_row(Text("ctrl+p"), Text("Command palette (all actions by name)"))
         with VerticalScroll(id="help-body"):
-            yield Static(Text("Keys", style="bold"), id="help-title")
+            yield Static(Text.assemble(("Keys", "bold"), "   (esc, q or ? closes this; ctrl+p finds any action by name)"),
+                         id="help-title")
             yield Static(table)
 
     def _widget_sections(self) -> list[tuple[str, list]]:

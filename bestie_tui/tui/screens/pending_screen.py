@@ -28,6 +28,8 @@ from .edit_memory_modal import EditMemoryModal
 
 #: How many similar approved memories to show beside a proposal.
 SIMILAR_K = 5
+#: Below this IDF cosine a "similar" memory shares only a common word: not worth the owner's attention.
+SIMILAR_MIN_SCORE = 0.1
 
 
 def merge_queue(queue: list[int], fresh: list[int]) -> list[int]:
@@ -152,7 +154,8 @@ class PendingScreen(BestieScreen):
     def load_similar(self, memory_id: int, text: str, user: str | None) -> None:
         """Find approved memories like ``text`` off the UI thread; the result is posted back."""
         try:
-            result: object = self.store.similar(text, k=SIMILAR_K, user=user, exclude_id=memory_id)
+            found = self.store.similar(text, k=SIMILAR_K, user=user, exclude_id=memory_id)
+            result: object = [(m, score) for m, score in found if score >= SIMILAR_MIN_SCORE]
         except Exception as exc:  # noqa: BLE001 - shown to the owner, never lost silently
             result = exc
         finally:
@@ -226,7 +229,8 @@ class PendingScreen(BestieScreen):
             return
         n = len(ids)
         matching = f" matching “{self.filter_text}”" if self.filter_text else ""
-        question = (f"Reject all {n} pending proposal{'s' if n != 1 else ''} shown{matching}? "
+        what = "the pending proposal shown" if n == 1 else f"all {n} pending proposals shown"
+        question = (f"Reject {what}{matching}? "
                     "They are kept as rejected; u undoes it in one step.")
 
         def done(confirmed: bool | None) -> None:

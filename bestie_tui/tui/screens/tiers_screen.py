@@ -34,9 +34,9 @@ class TiersScreen(BestieScreen):
 
     VIEW_TITLE = "Tiers"
     BINDINGS = [
-        Binding("c", "show_tier('core')", "Core", id="tiers.core"),
-        Binding("w", "show_tier('working')", "Working", id="tiers.working"),
-        Binding("a", "show_tier('archive')", "Archive", id="tiers.archive"),
+        Binding("c", "show_tier('core')", "Core", id="tiers.core", show=False),
+        Binding("w", "show_tier('working')", "Working", id="tiers.working", show=False),
+        Binding("a", "show_tier('archive')", "Archive", id="tiers.archive", show=False),
         Binding("right_square_bracket", "cycle_tier(1)", "Next tier", id="tiers.next", show=False,
                 key_display="]"),
         Binding("left_square_bracket", "cycle_tier(-1)", "Previous tier", id="tiers.previous",
