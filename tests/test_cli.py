@@ -50,6 +50,8 @@ def test_review_flow(run):
 
 
 def test_reject_all_needs_yes(run):
+    nothing = run("memory", "reject-all")
+    assert nothing.exit_code == 0 and nothing.output.strip() == "nothing pending"
     run("memory", "propose", "note", "one thing")
     refused = run("memory", "reject-all")
     assert refused.exit_code == 2 and "--yes" in refused.output

@@ -102,8 +102,11 @@ def reject(app, memory_ids) -> None:
 @pass_app
 def reject_all(app, yes) -> None:
     """Reject every pending proposal in one undoable step."""
+    n = app.store().count(status="pending")
+    if n == 0:
+        click.echo("nothing pending")
+        return
     if not yes:
-        n = app.store().count(status="pending")
-        raise click.UsageError(f"this rejects all {n} pending proposals; add --yes to confirm")
+        raise click.UsageError(f"this rejects all {n} pending proposal{'s' if n != 1 else ''}; add --yes to confirm")
     n = app.store().reject_all()
     click.echo(f"rejected {n} pending proposal(s); `bestie memory undo` brings them back")
