@@ -1,0 +1,318 @@
+"""The Telegram and Zalo senders: the shared ``Sender`` base (splitting a long report into parts,
+posting with retries, mapping HTTP answers to errors, redacting the token), ``TelegramSender``,
+``ZaloSender``, the ``SENDERS`` table, and the ``DeliveryResult`` a send returns.
+``bestie_tui.core.delivery`` re-exports these names.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from .delivery_channels import check_base_url
+from .delivery_errors import DeliveryAuthError, DeliveryError, DeliveryForbiddenError
+from .delivery_retry import RetryPolicy, _Retry, retry_after_seconds
+from .errors import InvalidValueError
+
+# Logged under the facade module's name, as before the split, so logging configuration keeps working.
+log = logging.getLogger("bestie_tui.core.delivery")
+
+
+@dataclass
+class DeliveryResult:
+    """What a send did: ``parts`` messages, ``attempts`` HTTP requests in total, the API's ids."""
+
+    channel: str
+    parts: int
+    attempts: int
+    message_ids: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units, the unit Telegram counts in (an emoji outside the BMP is 2)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def split_message(text: str, limit: int, measure: Callable[[str], int] = len) -> list[str]:
+    """Split ``text`` into parts of at most ``limit`` units (``measure``: characters by default),
+    breaking only between lines; a single line longer than ``limit`` is cut inside, never between
+    the two halves of a surrogate pair. Empty lines at the edges of a part are dropped.
+
+    Returns:
+        ``[text]`` when it fits, else the parts in order (none empty).
+    Raises:
+        ValueError: ``limit`` < 1.
+    """
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    if measure(text) <= limit:
+        return [text]
+    parts: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        for piece in _cut_line(line, limit, measure):
+            candidate = piece if not current else current + "\n" + piece
+            if measure(candidate) <= limit:
+                current = candidate
+                continue
+            if current.strip():
+                parts.append(current.strip("\n"))
+            current = piece
+    if current.strip():
+        parts.append(current.strip("\n"))
+    return parts
+
+
+def _cut_line(line: str, limit: int, measure: Callable[[str], int]) -> list[str]:
+    if measure(line) <= limit:
+        return [line]
+    pieces, start = [], 0
+    while start < len(line):
+        end = min(len(line), start + limit)
+        while measure(line[start:end]) > limit:
+            end -= 1
+        pieces.append(line[start:end])
+        start = end
+    return pieces
+
+
+class Sender:
+    """Base of the channel senders: splitting, retries, error mapping and token redaction.
+
+    Args:
+        token: the bot / OA access token (kept only in memory).
+        base_url: scheme and host (and optional path prefix) of the API, without a trailing slash.
+        retry: the retry policy (its ``sleep`` is injectable).
+        timeout: seconds per HTTP request.
+    """
+
+    kind = ""
+    #: Longest message the API accepts, in ``measure`` units.
+    limit = 0
+    default_base = ""
+    #: ``(i/n)`` marker room kept free when a report needs several parts.
+    PART_MARK_ROOM = 12
+
+    def __init__(self, token: str, base_url: str | None = None, *, retry: RetryPolicy | None = None,
+                 timeout: float = 20.0):
+        if not token:
+            raise DeliveryAuthError(f"no {self.kind} token")
+        self._token = token
+        self.base_url = check_base_url(base_url, "base_url") if base_url else self.default_base
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+
+    @staticmethod
+    def measure(text: str) -> int:
+        return len(text)
+
+    # ------------------------------------------------------------- what subclasses define
+    def request_for(self, target: str, text: str) -> tuple[str, dict[str, str], dict[str, Any]]:
+        """``(url, extra headers, JSON body)`` of one message."""
+        raise NotImplementedError
+
+    def check_body(self, body: Any, status: int) -> str | None:
+        """Interpret a 2xx answer: return the message id, or raise ``DeliveryError``/``_Retry``."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------- the shared part
+    def split(self, text: str) -> list[str]:
+        """The parts ``send`` would post, each within ``limit`` including its ``(i/n)`` marker."""
+        parts = split_message(text, self.limit, self.measure)
+        if len(parts) == 1:
+            return parts
+        parts = split_message(text, self.limit - self.PART_MARK_ROOM, self.measure)
+        return [f"({i}/{len(parts)})\n{p}" for i, p in enumerate(parts, 1)]
+
+    def send(self, target: str, text: str) -> DeliveryResult:
+        """Post ``text`` to ``target``, split into parts as needed, in order.
+
+        Returns:
+            A ``DeliveryResult``.
+        Raises:
+            DeliveryAuthError: 401 or an invalid-token answer (no retry).
+            DeliveryForbiddenError: 403, no access to the chat (no retry).
+            DeliveryError: other refusals, or retries exhausted; ``sent_parts`` of ``total_parts``
+                says how far it got (and the message starts ``sent S of T parts`` when S > 0).
+            InvalidValueError: empty text.
+        """
+        if not text.strip():
+            raise InvalidValueError("nothing to send: the report is empty")
+        parts = self.split(text)
+        result = DeliveryResult(channel=f"{self.kind}:{target}", parts=len(parts), attempts=0)
+        for index, part in enumerate(parts):
+            try:
+                message_id, attempts = self._post_with_retries(target, part)
+            except DeliveryError as exc:
+                raise exc.after_parts(index, len(parts))
+            result.attempts += attempts
+            if message_id is not None:
+                result.message_ids.append(message_id)
+        return result
+
+    def _post_with_retries(self, target: str, part: str) -> tuple[str | None, int]:
+        url, headers, body = self.request_for(target, part)
+        policy = self.retry
+        last = ""
+        for attempt in range(1, policy.max_attempts + 1):
+            try:
+                return self._post_once(url, headers, body), attempt
+            except _Retry as retry:
+                last = retry.reason
+                if attempt == policy.max_attempts:
+                    break
+                delay = retry.after if retry.after is not None else min(
+                    policy.max_delay, policy.base_delay * 2 ** (attempt - 1))
+                if delay > policy.max_delay:
+                    raise DeliveryError(
+                        f"{self.kind}: {last}; the server asked to retry after {delay:g} s, more than "
+                        f"the {policy.max_delay:g} s maximum", status=retry.status) from None
+                log.info("%s: %s; retry %d/%d in %.1f s (%s)", self.kind, last, attempt,
+                         policy.max_attempts - 1, delay, self.redact(url))
+                policy.sleep(delay)
+        raise DeliveryError(f"{self.kind}: gave up after {policy.max_attempts} attempts: {last}")
+
+    def _post_once(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> str | None:
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(url, data=data, method="POST", headers={
+            "Content-Type": "application/json; charset=utf-8", "Accept": "application/json",
+            "User-Agent": "bestie-tui", **headers})
+        failure = None
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                status, raw, response_headers = response.status, response.read(), response.headers
+        except urllib.error.HTTPError as exc:
+            status, raw, response_headers = exc.code, exc.read(), exc.headers
+            exc.close()
+        except (urllib.error.URLError, OSError) as exc:
+            # Connection refused/reset, DNS failure and timeouts are retried: at cron time the
+            # network or a proxy may be coming up. A malformed URL never gets here (check_base_url).
+            failure = str(getattr(exc, "reason", exc))
+        # Raised outside the except blocks so no urllib exception (which carries the URL, and so
+        # the Telegram token) is chained onto ours.
+        if failure is not None:
+            raise _Retry(f"connection to {self.redact(self.base_url)} failed: {self.redact(failure)}")
+        if not 200 <= status < 300:
+            self._raise_for_status(status, raw, response_headers)
+        return self.check_body(_json(raw), status)
+
+    def _raise_for_status(self, status: int, raw: bytes, headers) -> None:
+        body = _json(raw)
+        detail = self.redact(self.describe(body) or f"HTTP {status}")
+        if status == 401:
+            raise DeliveryAuthError(f"{self.kind} refused the token (HTTP 401: {detail}); "
+                                    f"check BESTIE_{self.kind.upper()}_TOKEN", status=status)
+        if status == 403:  # the bot is known but may not write here: retrying or a new token won't help
+            raise DeliveryForbiddenError(
+                f"{self.kind} has no access to this chat (HTTP 403: {detail}); likely the user blocked "
+                "the bot or never started it, or the bot is not a member of the chat", status=status)
+        if status == 429 or status >= 500:
+            after = retry_after_seconds(headers.get("Retry-After") if headers else None)
+            if after is None:
+                after = self.body_retry_after(body)
+            raise _Retry(f"HTTP {status}: {detail}", after=after, status=status)
+        hint = "; check the chat id in --channel (and that the user has started the bot)" \
+            if "chat not found" in detail.lower() else ""
+        raise DeliveryError(f"{self.kind} refused the message (HTTP {status}: {detail}){hint}", status=status)
+
+    def describe(self, body: Any) -> str:
+        """The API's human-readable error text from an answer body, if any."""
+        return ""
+
+    def body_retry_after(self, body: Any) -> float | None:
+        return None
+
+    def redact(self, text: str) -> str:
+        """``text`` with the token (raw or URL-encoded) replaced by ``***``."""
+        for form in {self._token, urllib.parse.quote(self._token, safe="")}:
+            text = text.replace(form, "***")
+        return text
+
+    def __repr__(self) -> str:  # never show the token, even in a debugger or a traceback's locals
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+
+def _json(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+class TelegramSender(Sender):
+    """Telegram Bot API ``sendMessage``: ``POST {base}/bot<token>/sendMessage`` with JSON
+    ``{"chat_id", "text", "link_preview_options"}``; text up to 4096 UTF-16 code units.
+    Answers are ``{"ok": true, "result": {"message_id": …}}`` or ``{"ok": false, "error_code",
+    "description", "parameters": {"retry_after"}}`` (https://core.telegram.org/bots/api)."""
+
+    kind = "telegram"
+    limit = 4096
+    default_base = "https://api.telegram.org"
+
+    @staticmethod
+    def measure(text: str) -> int:
+        return utf16_len(text)
+
+    def request_for(self, target, text):
+        chat_id: int | str = int(target) if target.lstrip("-").isdigit() else target
+        body = {"chat_id": chat_id, "text": text, "link_preview_options": {"is_disabled": True}}
+        return f"{self.base_url}/bot{self._token}/sendMessage", {}, body
+
+    def check_body(self, body, status):
+        if isinstance(body, dict) and body.get("ok"):
+            return str((body.get("result") or {}).get("message_id", "")) or None
+        raise DeliveryError(f"telegram refused the message: {self.redact(self.describe(body) or 'no answer')}",
+                            status=status)
+
+    def describe(self, body):
+        return str(body.get("description", "")) if isinstance(body, dict) else ""
+
+    def body_retry_after(self, body):
+        params = body.get("parameters") if isinstance(body, dict) else None
+        value = params.get("retry_after") if isinstance(params, dict) else None
+        return float(value) if isinstance(value, (int, float)) else None
+
+
+class ZaloSender(Sender):
+    """Zalo Official Account API v3 customer-service message: ``POST {base}/v3.0/oa/message/cs``
+    with header ``access_token`` and JSON ``{"recipient": {"user_id"}, "message": {"text"}}``;
+    text up to 2000 characters. Zalo answers HTTP 200 with ``{"error": 0, "data": {"message_id"}}``
+    on success and a negative ``error`` code otherwise (-216 invalid and -124 expired access token
+    are treated as auth failures, -32 "too many requests" is retried)."""
+
+    kind = "zalo"
+    limit = 2000
+    default_base = "https://openapi.zalo.me"
+    AUTH_CODES = (-216, -124)
+    RATE_CODES = (-32,)
+
+    def request_for(self, target, text):
+        body = {"recipient": {"user_id": target}, "message": {"text": text}}
+        return f"{self.base_url}/v3.0/oa/message/cs", {"access_token": self._token}, body
+
+    def check_body(self, body, status):
+        if not isinstance(body, dict):
+            raise DeliveryError("zalo gave an answer that is not JSON", status=status)
+        code = body.get("error", 0)
+        if code == 0:
+            return str((body.get("data") or {}).get("message_id", "")) or None
+        detail = self.redact(f"error {code}: {self.describe(body)}")
+        if code in self.AUTH_CODES or "access token" in self.describe(body).lower():
+            raise DeliveryAuthError(f"zalo refused the token ({detail}); check BESTIE_ZALO_TOKEN", status=status)
+        if code in self.RATE_CODES:
+            raise _Retry(detail, status=status)
+        raise DeliveryError(f"zalo refused the message ({detail})", status=status)
+
+    def describe(self, body):
+        return str(body.get("message", "")) if isinstance(body, dict) else ""
+
+
+SENDERS: dict[str, type[Sender]] = {"telegram": TelegramSender, "zalo": ZaloSender}
