@@ -304,3 +304,15 @@ def test_forgotten_records_show_their_tier_in_the_diff(store, clock):
     [delete] = build_cleanup_plan(store).operations
     assert delete.diff_lines() == [("-", f"#{gone.id} [archive] an old thing I asked to forget  "
                                          "[forgotten; deleted for good]")]
+
+
+def test_a_pinned_record_never_swallows_what_only_the_others_say(store):
+    from bestie_tui.core.plans import build_cleanup_plan
+    from bestie_tui.core.doctor import run_doctor
+
+    pinned = store.add("communication_preference", "Linh prefers Vietnamese replies.", user="linh", pinned=True)
+    extra = store.add("communication_preference", "Linh prefers concise replies in Vietnamese.", user="linh")
+    plan = build_cleanup_plan(store, run_doctor(store))
+    assert not [op for op in plan.operations if op.kind == "merge"]
+    assert any("say more than the pinned" in note and "concis" in note for note in plan.notes)
+    assert store.get(extra.id).superseded_by is None and store.get(pinned.id).pinned

@@ -86,9 +86,34 @@ def _add_merge(plan: Plan, g) -> None:
         plan.notes.append(f"duplicates, not changed: {ids}; the pinned #{keep.id} is seen in fewer places than "
                           "the others (scope, layer or binding), so folding them into it would hide them")
         return
+    extra = _words_not_in(keep, [m for m in members if m is not keep])
+    if extra:
+        # The pinned text cannot change, so folding would drop what only the others say.
+        plan.notes.append(f"duplicates, not changed: {ids}; the others say more than the pinned #{keep.id} "
+                          f"({', '.join(extra[:4])}): unpin it to merge them into one clearer record")
+        return
     plan.operations.append(Operation(key, "merge", members,
                                      f"{len(members)} duplicates ({label}) folded into the pinned #{keep.id}",
                                      text=keep.text, into=keep))
+
+
+#: Stems that frame a preference rather than add to it ("User wants …", "Always answer …").
+_FRAMING = frozenset({"user", "owner", "want", "prefer", "like", "alway", "answer", "repli", "respond",
+                      "respons", "first", "pleas", "use", "speak", "write", "languag"})
+
+
+def _words_not_in(keep, others) -> list[str]:
+    """Content words (stemmed, as ``vectors.analyze_words`` reads them) of ``others`` that ``keep``
+    lacks, in first-seen order, leaving out words that only frame a preference (``_FRAMING``)."""
+    from .vectors import analyze_words
+
+    kept = set(analyze_words(keep.text)) | _FRAMING
+    missing: list[str] = []
+    for m in others:
+        for w in analyze_words(m.text):
+            if w not in kept and not w.startswith("neg_") and w not in missing:
+                missing.append(w)
+    return missing
 
 
 def _add_resolutions(plan: Plan, contradictions) -> None:
