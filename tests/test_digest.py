@@ -201,3 +201,18 @@ def test_md_escape_at_the_start_of_a_line(text, escaped):
 def test_a_command_with_a_backtick_stays_one_code_span():
     assert dg.md_code("bestie memory --db '/tmp/a`b'") == "`` bestie memory --db '/tmp/a`b' ``"
     assert dg.md_code("bestie memory pending") == "`bestie memory pending`"
+
+
+def test_the_digest_keeps_the_same_duplicate_as_the_cleanup_plan(store):
+    from bestie_tui.core.digest import build_digest
+    from bestie_tui.core.plans import build_cleanup_plan
+
+    store.add("preference", "Prefers trains to flights for trips under 600 km.")
+    store.add("preference", "Prefers the train to flights for trips under 600 km!")
+    plan = build_cleanup_plan(store)
+    merge = next(op for op in plan.operations if op.action == "merge")
+    kept_by_plan = next(m.id for m in merge.records if m.text == merge.text)
+    digest = build_digest(store)
+    fixes = [f.command for finding in digest.findings if finding.section == "duplicates" for f in finding.fixes]
+    assert any(cmd.endswith(f"supersede {other} {kept_by_plan}") for cmd in fixes
+               for other in [m.id for m in merge.records if m.id != kept_by_plan])

@@ -219,15 +219,18 @@ def analyse(store, record: bool = False) -> tuple[DoctorSummary, float | None]:
 
 def summarize_report(report) -> DoctorSummary:
     """Read a ``doctor.DoctorReport`` into a ``DoctorSummary``: the ``TOP`` largest duplicate groups
-    (members oldest first, so the newest — the one to keep — is last), the first ``TOP``
+    (members oldest first, then the one a cleanup merge would keep), the first ``TOP``
     contradiction candidates (older, newer, reason) and the ``TOP`` longest-stale records."""
     summary = DoctorSummary(totals={"duplicates": len(report.duplicates),
                                     "contradictions": len(report.contradictions),
                                     "stale": len(report.stale), "noisy": len(report.noisy),
                                     "missing_metadata": len(report.missing_metadata)})
     for group in sorted(report.duplicates, key=lambda g: -len(g.members))[:TOP]:
-        # the one to keep goes last: a pinned member (it cannot be superseded), else the newest
-        members = sorted(group.members, key=lambda m: (m.pinned, m.created_at, m.id))
+        # the one to keep goes last: the member a cleanup merge would keep (plan_build.best_member)
+        from .plan_build import best_member
+
+        keep = best_member(group.members)
+        members = sorted((m for m in group.members if m.id != keep.id), key=lambda m: (m.created_at, m.id)) + [keep]
         summary.duplicate_groups.append([(m.id, m.text) for m in members])
     for c in report.contradictions[:TOP]:
         summary.contradictions.append(((c.older.id, c.older.text), (c.newer.id, c.newer.text), c.reason,

@@ -21,18 +21,23 @@ ACTIVE_DAYS = 14
 ACTIVE_USES = 3
 
 
-def best_text(records: list[MemoryRecord]) -> str:
-    """The proposed merged text: the most complete well-formed member — most distinct content terms,
-    then well-formed (a capital first letter, a full stop at the end), then the longest, then the
-    most used, then the newest. The owner may edit it."""
+def best_member(records: list[MemoryRecord]) -> MemoryRecord:
+    """The member a merge keeps: a pinned one if any, else the most complete well-formed member —
+    most distinct content terms, then well-formed (a capital first letter, a full stop at the end),
+    then the longest, then the most used, then the newest. The digest advises the same one."""
     from .facts import read_fact
 
     def weight(r: MemoryRecord):
         text = r.text.strip()
         formed = int(text[:1].isupper()) + int(text.endswith("."))
-        return (len(set(read_fact(r.text).core)), formed, len(text), r.access_count, r.updated_at, r.id)
+        return (r.pinned, len(set(read_fact(r.text).core)), formed, len(text), r.access_count, r.updated_at, r.id)
 
-    return max(records, key=weight).text
+    return max(records, key=weight)
+
+
+def best_text(records: list[MemoryRecord]) -> str:
+    """The proposed merged text: ``best_member``'s text. The owner may edit it."""
+    return best_member(records).text
 
 
 def build_cleanup_plan(store, report=None, *, user: str | None = None,
