@@ -108,3 +108,15 @@ async def test_pinned_row_is_marked_and_c_toggles_the_preview_off(store):
         await settle(pilot)
         assert set(cell_texts(app, "ctx")) == {""}
         assert shown(app, "#messages-preview") == "Press c to preview history compression."
+
+
+async def test_escape_sequences_in_chat_text_are_shown_not_sent_to_the_terminal(store):
+    from bestie_tui.tui.app import BestieApp
+
+    store.log_message("user", "before \x1b]2;PWNED\x07 \x1b[41mRED\x1b[0m \u202eevil", user="x\x1b[2Jy")
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=(160, 30)) as pilot:
+        await pilot.pause()
+        svg = app.export_screenshot()
+    assert "\x1b" not in svg and "\u202e" not in svg and "\x07" not in svg
+    assert "\\x1b]2;PWNED\\x07" in svg.replace("&#160;", " ")

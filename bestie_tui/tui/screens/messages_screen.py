@@ -16,7 +16,7 @@ from textual.worker import get_current_worker
 
 from ...core.errors import BestieError
 from ...core.records import MessageRecord, iso
-from ...core.text import tokens
+from ...core.text import printable, tokens
 from .base import BestieScreen
 
 PAGE_SIZE = 50
@@ -28,7 +28,7 @@ TEXT_WIDTH = 80
 
 
 def _one_line(text: str, width: int = TEXT_WIDTH) -> str:
-    text = " ".join(text.split())
+    text = printable(" ".join(text.split()))  # chat text is data: escapes shown, never sent to the terminal
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -159,10 +159,11 @@ class MessagesScreen(BestieScreen):
             return
         text = Text()
         text.append(f"#{m.id} · {m.role}", style="bold")
-        text.append(f" · {m.user or '-'} · {m.channel or '-'} · session {m.session or '-'} · {iso(m.created_at)}\n")
+        text.append(printable(f" · {m.user or '-'} · {m.channel or '-'} · session {m.session or '-'}")
+                    + f" · {iso(m.created_at)}\n")
         if m.id in self.preview_marks:
             text.append(f"compression: {self.preview_marks[m.id]}\n", style="italic")
-        text.append(m.text)  # data, never markup
+        text.append(printable(m.text))  # data: never markup, escape sequences shown, not run
         detail.update(text)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -315,5 +316,5 @@ def preview_text(result, ids: list[int], settings: dict[str, Any]) -> Text:
     for reason in result.cut_moved:
         text.append(f"cut moved: {reason}\n", style="italic")
     text.append("\n")
-    text.append(result.summary or "")  # the summary quotes messages: data, never markup
+    text.append(printable(result.summary or ""))  # the summary quotes messages: data, never markup
     return text
