@@ -163,3 +163,13 @@ def test_named_periods_read_days_months_and_years(store, clock):
     expected = 0.5 * (DEFAULT_WEIGHTS["relevance"] + sum(DEFAULT_WEIGHTS[p] * getattr(parts, p) for p in counted[1:])) \
         / sum(DEFAULT_WEIGHTS.values())
     assert parts.total == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("query", ["31 December 9999", "December 9999", "Dec 9999", "tháng 12 năm 9999", "9999"])
+def test_dates_at_the_end_of_the_calendar_are_ignored_not_fatal(store, query):
+    from bestie_tui.core.assembly import build_context
+    from bestie_tui.core.scoring import named_periods
+
+    store.add("note", "Plans for the far future", user="u")
+    assert all(end.year <= 9999 for _, end in named_periods(query))
+    build_context(store, query, "u", record_access=False)

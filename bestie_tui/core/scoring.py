@@ -257,13 +257,16 @@ def named_periods(query: str) -> tuple[Period, ...]:
                 start = datetime(year, month, int(g.get("d") or 1))
             except ValueError:  # "31 February", month 13
                 continue
+            try:
+                if size == "day":
+                    end = start + timedelta(days=1)
+                elif size == "month":
+                    end = datetime(year + month // 12, month % 12 + 1, 1)
+                else:
+                    end = datetime(year + 1, 1, 1)
+            except (ValueError, OverflowError):  # a period ending after 9999-12-31: not a usable date
+                continue
             taken.append(match.span())
-            if size == "day":
-                end = start + timedelta(days=1)
-            elif size == "month":
-                end = datetime(year + month // 12, month % 12 + 1, 1)
-            else:
-                end = datetime(year + 1, 1, 1)
             out.append((start, end))
     return tuple(out)
 
