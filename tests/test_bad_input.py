@@ -246,3 +246,23 @@ def test_a_malformed_api_url_setting_is_refused_when_set(run):
     assert refused.exit_code == 1 and "not a usable API base URL" in refused.output
     ok = run("memory", "config", "digest.telegramApi", "http://127.0.0.1:9/")
     assert ok.exit_code == 0 and '"http://127.0.0.1:9"' in ok.output
+
+
+def test_arguments_that_are_not_utf8_give_one_line(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = str(Path(sys.executable).with_name("bestie"))
+    db = str(tmp_path / "u.db")
+    for args in (["memory", "add", "preference", b"bad \xff bytes"], ["memory", "add", "note", "ok", "--user", b"li\xffnh"],
+                 ["memory", "propose", "note", b"also \xff bad"]):
+        out = subprocess.run([exe, "--db", db, *args], capture_output=True, timeout=60)
+        assert out.returncode == 1, out
+        assert b"Traceback" not in out.stderr and b"not valid UTF-8" in out.stderr
+
+
+def test_import_with_a_lone_surrogate_is_refused(store):
+    data = {**BASE, "memories": [{"text": "bad \ud800 text"}]}
+    with pytest.raises(ImportFormatError, match="UTF-8"):
+        transfer.import_data(store, data)

@@ -42,6 +42,11 @@ class BestieGroup(click.Group):
             return super().invoke(ctx)
         except BestieError as exc:
             raise click.ClickException(str(exc)) from None
+        except UnicodeEncodeError:
+            # An argument with bytes that are not UTF-8 reaches Python as lone surrogates, which
+            # SQLite and the terminal cannot take: say so instead of a traceback. Nothing was written.
+            raise click.ClickException("an argument is not valid UTF-8 text (check the terminal's encoding); "
+                                       "nothing was changed") from None
 
 
 def db_option(func):

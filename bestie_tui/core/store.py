@@ -152,6 +152,9 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     def _create(self, text: str, kind: str, *, status: str, user, channel, project, session, scope,
                 source, confidence, ttl, actor, action, pinned: bool = False) -> MemoryRecord:
         self._check_scope(scope)
+        for what, value in (("user", user), ("channel", channel), ("project", project), ("session", session),
+                            ("source", source)):
+            textmod.check_encodable(value, what)
         if not (isinstance(confidence, (int, float)) and 0.0 <= float(confidence) <= 1.0):
             raise InvalidValueError(f"confidence must be between 0 and 1, not {confidence}")
         kind = check_kind(kind)
@@ -175,6 +178,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     @staticmethod
     def _check_text(text: str) -> str:
+        textmod.check_encodable(text, "memory text")
         norm = textmod.normalize(text or "")
         if not norm:
             raise InvalidValueError("memory text must contain at least one word")

@@ -23,6 +23,8 @@ class StoreMessages:
         """Append one chat message to the raw history. Raises InvalidValueError for an unknown role."""
         if role not in ROLES:
             raise InvalidValueError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
+        for what, value in (("message text", text), ("user", user), ("channel", channel), ("session", session)):
+            textmod.check_encodable(value, what)
         row = Message.create(role=role, text=text, user=user, channel=channel, session=session,
                              created_at=at or self.clock(), terms=textmod.search_text(text))
         return _message_record(row)

@@ -69,3 +69,16 @@ def printable(text: str) -> str:
     ``\\u202e`` escapes: a terminal never runs them and a line never reads backwards."""
     return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
                         else "\\u%04x" % ord(m.group()), text)
+
+
+def check_encodable(value: str | None, what: str) -> None:
+    """Raise ``InvalidValueError`` when ``value`` cannot be stored as UTF-8 — lone surrogates, which
+    is how Python carries bytes that were not valid UTF-8 on the command line."""
+    if not isinstance(value, str):
+        return  # None, or a wrong type that the caller's own type check reports
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        from .errors import InvalidValueError
+
+        raise InvalidValueError(f"{what} is not valid UTF-8 text (check the terminal's encoding)") from None

@@ -90,6 +90,11 @@ def validate(data: Any, where: str = "import data") -> None:
         for key in ("user", "channel", "session"):
             if m.get(key) is not None and not isinstance(m[key], str):
                 raise ImportFormatError(f"{where}: messages[{i}].{key} must be text or null")
+        for key in ("text", "user", "channel", "session"):
+            try:
+                textmod.check_encodable(m.get(key), f"{where}: messages[{i}].{key}")
+            except BestieError as exc:
+                raise ImportFormatError(str(exc)) from None
         _check_time(m.get("created_at"), f"{where}: messages[{i}].created_at", required=True)
 
 
@@ -104,6 +109,11 @@ def _check_memory(m: Any, where: str) -> None:
         raise ImportFormatError(f"{where} is not an object")
     if not isinstance(m.get("text"), str) or not textmod.normalize(m["text"]):
         raise ImportFormatError(f"{where} has no text")
+    for key in ("text", *_OPTIONAL_TEXT):
+        try:
+            textmod.check_encodable(m.get(key), f"{where}.{key}")
+        except BestieError as exc:
+            raise ImportFormatError(str(exc)) from None
     for key, allowed in (("status", STATUSES), ("scope", SCOPES), ("layer", LAYERS)):
         if key in m and m[key] not in allowed:
             raise ImportFormatError(f"{where}.{key} is {m[key]!r}; expected one of {', '.join(allowed)}")
