@@ -181,3 +181,22 @@ def test_report_shows_the_user_of_a_group_and_plain_metadata_wording(run, db_pat
     [finding] = [f for f in run_doctor(store).missing_metadata if f.memory.id == 1]
     store.close()
     assert finding.reason == "last_accessed_at before created_at"
+
+
+def test_an_empty_plan_fingerprint_is_a_usage_error(run):
+    run("memory", "add", "note", "I like tea.")
+    run("memory", "add", "note", "i like tea")
+    out = run("memory", "cleanup", "--apply", "--yes", "--plan", "")
+    assert out.exit_code == 2 and "fingerprint" in out.output
+
+
+def test_an_archived_expired_record_is_no_longer_stale(store):
+    from bestie_tui.core.doctor import run_doctor
+    from bestie_tui.core.models import Memory
+    from datetime import timedelta
+
+    m = store.add("note", "On call this week")
+    Memory.update(expires_at=store.clock() - timedelta(days=1)).where(Memory.id == m.id).execute()
+    assert [f.memory.id for f in run_doctor(store).stale] == [m.id]
+    store.set_layer(m.id, "archive")
+    assert run_doctor(store).stale == []

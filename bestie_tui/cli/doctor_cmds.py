@@ -90,12 +90,19 @@ def analyze(app, mode, user, limit, as_json) -> None:
         print_report(report, limit)
 
 
+def _non_empty_fingerprint(_ctx, _param, value):
+    # `--plan "$FP"` with an empty variable must not silently drop the protection it asks for.
+    if value is not None and not value.strip():
+        raise click.BadParameter("is empty: pass the fingerprint printed by --dry-run")
+    return value
+
+
 def _plan_options(func):
     for opt in reversed([
         click.option("--dry-run", "dry_run", is_flag=True, help="Show the plan as a diff; change nothing (default)."),
         click.option("--apply", "do_apply", is_flag=True, help="Apply the plan (obeys memory.deletePolicy)."),
         click.option("--yes", is_flag=True, help="Confirm the apply (needed when deletePolicy is ask)."),
-        click.option("--plan", "fingerprint", metavar="FP",
+        click.option("--plan", "fingerprint", metavar="FP", callback=_non_empty_fingerprint,
                      help="Apply only if the plan's fingerprint is still FP (printed by --dry-run)."),
         json_option,
     ]):

@@ -212,7 +212,8 @@ def _stale(records: list[MemoryRecord], now: datetime, stale_days: int) -> list[
         if m.pinned:
             continue
         if m.is_expired(now):
-            out.append(Finding(m, f"expired {iso(m.expires_at)}"))
+            if m.layer != "archive":  # an expired record already archived is dealt with
+                out.append(Finding(m, f"expired {iso(m.expires_at)}"))
         elif m.stale and m.layer != "archive":
             out.append(Finding(m, "marked stale"))
         elif m.layer == "working" and last_use(m) < cutoff:
