@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -199,3 +200,37 @@ def test_compress_says_when_it_stored_the_summary(run, db_path):
     assert "summary stored in the database (session context-summary)" in first.stderr
     again = run("context", "compress", input=json.dumps(chat(50)))
     assert "summary already stored" in again.stderr
+
+
+def finishes(fn, seconds: float = 10.0):
+    """``fn()``'s result, or a failure when it blocks (a FIFO waits forever for a writer)."""
+    import threading
+
+    box: dict = {}
+    worker = threading.Thread(target=lambda: box.update(value=fn()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"still blocked after {seconds} s"
+    return box["value"]
+
+
+def test_fifo_artifact_is_listed_as_skipped(run, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    result = finishes(lambda: run("context", "pack", "--user", "linh", "--task", "hi", "--artifact", str(fifo)))
+    assert result.exit_code == 0
+    assert f"skipped: {fifo} (not a regular file (FIFO))" in result.stdout
+
+
+@pytest.mark.parametrize("args", [("context", "compress", "{f}"),
+                                  ("context", "pack", "--no-memory", "--history", "{f}"),
+                                  ("context", "estimate", "--messages", "--file", "{f}")],
+                         ids=["compress", "pack", "estimate"])
+def test_fifo_or_directory_as_input_is_a_one_line_error(run, tmp_path, args):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, kind in ((fifo, "FIFO"), (tmp_path, "directory")):
+        result = finishes(lambda: run(*[a.format(f=path) for a in args]))
+        assert result.exit_code == 1
+        assert result.stderr.strip() == (f"Error: cannot read {path}: not a regular file ({kind}); "
+                                         "pipe it to standard input with - instead")

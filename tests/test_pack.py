@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -199,3 +200,56 @@ def test_bad_artifact_specs_are_clear_errors(spec, message):
         ArtifactSpec.parse(spec)
     with pytest.raises(InvalidValueError, match=message):
         build_pack("x", artifacts=[spec])
+
+
+def finishes(fn, seconds: float = 10.0):
+    """``fn()``'s result, or a test failure when it blocks (a FIFO opened for reading waits forever for
+    a writer): a hang must fail the test, not the suite."""
+    import threading
+
+    box: dict = {}
+    worker = threading.Thread(target=lambda: box.update(value=fn()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"still blocked after {seconds} s"
+    return box["value"]
+
+
+def test_fifo_artifact_is_skipped_not_waited_on(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    ex = finishes(lambda: read_artifact(fifo, 300))
+    assert ex.error == "not a regular file (FIFO)" and ex.text == ""
+    pack = finishes(lambda: build_pack("hi", artifacts=[str(fifo)]))
+    assert pack.manifest.skipped == {str(fifo): "not a regular file (FIFO)"} and pack.manifest.missing == []
+    assert [m["content"] for m in pack.messages] == ["hi"]
+
+
+def test_socket_directory_device_and_bad_links_are_skipped_with_their_reason(tmp_path):
+    import socket
+
+    sock_path = tmp_path / "s.sock"
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(sock_path))
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    try:
+        reasons = {p: read_artifact(p, 300).error
+                   for p in (sock_path, tmp_path, "/dev/zero", loop, dangling)}
+    finally:
+        sock.close()
+    assert reasons[sock_path] == "not a regular file (socket)"
+    assert reasons[tmp_path] == "not a regular file (directory)"
+    assert reasons["/dev/zero"] == "not a regular file (character device)"
+    assert reasons[loop].startswith("unreadable: ") and "symbolic links" in reasons[loop]
+    assert reasons[dangling] == "missing"
+
+
+def test_symlink_to_a_regular_file_is_read(tmp_path):
+    plan = tmp_path / "PLAN.md"
+    plan.write_text("# Plan", encoding="utf-8")
+    link = tmp_path / "link.md"
+    link.symlink_to(plan)
+    assert read_artifact(link, 100).text == "# Plan"

@@ -54,13 +54,21 @@ def parse_messages(text: str, source: str) -> list[dict[str, Any]]:
 def _read(source: str) -> str:
     """The text of FILE or ``-`` (stdin), decoded as UTF-8 (a leading byte order mark dropped).
 
+    A path must be a regular file (``artifacts.open_regular``): a FIFO (``<(cmd)``) or device would
+    block or never end; its text can come through stdin instead.
+
     Raises:
-        InvalidValueError: unreadable, or not UTF-8 (the first bad byte and its offset are named).
+        InvalidValueError: unreadable or not a regular file, or not UTF-8 (the first bad byte and its
+            offset are named).
     """
+    from ..core.artifacts import NotRegularFileError, open_regular
+
     name = "standard input" if source == "-" else source
     try:
-        with click.open_file(source, "rb") as fh:
+        with (click.open_file("-", "rb") if source == "-" else open_regular(source)) as fh:
             data = fh.read()
+    except NotRegularFileError as exc:
+        raise InvalidValueError(f"cannot read {source}: {exc}; pipe it to standard input with - instead") from None
     except OSError as exc:
         raise InvalidValueError(f"cannot read {source}: {exc.strerror or exc}") from None
     try:

@@ -4,12 +4,17 @@ The cap counts characters of the file's own text that are shown. When a file is 
 is that many characters followed, on its own line, by the complete marker
 ``[… cut: first N of M characters of PATH …]`` (the marker is added beside the cap, never counted in
 it, so it is never broken). A missing, unreadable or binary file (NUL bytes, or bytes that are not
-UTF-8) is not read into the prompt: the ``Excerpt`` carries the reason in ``error``. A UTF-8 byte order
-mark is dropped.
+UTF-8) is not read into the prompt: the ``Excerpt`` carries the reason in ``error``. Only regular
+files (or symlinks to them) are opened: a FIFO would block the reader until some writer appears, a
+device such as ``/dev/zero`` never ends, so a directory, FIFO, socket or device is skipped with
+``not a regular file (…)``. A UTF-8 byte order mark is dropped.
 """
 
 from __future__ import annotations
 
+import io
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,7 +59,7 @@ class ArtifactSpec:
 class Excerpt:
     """An artifact as read: ``text`` (the first ``shown`` characters, plus the cut marker when
     ``cut``), ``total_chars`` of the file (``None`` when over ``READ_LIMIT_CHARS``) and ``error``
-    (``missing``, ``unreadable: …``, ``binary file (…)``) or ``None``."""
+    (``missing``, ``not a regular file (…)``, ``unreadable: …``, ``binary file (…)``) or ``None``."""
 
     path: str
     max_chars: int
@@ -64,6 +69,54 @@ class Excerpt:
     total_chars: int | None = None
     error: str | None = None
     data: str = field(default="", repr=False)  # what was read, to cut again under a smaller cap
+
+
+_KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"),
+          (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"))
+
+
+def file_kind(mode: int) -> str:
+    """What an ``st_mode`` that is not a regular file is, in words (``FIFO``, ``socket``, …)."""
+    return next((name for test, name in _KINDS if test(mode)), "special file")
+
+
+def not_regular(st: os.stat_result) -> str | None:
+    """``not a regular file (KIND)`` for anything but a regular file, else ``None``."""
+    return None if stat.S_ISREG(st.st_mode) else f"not a regular file ({file_kind(st.st_mode)})"
+
+
+class NotRegularFileError(OSError):
+    """``open_regular`` refused a path that is not a regular file; ``str()`` says what it is."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def open_regular(path: str | Path) -> io.BufferedReader:
+    """Open ``path`` for reading bytes only if it is a regular file (symlinks followed).
+
+    ``os.stat`` is checked before opening, so a FIFO or device is never opened; the file is then
+    opened non-blocking and checked again with ``fstat`` (the path may have been swapped in between),
+    after which blocking mode is restored for the read.
+
+    Raises:
+        FileNotFoundError: missing, or a dangling symlink.
+        NotRegularFileError: a directory, FIFO, socket or device (the message says which).
+        OSError: anything else (permission, a symlink loop…).
+    """
+    problem = not_regular(os.stat(path))
+    if problem:
+        raise NotRegularFileError(problem)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        problem = not_regular(os.fstat(fd))
+        if problem:
+            raise NotRegularFileError(problem)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read_artifact(path: str | Path, max_chars: int) -> Excerpt:
@@ -76,11 +129,14 @@ def read_artifact(path: str | Path, max_chars: int) -> Excerpt:
     spec = ArtifactSpec(str(path), max_chars)  # validates the cap
     ex = Excerpt(spec.path, max_chars)
     try:
-        with Path(path).expanduser().open(encoding="utf-8-sig", errors="strict") as fh:
+        with io.TextIOWrapper(open_regular(Path(path).expanduser()), encoding="utf-8-sig", errors="strict") as fh:
             data = fh.read(READ_LIMIT_CHARS)  # a huge file is never loaded whole
             more = fh.read(1) != ""
     except FileNotFoundError:
         ex.error = "missing"
+        return ex
+    except NotRegularFileError as exc:
+        ex.error = str(exc)
         return ex
     except UnicodeDecodeError:
         ex.error = "binary file (not UTF-8 text)"

@@ -6,8 +6,8 @@ state files, the source of truth between turns — each read under its own chara
 marker where it was cut), the compressed history, then the task as the last ``user`` message.
 
 The manifest lists every segment applied with its size in characters and tokens, what was cut and
-which artifact files were left out (``missing``; ``skipped`` with the reason: missing, unreadable,
-binary). With a token ``budget`` the pack is fitted (``pack_fit``), giving things up in this order:
+which artifact files were left out (``missing``; ``skipped`` with the reason: missing, not a
+regular file (a FIFO, socket, device or directory is never opened), unreadable, binary). With a token ``budget`` the pack is fitted (``pack_fit``), giving things up in this order:
 verbatim history turns (they move into the summary), the summary body line by line down to its
 header (oldest ``- `` lines first, then ``Dates:``, then ``Names:``), then artifact text down to the
 cut marker. The task, the pins, the memory block, the history's system prompt and the newest user turn
@@ -65,7 +65,7 @@ class Segment:
 @dataclass
 class PackManifest:
     """``missing``: artifact paths not found; ``skipped``: every artifact left out → the reason
-    (``missing``, ``unreadable: …``, ``binary file (…)``)."""
+    (``missing``, ``not a regular file (…)``, ``unreadable: …``, ``binary file (…)``)."""
 
     token_mode: str
     budget: int | None
