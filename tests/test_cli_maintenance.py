@@ -241,3 +241,20 @@ def test_printing_a_digest_adds_no_health_snapshot_sending_one_does(run, db_path
     store = MemoryStore(db_path)
     assert [s.health for s in trend(store)] == [100]
     store.close()
+
+
+def test_a_crontab_file_that_is_no_regular_file_is_a_one_line_error(run, tmp_path):
+    import stat
+
+    # /dev/null only to prove it is refused: the read-only status is asserted first, so a
+    # regression stops here before install could write anything.
+    status = run("maintenance", "status", "--crontab-file", "/dev/null")
+    assert status.exit_code == 1 and "/dev/null: not a regular file" in status.output
+    bad = run("maintenance", "install", "--channel", "telegram:42", "--crontab-file", "/dev/null")
+    assert bad.exit_code == 1 and bad.output.strip().splitlines() == [
+        "Error: cannot read /dev/null: not a regular file"]
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    missing = tmp_path / "nonexist" / "dir" / "tab"
+    bad = run("maintenance", "install", "--channel", "telegram:42", "--crontab-file", str(missing))
+    assert bad.exit_code == 1 and "does not exist" in bad.output and len(bad.output.strip().splitlines()) == 1
+    assert not (tmp_path / "nonexist").exists()

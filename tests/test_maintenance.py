@@ -155,3 +155,89 @@ def test_removal_and_reinstall_keep_a_later_last_line_without_newline(tmp_path):
     assert path.read_text().endswith("\n15 2 * * * /usr/bin/after-ours")
     assert m.remove(crontab_file=path, env={}) is True
     assert path.read_text() == "MAILTO=me\n15 2 * * * /usr/bin/after-ours"
+
+
+# ------------------------------------------------------------------ what a crontab file may be
+def finishes(fn, seconds: float = 5.0):
+    """Run ``fn`` in a daemon thread and return what it returned or raised (as ``("raised", exc)``);
+    fail the test if it is still running after ``seconds`` (a FIFO must never block us)."""
+    import threading
+
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = ("returned", fn())
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test to assert on
+            box["value"] = ("raised", exc)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still blocked after {seconds} s"
+    return box["value"]
+
+
+def test_a_device_is_refused_and_left_a_device(tmp_path):
+    import stat
+
+    # /dev/null is only pointed at to prove it is refused: nothing may be written there. The read
+    # (which writes nothing) is asserted first, so a regression stops the test before install runs.
+    with pytest.raises(m.CrontabError, match="/dev/null.*not a regular file"):
+        m.CrontabTarget("/dev/null").read()
+    with pytest.raises(m.CrontabError, match="/dev/null.*not a regular file"):
+        m.install("telegram:1", tmp_path / "a.db", crontab_file="/dev/null", env={})
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    status = m.maintenance_status(None, "/dev/null", env={})
+    assert status.entry is None and "not a regular file" in status.crontab_problem
+
+
+def test_a_directory_is_refused(tmp_path):
+    with pytest.raises(m.CrontabError, match="not a regular file"):
+        m.install("telegram:1", tmp_path / "a.db", crontab_file=tmp_path, env={})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_directory_is_refused_never_created(tmp_path):
+    path = tmp_path / "nonexist" / "dir" / "tab"
+    with pytest.raises(m.CrontabError, match="directory .*nonexist/dir does not exist"):
+        m.install("telegram:1", tmp_path / "a.db", crontab_file=path, env={})
+    assert not (tmp_path / "nonexist").exists()
+    assert m.find_entry(path, env={}) is None  # reading a tab that is not there yet is fine
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    how, exc = finishes(lambda: m.install("telegram:1", tmp_path / "a.db", crontab_file=fifo, env={}))
+    assert how == "raised" and isinstance(exc, m.CrontabError) and "not a regular file" in str(exc)
+    how, status = finishes(lambda: m.maintenance_status(None, fifo, env={}))
+    assert how == "returned" and "not a regular file" in status.crontab_problem
+    assert os.path.exists(fifo) and not os.path.isfile(fifo)
+
+
+def test_a_symlinked_tab_updates_its_target_and_stays_a_link(tab, tmp_path):
+    link = tmp_path / "link-to-tab"
+    link.symlink_to(tab)
+    m.install("telegram:1", tmp_path / "a.db", crontab_file=link, env={})
+    assert link.is_symlink() and os.readlink(link) == str(tab)
+    assert len(our_lines(tab)) == 1
+    assert m.remove(crontab_file=link, env={}) is True
+    assert link.is_symlink() and tab.read_text() == OWNER_TAB
+
+
+def test_a_dangling_symlink_creates_its_target_in_an_existing_directory(tmp_path):
+    target = tmp_path / "real-tab"
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    m.install("telegram:1", tmp_path / "a.db", crontab_file=link, env={})
+    assert link.is_symlink() and len(our_lines(target)) == 1
+
+
+def test_an_oversized_tab_file_is_refused_unread_and_unchanged(tmp_path):
+    path = tmp_path / "huge"
+    path.write_bytes(b"# x\n" * (m.MAX_CRONTAB_BYTES // 4 + 1))
+    before = path.stat().st_size
+    with pytest.raises(m.CrontabError, match="larger than"):
+        m.install("telegram:1", tmp_path / "a.db", crontab_file=path, env={})
+    assert path.stat().st_size == before

@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,9 @@ _OUR_LINE = re.compile(rf"# {re.escape(MARKER)}(?: {re.escape(JOINED_NOTE)})?\s*
 DEFAULT_SCHEDULE = "0 9 * * 1"
 #: cron @-specials accepted (``@reboot`` is not: a digest belongs to a calendar, not to boot).
 SPECIALS = ("@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly", "@annually")
+#: A tab file larger than this (bytes) is refused, not read: a real crontab is a few kilobytes, and a
+#: mistaken path (a log, a disk image) must not fill memory.
+MAX_CRONTAB_BYTES = 1_000_000
 #: Environment variables copied into the cron command when set at install time (paths, never tokens).
 PASSED_ENV = ("BESTIE_TELEGRAM_TOKEN_FILE", "BESTIE_ZALO_TOKEN_FILE")
 
@@ -180,13 +184,48 @@ class CrontabTarget:
     def __str__(self) -> str:
         return str(self.path) if self.path else "the user's crontab"
 
+    def _file(self, writing: bool = False) -> Path:
+        """The file to read and write: the final target of a symlink (so a linked tab is updated in
+        place and the link kept), which must be a regular file or a missing file (in an existing
+        directory when ``writing``; reading a tab that is not there gives ''). Devices, FIFOs and directories are refused: an atomic rename would replace a
+        device node with a regular file, and reading a FIFO blocks. Raises CrontabError."""
+        assert self.path is not None
+        real = Path(os.path.realpath(self.path))
+        via = f" (it links to {real})" if real != self.path else ""
+        try:
+            info = os.stat(real)
+        except FileNotFoundError:
+            if writing and not real.parent.is_dir():  # parents are never created: a typo must not grow a tree
+                raise CrontabError(f"cannot use {self.path}: the directory {real.parent} does not exist{via}") from None
+            return real
+        except OSError as exc:
+            raise CrontabError(f"cannot read {self.path}: {exc.strerror}{via}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise CrontabError(f"cannot read {self.path}: not a regular file{via}")
+        return real
+
     def read(self) -> str:
-        """The whole crontab text ('' when there is none yet). Raises CrontabError."""
+        """The whole crontab text ('' when there is none yet). A tab file is read only if it is a
+        regular file (see ``_file``) of at most ``MAX_CRONTAB_BYTES``. Raises CrontabError."""
         if self.path is not None:
-            try:
-                return self.path.read_text(encoding="utf-8") if self.path.exists() else ""
+            real = self._file()
+            try:  # O_NONBLOCK: should a FIFO be swapped in after the check, opening it must not block
+                fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            except FileNotFoundError:
+                return ""
             except OSError as exc:
                 raise CrontabError(f"cannot read {self.path}: {exc.strerror}") from None
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    raise CrontabError(f"cannot read {self.path}: not a regular file")
+                try:
+                    data = fh.read(MAX_CRONTAB_BYTES + 1)
+                except OSError as exc:
+                    raise CrontabError(f"cannot read {self.path}: {exc.strerror}") from None
+            if len(data) > MAX_CRONTAB_BYTES:
+                raise CrontabError(f"cannot read {self.path}: larger than {MAX_CRONTAB_BYTES} bytes, "
+                                   "not a crontab")
+            return data.decode("utf-8")
         proc = self._run(["-l"])
         if proc.returncode != 0:
             if "no crontab for" in proc.stderr:
@@ -195,9 +234,12 @@ class CrontabTarget:
         return proc.stdout
 
     def write(self, text: str) -> None:
-        """Replace the crontab with ``text`` (atomically for a file, keeping its mode). A tab file is
-        written exactly as given; the ``crontab`` program refuses input without a final newline, so
-        one is added there (its own ``crontab -l`` output always has one). Raises CrontabError."""
+        """Replace the crontab with ``text``. A tab file is replaced atomically (a temporary file in
+        the same directory, renamed over it), keeping its mode and, when allowed, its owner; a
+        symlink's target is written, the link kept; parent directories are never created. A tab
+        file is written exactly as given; the ``crontab`` program refuses input without a final
+        newline, so one is added there (its own ``crontab -l`` output always has one).
+        Raises CrontabError."""
         if self.path is None:
             if text and not text.endswith("\n"):
                 text += "\n"
@@ -205,16 +247,29 @@ class CrontabTarget:
             if proc.returncode != 0:
                 raise CrontabError(f"`crontab -` failed: {proc.stderr.strip()}")
             return
+        real = self._file(writing=True)
+        tmp = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            mode = self.path.stat().st_mode & 0o777 if self.path.exists() else 0o644
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.chmod(tmp, mode)
-            os.replace(tmp, self.path)
+            info = real.stat() if real.exists() else None
+            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(text.encode("utf-8"))
+            os.chmod(tmp, info.st_mode & 0o7777 if info else 0o644)
+            if info is not None and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+                try:  # root editing another user's tab file: it stays theirs
+                    os.chown(tmp, info.st_uid, info.st_gid)
+                except PermissionError:
+                    pass
+            os.replace(tmp, real)
+            tmp = None
         except OSError as exc:
             raise CrontabError(f"cannot write {self.path}: {exc.strerror}") from None
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
 
     @staticmethod
     def _run(args: list[str], stdin: str | None = None) -> subprocess.CompletedProcess:
