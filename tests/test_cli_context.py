@@ -234,3 +234,36 @@ def test_fifo_or_directory_as_input_is_a_one_line_error(run, tmp_path, args):
         assert result.exit_code == 1
         assert result.stderr.strip() == (f"Error: cannot read {path}: not a regular file ({kind}); "
                                          "pipe it to standard input with - instead")
+
+
+COMMANDS = {"compress": ("context", "compress", "{f}"),
+            "estimate": ("context", "estimate", "--messages", "--file", "{f}"),
+            "pack": ("context", "pack", "--no-memory", "--task", "x", "--history", "{f}", "--show")}
+DEEP = "[" * 5000 + "]" * 5000
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("payload, message", [
+    ("[" * 100_000, "is nested too deeply"),
+    ('[{"role": "user", "content": ' + DEEP + "}]", "is nested too deeply"),
+    ('[{"role": "user", "content": "hi", "meta": ' + DEEP + "}]", "is nested too deeply"),
+    ('[{"role": "user", "content": "hi", "n": ' + "9" * 5000 + "}]", "holds a number of 5,000 digits"),
+    ('[{"role": "user", "content": "a\\ud800b"}]', "message 1 holds a lone surrogate \\ud800"),
+    ('[{"role": "user", "content": [{"type": "text", "text": "ok \\udfff"}]}]', "message 1 holds a lone surrogate"),
+], ids=["brackets", "deep-content", "deep-field", "huge-int", "surrogate", "surrogate-in-part"])
+def test_hostile_json_is_a_one_line_error(run, tmp_path, command, payload, message):
+    path = tmp_path / "h.json"
+    path.write_text(payload, encoding="utf-8", errors="surrogatepass")
+    result = run(*[a.format(f=path) for a in COMMANDS[command]])
+    assert result.exit_code == 1
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_lone_surrogate_in_the_task_or_a_pin_is_printed_escaped(run):
+    # Arguments that are not UTF-8 reach Python as lone surrogates (surrogateescape): shown, never a crash.
+    result = run("context", "pack", "--no-memory", "--task", "buy \udcff milk", "--pin", "user_info=Linh \udce9",
+                 "--show")
+    assert result.exit_code == 0
+    assert "[user] buy \\udcff milk" in result.stdout and "Linh \\udce9" in result.stdout
+    data = json.loads(run("context", "pack", "--no-memory", "--task", "buy \udcff milk", "--json").stdout)
+    assert data["messages"][-1]["content"] == "buy \udcff milk"

@@ -8,6 +8,7 @@ database when it exists (``bestie memory config``), else from ``conversation.CON
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import click
@@ -15,40 +16,10 @@ import click
 from ..core.errors import InvalidValueError
 from ..core.text import printable
 from .common import AppContext, BestieGroup, db_option
-from .render import emit_json
 
 pass_app = click.make_pass_decorator(AppContext)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 TOKEN_MODES = ("chars4", "tiktoken_cl100k")
-
-
-def parse_messages(text: str, source: str) -> list[dict[str, Any]]:
-    """Chat messages from JSON (array or ``{"messages": [...]}``) or JSONL text.
-
-    Raises:
-        InvalidValueError: empty input, or neither valid JSON nor JSONL (the line is named).
-    """
-    stripped = text.lstrip("\ufeff").strip()  # a byte order mark is not JSON
-    if not stripped:
-        raise InvalidValueError(f"{source} is empty: expected a JSON array of messages or JSONL")
-    try:
-        data = json.loads(stripped)
-    except json.JSONDecodeError:
-        data = []
-        for number, line in enumerate(stripped.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                data.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InvalidValueError(f"{source} line {number} is not JSON: {exc.msg}") from None
-    if isinstance(data, dict) and isinstance(data.get("messages"), list):
-        data = data["messages"]
-    if isinstance(data, dict):
-        data = [data]  # one JSONL line that happens to be the whole file
-    if not isinstance(data, list):
-        raise InvalidValueError(f"{source} must hold a list of messages, not {type(data).__name__}")
-    return data
 
 
 def _read(source: str) -> str:
@@ -78,6 +49,34 @@ def _read(source: str) -> str:
         raise InvalidValueError(f"{name} is not UTF-8 text ({bad})") from None
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogates(text: str) -> str:
+    # A lone surrogate (from a non-UTF-8 argument) cannot be encoded for the terminal: it is shown as
+    # its \\u escape, which is also how JSON writes it, so --json output still parses back to the same text.
+    return _SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+
+
+def shown(text: str) -> str:
+    """``printable`` text that any UTF-8 terminal can take (lone surrogates escaped too)."""
+    return _escape_surrogates(printable(text))
+
+
+def emit_json(data: Any) -> None:
+    """Indented JSON, non-ASCII kept, lone surrogates written as ``\\uXXXX`` escapes."""
+    from .render import _default
+
+    click.echo(_escape_surrogates(json.dumps(data, ensure_ascii=False, indent=2, default=_default)))
+
+
+def parse_messages(text: str, source: str) -> list[Any]:
+    """``conversation.parse_messages`` (imported when used: the CLI starts without the core's parts)."""
+    from ..core.conversation import parse_messages as parse
+
+    return parse(text, source)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
@@ -101,7 +100,7 @@ def message_line(m: dict[str, Any]) -> str:
     from ..core.summarize import message_text
 
     who = m.get("role", "?") + (f" {m['name']}" if m.get("name") else "")
-    return f"[{printable(str(who))}] {printable(message_text(m)).replace(chr(10), chr(10) + '  ')}"
+    return f"[{shown(str(who))}] {shown(message_text(m)).replace(chr(10), chr(10) + '  ')}"
 
 
 def _artifact_specs(ctx, param, values):
@@ -239,16 +238,16 @@ def _print_manifest(manifest, n_messages: int) -> None:
                f"{manifest.total_tokens:,} tokens ({manifest.token_mode}){budget}")
     click.echo(f"{'segment':<40} {'kind':<9} {'msgs':>4} {'chars':>7} {'tokens':>7}  note")
     for s in manifest.segments:
-        name = printable(s.name if len(s.name) <= 40 else "…" + s.name[-39:])
-        note = ("CUT " if s.cut else "") + printable(s.note)
+        name = shown(s.name if len(s.name) <= 40 else "…" + s.name[-39:])
+        note = ("CUT " if s.cut else "") + shown(s.note)
         click.echo(f"{name:<40} {s.kind:<9} {s.messages:>4} {s.chars:>7,} {s.tokens:>7,}  {note}")
     if manifest.missing:
-        click.echo("missing: " + ", ".join(printable(p) for p in manifest.missing))
-    others = [f"{printable(p)} ({printable(why)})" for p, why in manifest.skipped.items() if why != "missing"]
+        click.echo("missing: " + ", ".join(shown(p) for p in manifest.missing))
+    others = [f"{shown(p)} ({shown(why)})" for p, why in manifest.skipped.items() if why != "missing"]
     if others:
         click.echo("skipped: " + ", ".join(others))
     if manifest.cut:
-        click.echo("cut: " + "; ".join(printable(c) for c in manifest.cut))
+        click.echo("cut: " + "; ".join(shown(c) for c in manifest.cut))
 
 
 @context.command()

@@ -22,6 +22,7 @@ header and the closing marker come on top.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable
@@ -53,6 +54,10 @@ CONTEXT_DEFAULTS: dict[str, Any] = {
 
 _HEADER = re.compile(r"^\[CONTEXT_SUMMARY(?P<attrs>[^\]\n]*)\]\n?")
 _ATTR = re.compile(r"(\w+)=(\S+)")
+#: Deepest nesting of lists/objects accepted in a message (chat messages need about 5: message →
+#: tool_calls → call → function → arguments); deeper input is refused before anything recurses on it.
+MAX_NESTING = 64
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _MARKER = re.compile(r"[ \t]*\[/?CONTEXT_SUMMARY(?:\]|[ \t][^\]\n]*\])[ \t]*")
 
 
@@ -110,6 +115,87 @@ def normalize_messages(raw: Iterable[Any]) -> list[dict[str, Any]]:
                                     "use text or a list of content parts ({\"type\": \"text\", \"text\": …})")
         out.append(msg)
     return out
+
+
+def data_problem(value: Any) -> str | None:
+    """Why a message's data cannot be used safely, or ``None``: nesting deeper than ``MAX_NESTING``
+    (printing or copying it would exhaust Python's recursion limit) or a string with a lone surrogate
+    (``"\\ud800"`` in JSON: not Unicode text, so no terminal, database or tokenizer can take it).
+    Walks the value without recursion; an object met twice is walked once."""
+    stack, seen = [(value, 0)], set()
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            bad = _SURROGATE.search(item)
+            if bad:
+                return (f"holds a lone surrogate \\u{ord(bad.group()):04x}, which is not text "
+                        "(a broken \\u escape?)")
+        elif isinstance(item, (list, tuple, dict)):
+            if depth >= MAX_NESTING:
+                return f"is nested too deeply (more than {MAX_NESTING} levels of lists and objects)"
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            children = [x for kv in item.items() for x in kv] if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def parse_messages(text: str, source: str) -> list[Any]:
+    """Chat messages from JSON (an array, or ``{"messages": [...]}``) or JSONL text, as parsed.
+
+    Raises:
+        InvalidValueError: empty input; neither valid JSON nor JSONL (the line is named); nesting
+            beyond Python's recursion limit or ``MAX_NESTING``; a number too long for Python to read
+            (``sys.get_int_max_str_digits()``) or out of float range; a lone surrogate. ``source`` names
+            the input in the message.
+    """
+    stripped = text.lstrip("\ufeff").strip()  # a byte order mark is not JSON
+    if not stripped:
+        raise InvalidValueError(f"{source} is empty: expected a JSON array of messages or JSONL")
+    too_deep = f"{source} is nested too deeply (more than {MAX_NESTING} levels of lists and objects)"
+
+    def whole_number(digits: str) -> int:
+        try:
+            return int(digits)
+        except ValueError:  # over Python's limit on digits read from text (4,300 by default)
+            raise InvalidValueError(f"{source} holds a number of {len(digits.lstrip('-')):,} digits, "
+                                    "too long to read") from None
+
+    def real_number(digits: str) -> float:
+        value = float(digits)
+        if value in (float("inf"), float("-inf")):
+            raise InvalidValueError(f"{source} holds a number out of range: {digits[:40]}")
+        return value
+
+    def load(chunk: str) -> Any:
+        try:
+            return json.loads(chunk, parse_int=whole_number, parse_float=real_number)
+        except RecursionError:
+            raise InvalidValueError(too_deep) from None
+
+    try:
+        data = load(stripped)
+    except json.JSONDecodeError:
+        data = []
+        for number, line in enumerate(stripped.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                data.append(load(line))
+            except json.JSONDecodeError as exc:
+                raise InvalidValueError(f"{source} line {number} is not JSON: {exc.msg}") from None
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if isinstance(data, dict):
+        data = [data]  # one JSONL line that happens to be the whole file
+    if not isinstance(data, list):
+        raise InvalidValueError(f"{source} must hold a list of messages, not {type(data).__name__}")
+    for pos, item in enumerate(data, 1):
+        problem = data_problem(item)
+        if problem:
+            raise InvalidValueError(f"message {pos} {problem}")
+    return data
 
 
 def message_tokens(message: dict[str, Any], mode: str = "chars4") -> int:
