@@ -258,3 +258,17 @@ def test_a_crontab_file_that_is_no_regular_file_is_a_one_line_error(run, tmp_pat
     bad = run("maintenance", "install", "--channel", "telegram:42", "--crontab-file", str(missing))
     assert bad.exit_code == 1 and "does not exist" in bad.output and len(bad.output.strip().splitlines()) == 1
     assert not (tmp_path / "nonexist").exists()
+
+
+@pytest.mark.parametrize("token", ["123:FAKE TOKEN sp", "123:FAKE\tTOKEN"])
+def test_a_token_with_a_space_or_tab_fails_in_one_line_without_showing_it(run, token):
+    with StubServer() as stub:
+        result = run("digest", "--channel", "telegram:42",
+                     env={"BESTIE_TELEGRAM_TOKEN": token, "BESTIE_TELEGRAM_API": stub.url})
+        assert stub.requests == []
+    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    [line] = result.output.strip().splitlines()
+    assert "BESTIE_TELEGRAM_TOKEN holds a space, control or non-ASCII character" in line
+    assert "FAKE" not in result.output and "the digest was kept" in line
+    last = json.loads(run("digest", "--last", "--json").stdout)
+    assert last["outcome"] == "failed" and "FAKE" not in json.dumps(last)

@@ -4,6 +4,7 @@ splitting, and the token never showing up anywhere."""
 from __future__ import annotations
 
 import logging
+import os
 import socket
 
 import pytest
@@ -24,6 +25,10 @@ from bestie_tui.core.delivery import (
     split_message,
     utf16_len,
 )
+try:
+    from bestie_tui.core.delivery_channels import MAX_TOKEN_FILE_BYTES
+except ImportError:  # before the fix
+    MAX_TOKEN_FILE_BYTES = 65536
 from bestie_tui.core.errors import InvalidValueError
 
 TOKEN = "123456:SECRET-token_value"
@@ -299,3 +304,81 @@ def test_a_good_base_url_keeps_its_path_prefix(stub, sleeps):
     assert base_url_for("telegram", env=env) == f"{stub.url}/proxy"
     deliver("telegram:42", "hello", env=env, retry=RetryPolicy(sleep=sleeps))
     assert stub.requests[0].path == f"/proxy/bot{TOKEN}/sendMessage"
+
+
+# ------------------------------------------------------------------ tokens that cannot be sent
+def finishes(fn, seconds: float = 5.0):
+    """Run ``fn`` in a daemon thread; return ``("returned", value)`` or ``("raised", exc)``, failing
+    the test if it still runs after ``seconds`` (a FIFO or a slow server must never block us)."""
+    import threading
+
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = ("returned", fn())
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test to assert on
+            box["value"] = ("raised", exc)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still running after {seconds} s"
+    return box["value"]
+
+
+BAD_TOKENS = ["123:FAKE TOKEN sp", "123:FAKE\tTOKEN", "123:FA\x1bKE", "123:FAKE\x00", "123:FAKÉ", "123:FAKE\u2028X"]
+
+
+@pytest.mark.parametrize("token", BAD_TOKENS)
+def test_a_token_with_spaces_or_control_characters_is_refused_without_showing_it(stub, token):
+    with pytest.raises(DeliveryAuthError, match="BESTIE_TELEGRAM_TOKEN .*printable ASCII") as info:
+        deliver("telegram:42", "hi", env={"BESTIE_TELEGRAM_TOKEN": token, "BESTIE_TELEGRAM_API": stub.url})
+    assert "FAK" not in str(info.value) and stub.requests == []
+    with pytest.raises(DeliveryAuthError, match="printable ASCII") as info:
+        TelegramSender(token, stub.url)
+    assert "FAK" not in str(info.value)
+
+
+def test_a_token_file_line_with_a_tab_is_refused_without_showing_it(tmp_path):
+    path = tmp_path / "tok"
+    path.write_text("123:FAKE\tTOKEN\n")
+    with pytest.raises(DeliveryAuthError, match=r"BESTIE_TELEGRAM_TOKEN_FILE .*printable ASCII") as info:
+        read_token("telegram", {"BESTIE_TELEGRAM_TOKEN_FILE": str(path)})
+    assert "FAKE" not in str(info.value)
+
+
+def test_a_token_file_that_is_not_utf8_is_a_clear_error(tmp_path):
+    path = tmp_path / "tok"
+    path.write_bytes(b"123:FAKE\xff\xfeTOKEN\n")
+    with pytest.raises(DeliveryAuthError, match="is not UTF-8 text") as info:
+        read_token("telegram", {"BESTIE_TELEGRAM_TOKEN_FILE": str(path)})
+    assert "FAKE" not in str(info.value)
+
+
+def test_a_token_file_that_is_a_fifo_a_directory_or_a_device_is_refused(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path, "/dev/null"):  # /dev/null is only read-checked, never written
+        how, exc = finishes(lambda: read_token("zalo", {"BESTIE_ZALO_TOKEN_FILE": str(path)}))
+        assert how == "raised" and isinstance(exc, DeliveryAuthError), (path, exc)
+        assert "not a regular file" in str(exc)
+
+
+def test_an_oversized_token_file_is_refused_unread(tmp_path):
+    path = tmp_path / "tok"
+    path.write_bytes(b"a" * (MAX_TOKEN_FILE_BYTES + 1))
+    with pytest.raises(DeliveryAuthError, match="larger than"):
+        read_token("zalo", {"BESTIE_ZALO_TOKEN_FILE": str(path)})
+
+
+def test_an_unexpected_failure_inside_a_send_never_shows_the_token(stub, sleeps):
+    """The last line of defence: should a bad token get past the checks, http.client's own error
+    (which quotes the URL, and so the token) is turned into a DeliveryError with the token masked."""
+    sender = telegram(stub, sleeps)
+    sender._token = "123:FAKE TOKEN sp"  # past the checks, as a future bug might let it
+    with pytest.raises(DeliveryError) as info:
+        sender.send("42", "hi")
+    assert "FAKE TOKEN" not in str(info.value) and "***" in str(info.value)
+    assert info.value.__cause__ is None and info.value.__context__ is None
+    assert stub.requests == [] and sleeps == []  # a malformed request is not retried

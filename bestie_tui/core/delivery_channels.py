@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import urllib.parse
 from dataclasses import dataclass
 from typing import Mapping
@@ -18,6 +19,8 @@ from .errors import InvalidValueError
 CHANNEL_KINDS = ("telegram", "zalo")
 _TELEGRAM_TARGET = re.compile(r"^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$")
 _ZALO_TARGET = re.compile(r"^\d{1,32}$")
+#: A token file larger than this (bytes) is refused, not read: a token is one short line.
+MAX_TOKEN_FILE_BYTES = 65536
 
 
 @dataclass(frozen=True)
@@ -49,28 +52,69 @@ def parse_channel(text: str) -> Channel:
     return Channel(kind, target)
 
 
-def read_token(kind: str, env: Mapping[str, str] | None = None) -> str:
-    """The API token for ``kind``: ``BESTIE_<KIND>_TOKEN``, else the first line of the file named by
-    ``BESTIE_<KIND>_TOKEN_FILE``.
+def check_token(token: str, source: str) -> str:
+    """Return ``token`` if every character is printable ASCII other than a space (``!``..``~``), the
+    alphabet of Telegram bot tokens and Zalo access tokens. Anything else would be refused by
+    http.client in the URL or header — in an error quoting the URL, and so the token — or would
+    smuggle a second header in.
 
     Raises:
-        DeliveryAuthError: neither is set, or the file cannot be read (the message names the
-        variables, never a value).
+        DeliveryAuthError: naming ``source`` and what is wrong, never a character of the token.
+    """
+    if not all("!" <= c <= "~" for c in token):
+        raise DeliveryAuthError(f"{source} holds a space, control or non-ASCII character: a token is "
+                                "printable ASCII without spaces (check for a pasted quote, tab or line break)")
+    return token
+
+
+def _read_token_file(path: str, name: str) -> str:
+    """The first line of the token file, stripped. Only a regular file of at most
+    ``MAX_TOKEN_FILE_BYTES`` is read (a FIFO would block a cron job forever, a device never end).
+
+    Raises:
+        DeliveryAuthError: the file is missing, not a regular file, too large, or not UTF-8.
+    """
+    where = f"{name}_FILE ({path})"
+    try:
+        info = os.stat(os.path.expanduser(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise DeliveryAuthError(f"cannot read {where}: not a regular file")
+        # O_NONBLOCK: should a FIFO be swapped in after the check, opening it must not block.
+        fd = os.open(os.path.expanduser(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise DeliveryAuthError(f"cannot read {where}: not a regular file")
+            data = fh.read(MAX_TOKEN_FILE_BYTES + 1)
+    except OSError as exc:
+        raise DeliveryAuthError(f"cannot read {where}: {exc.strerror}") from None
+    if len(data) > MAX_TOKEN_FILE_BYTES:
+        raise DeliveryAuthError(f"cannot read {where}: larger than {MAX_TOKEN_FILE_BYTES} bytes, not a token file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DeliveryAuthError(f"cannot read {where}: it is not UTF-8 text") from None
+    return text.split("\n", 1)[0].strip()
+
+
+def read_token(kind: str, env: Mapping[str, str] | None = None) -> str:
+    """The API token for ``kind``: ``BESTIE_<KIND>_TOKEN``, else the first line of the file named by
+    ``BESTIE_<KIND>_TOKEN_FILE`` (a regular file, at most ``MAX_TOKEN_FILE_BYTES``, UTF-8).
+    Surrounding whitespace is dropped; what remains must pass ``check_token``.
+
+    Raises:
+        DeliveryAuthError: neither is set, the file cannot be read, or the token has characters no
+        token has (the message names the variable or file, never the value).
     """
     env = os.environ if env is None else env
     name = f"BESTIE_{kind.upper()}_TOKEN"
     token = (env.get(name) or "").strip()
     if token:
-        return token
+        return check_token(token, name)
     path = env.get(name + "_FILE")
     if path:
-        try:
-            with open(os.path.expanduser(path), encoding="utf-8") as fh:
-                token = fh.readline().strip()
-        except OSError as exc:
-            raise DeliveryAuthError(f"cannot read {name}_FILE ({path}): {exc.strerror}") from None
+        token = _read_token_file(path, name)
         if token:
-            return token
+            return check_token(token, f"{name}_FILE ({path})")
         raise DeliveryAuthError(f"{name}_FILE ({path}) is empty")
     raise DeliveryAuthError(f"no {kind} token: set {name} (or {name}_FILE, a file holding it)")
 

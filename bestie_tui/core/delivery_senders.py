@@ -14,7 +14,7 @@ import urllib.request
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from .delivery_channels import check_base_url
+from .delivery_channels import check_base_url, check_token
 from .delivery_errors import DeliveryAuthError, DeliveryError, DeliveryForbiddenError
 from .delivery_retry import RetryPolicy, _Retry, retry_after_seconds
 from .errors import InvalidValueError
@@ -105,7 +105,7 @@ class Sender:
                  timeout: float = 20.0):
         if not token:
             raise DeliveryAuthError(f"no {self.kind} token")
-        self._token = token
+        self._token = check_token(token, f"the {self.kind} token")
         self.base_url = check_base_url(base_url, "base_url") if base_url else self.default_base
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
@@ -149,10 +149,15 @@ class Sender:
         parts = self.split(text)
         result = DeliveryResult(channel=f"{self.kind}:{target}", parts=len(parts), attempts=0)
         for index, part in enumerate(parts):
+            unexpected = None
             try:
                 message_id, attempts = self._post_with_retries(target, part)
             except DeliveryError as exc:
                 raise exc.after_parts(index, len(parts))
+            except Exception as exc:  # noqa: BLE001 - the last line of defence, see _unexpected
+                unexpected = self._unexpected(exc)
+            if unexpected is not None:  # raised outside the except block: nothing chained
+                raise unexpected.after_parts(index, len(parts))
             result.attempts += attempts
             if message_id is not None:
                 result.message_ids.append(message_id)
@@ -231,10 +236,22 @@ class Sender:
         return None
 
     def redact(self, text: str) -> str:
-        """``text`` with the token (raw or URL-encoded) replaced by ``***``."""
-        for form in {self._token, urllib.parse.quote(self._token, safe="")}:
-            text = text.replace(form, "***")
+        """``text`` with the token replaced by ``***``: raw, URL-encoded, and escaped as ``repr`` and
+        JSON show it (how http.client and urllib quote a URL in their errors)."""
+        token = self._token
+        forms = {token, urllib.parse.quote(token, safe=""), urllib.parse.quote(token),
+                 repr(token)[1:-1], ascii(token)[1:-1], json.dumps(token)[1:-1]}
+        for form in sorted(forms, key=len, reverse=True):
+            if form:
+                text = text.replace(form, "***")
         return text
+
+    def _unexpected(self, exc: BaseException) -> DeliveryError:
+        """A failure no branch of ``_post_once`` expected (a library error, a bug of ours): turned
+        into a ``DeliveryError`` with the token masked, so that it is recorded like any failed
+        delivery and no traceback (whose messages may quote the URL, and so the token) is shown."""
+        detail = self.redact(f"{type(exc).__name__}: {exc}")
+        return DeliveryError(f"{self.kind}: the request failed unexpectedly ({detail})")
 
     def __repr__(self) -> str:  # never show the token, even in a debugger or a traceback's locals
         return f"{type(self).__name__}(base_url={self.base_url!r})"
