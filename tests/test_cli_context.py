@@ -267,3 +267,21 @@ def test_a_lone_surrogate_in_the_task_or_a_pin_is_printed_escaped(run):
     assert "[user] buy \\udcff milk" in result.stdout and "Linh \\udce9" in result.stdout
     data = json.loads(run("context", "pack", "--no-memory", "--task", "buy \udcff milk", "--json").stdout)
     assert data["messages"][-1]["content"] == "buy \udcff milk"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("payload, message", [
+    ('[{"role": "user", "content": NaN}]', "holds NaN, which is not JSON"),
+    ('[{"role": "user", "content": "hi", "score": -Infinity}]', "holds -Infinity, which is not JSON"),
+    ('{"messages": 5}', '"messages" must be a list of messages, not int'),
+    ('[5, "str", null]', "message 1 is not an object: 5"),
+    ('[{"role": "user", "content": "hi"}, null]', "message 2 is not an object: None"),
+    ('[{"role": "assistant", "content": null, "tool_calls": 5}]', "message 1 has tool_calls of type int"),
+    ('[{"role": "user", "content": [{"type": "text", "text": 5}]}]', "message 1 has a text part of type int"),
+], ids=["nan", "infinity", "messages-int", "not-objects", "null", "tool-calls-int", "part-text-int"])
+def test_every_command_validates_messages_the_same_way(run, tmp_path, command, payload, message):
+    path = tmp_path / "h.json"
+    path.write_text(payload, encoding="utf-8")
+    result = run(*[a.format(f=path) for a in COMMANDS[command]])
+    assert result.exit_code == 1
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1

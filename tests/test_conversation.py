@@ -282,3 +282,15 @@ def test_near_identical_sentences_with_other_numbers_are_both_kept():
             {"role": "user", "content": "I ran 12 km with Linh around West Lake on 9 June."}]
     summary = compress(chat(20) + runs + chat(25, start=22), 40, 10).summary
     assert "I ran 5 km with Linh" in summary and "I ran 12 km with Linh" in summary
+
+
+def test_deep_or_non_text_content_is_refused_before_anything_recurses_on_it():
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    cases = [({"role": "user", "content": "hi", "meta": deep}, "message 1 is nested too deeply"),
+             ({"role": "user", "content": "a\udfffb"}, r"message 1 holds a lone surrogate \\udfff"),
+             ({"role": "assistant", "content": None, "tool_calls": "call"}, "message 1 has tool_calls of type str")]
+    for message, needle in cases:
+        with pytest.raises(InvalidValueError, match=needle):
+            compress([message], 0, 0)

@@ -253,3 +253,14 @@ def test_symlink_to_a_regular_file_is_read(tmp_path):
     link = tmp_path / "link.md"
     link.symlink_to(plan)
     assert read_artifact(link, 100).text == "# Plan"
+
+
+@pytest.mark.parametrize("history, message", [
+    ([5], "message 1 is not an object"),
+    ([{"role": "user", "content": float("nan")}], "message 1 has content of type float"),
+    ([{"role": "user", "content": "a\ud800"}], "message 1 holds a lone surrogate"),
+])
+def test_build_pack_validates_its_history_first(history, message):
+    for task in (None, "x"):
+        with pytest.raises(InvalidValueError, match=message):
+            build_pack(task, history)

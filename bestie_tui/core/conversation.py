@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import reprlib
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -89,20 +90,27 @@ class CompressionResult:
 def normalize_messages(raw: Iterable[Any]) -> list[dict[str, Any]]:
     """Validate chat messages and return copies with ``content`` set (``text`` alias resolved).
 
-    ``content`` is text, ``None`` (an assistant message with tool calls) or OpenAI's list of content
-    parts, of which the ``text`` parts are read.
+    The one validator of messages: ``compress``, ``pack.build_pack`` and ``parse_messages`` (the CLI's
+    ``compress``, ``pack --history`` and ``estimate --messages``) all call it. ``content`` is text,
+    ``None`` (an assistant message with tool calls) or OpenAI's list of content parts (objects, whose
+    ``text``, when given, is text); ``tool_calls``, when given, is a list of objects.
 
     Raises:
         InvalidValueError: an item that is not an object, lacks a known ``role``, has no content or
-            content of another type (object, number, boolean), naming its position (1-based).
+            content of another type (object, number, boolean), bad ``tool_calls`` or a part whose
+            ``text`` is not text, or that ``data_problem`` refuses (too deep, a lone surrogate);
+            the message names its position (1-based).
     """
     out = []
     for pos, item in enumerate(raw, 1):
+        problem = data_problem(item)  # first: the checks below may print or walk the item
+        if problem:
+            raise InvalidValueError(f"message {pos} {problem}")
         if not isinstance(item, dict):
-            raise InvalidValueError(f"message {pos} is not an object: {str(item)[:40]!r}")
+            raise InvalidValueError(f"message {pos} is not an object: {reprlib.repr(item)}")
         role = item.get("role")
         if role not in ROLES:
-            raise InvalidValueError(f"message {pos} has role {role!r}; use one of {', '.join(ROLES)}")
+            raise InvalidValueError(f"message {pos} has role {reprlib.repr(role)}; use one of {', '.join(ROLES)}")
         msg = dict(item)
         if "content" not in msg:
             if "text" not in msg and not msg.get("tool_calls"):
@@ -113,6 +121,14 @@ def normalize_messages(raw: Iterable[Any]) -> list[dict[str, Any]]:
                 isinstance(content, list) and all(isinstance(part, dict) for part in content)):
             raise InvalidValueError(f"message {pos} has content of type {type(content).__name__}; "
                                     "use text or a list of content parts ({\"type\": \"text\", \"text\": …})")
+        for part in content if isinstance(content, list) else ():
+            if "text" in part and not isinstance(part["text"], str):
+                raise InvalidValueError(f"message {pos} has a text part of type {type(part['text']).__name__}; "
+                                        "a part's text must be text")
+        calls = msg.get("tool_calls")
+        if calls is not None and not (isinstance(calls, list) and all(isinstance(c, dict) for c in calls)):
+            raise InvalidValueError(f"message {pos} has tool_calls of type {type(calls).__name__}; "
+                                    "use a list of call objects ({\"id\": …, \"function\": {…}})")
         out.append(msg)
     return out
 
@@ -141,14 +157,16 @@ def data_problem(value: Any) -> str | None:
     return None
 
 
-def parse_messages(text: str, source: str) -> list[Any]:
-    """Chat messages from JSON (an array, or ``{"messages": [...]}``) or JSONL text, as parsed.
+def parse_messages(text: str, source: str) -> list[dict[str, Any]]:
+    """Chat messages from JSON (an array, or ``{"messages": [...]}``) or JSONL text, as parsed and
+    checked by ``normalize_messages`` (returned as given: a ``text`` message stays ``text``).
 
     Raises:
-        InvalidValueError: empty input; neither valid JSON nor JSONL (the line is named); nesting
+        InvalidValueError: empty input; neither valid JSON nor JSONL (the line is named); ``NaN`` or
+            ``Infinity`` (accepted by Python, not JSON); ``"messages"`` that is not a list; nesting
             beyond Python's recursion limit or ``MAX_NESTING``; a number too long for Python to read
             (``sys.get_int_max_str_digits()``) or out of float range; a lone surrogate. ``source`` names
-            the input in the message.
+            the input in the message; any message ``normalize_messages`` refuses.
     """
     stripped = text.lstrip("\ufeff").strip()  # a byte order mark is not JSON
     if not stripped:
@@ -168,9 +186,12 @@ def parse_messages(text: str, source: str) -> list[Any]:
             raise InvalidValueError(f"{source} holds a number out of range: {digits[:40]}")
         return value
 
+    def not_json(word: str) -> None:
+        raise InvalidValueError(f"{source} holds {word}, which is not JSON (use null or a string)")
+
     def load(chunk: str) -> Any:
         try:
-            return json.loads(chunk, parse_int=whole_number, parse_float=real_number)
+            return json.loads(chunk, parse_int=whole_number, parse_float=real_number, parse_constant=not_json)
         except RecursionError:
             raise InvalidValueError(too_deep) from None
 
@@ -185,16 +206,16 @@ def parse_messages(text: str, source: str) -> list[Any]:
                 data.append(load(line))
             except json.JSONDecodeError as exc:
                 raise InvalidValueError(f"{source} line {number} is not JSON: {exc.msg}") from None
-    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+    if isinstance(data, dict) and "messages" in data:
+        if not isinstance(data["messages"], list):
+            raise InvalidValueError(f'{source}: "messages" must be a list of messages, '
+                                    f'not {type(data["messages"]).__name__}')
         data = data["messages"]
     if isinstance(data, dict):
         data = [data]  # one JSONL line that happens to be the whole file
     if not isinstance(data, list):
         raise InvalidValueError(f"{source} must hold a list of messages, not {type(data).__name__}")
-    for pos, item in enumerate(data, 1):
-        problem = data_problem(item)
-        if problem:
-            raise InvalidValueError(f"message {pos} {problem}")
+    normalize_messages(data)  # the same checks as every other reader of messages
     return data
 
 

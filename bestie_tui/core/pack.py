@@ -27,7 +27,7 @@ from .artifacts import (
     total_text,
 )
 from .conversation import (
-    REPLY_PRIMING_TOKENS, CompressionResult, Summarizer, compress, message_tokens,
+    REPLY_PRIMING_TOKENS, CompressionResult, Summarizer, compress, message_tokens, normalize_messages,
 )
 from .errors import InvalidValueError
 from .pack_fit import (
@@ -154,6 +154,7 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
     if budget is not None and budget < 1:
         raise InvalidValueError("token budget must be at least 1")
     history = list(history)
+    normalize_messages(history)  # refused here, before the task is taken from it
     if task is None:
         if not history or history[-1].get("role") != "user":
             raise InvalidValueError("no task: pass one, or end the history with the user's request")
