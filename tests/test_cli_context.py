@@ -285,3 +285,17 @@ def test_every_command_validates_messages_the_same_way(run, tmp_path, command, p
     result = run(*[a.format(f=path) for a in COMMANDS[command]])
     assert result.exit_code == 1
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_dangling_tool_call_is_named_by_compress_and_the_pack_manifest(run, tmp_path):
+    call = {"role": "assistant", "content": None,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
+    history = chat(3) + [call, {"role": "user", "content": "never mind"}]
+    warning = "warning: message 4 has a tool call without results (call_1)"
+    result = run("context", "compress", "--threshold", "3", "--keep", "2", input=json.dumps(history))
+    assert result.exit_code == 0 and warning in result.stderr
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(history), encoding="utf-8")
+    args = ("context", "pack", "--no-memory", "--task", "x", "--history", str(path), "--threshold", "3", "--keep", "2")
+    assert warning in run(*args).stdout
+    assert json.loads(run(*args, "--json").stdout)["manifest"]["warnings"][0].startswith(warning[len("warning: "):])

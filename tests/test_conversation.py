@@ -294,3 +294,50 @@ def test_deep_or_non_text_content_is_refused_before_anything_recurses_on_it():
     for message, needle in cases:
         with pytest.raises(InvalidValueError, match=needle):
             compress([message], 0, 0)
+
+
+def recording_summarizer(seen: list):
+    def summarize(previous, evicted):
+        seen.extend(evicted)
+        return "summary of " + ", ".join(m["role"] for m in evicted)
+    return summarize
+
+
+def test_a_leading_orphan_tool_result_moves_into_the_summary():
+    orphan = {"role": "tool", "tool_call_id": "gone", "content": '{"temp": 31}'}
+    history = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+               {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"},
+               orphan, {"role": "user", "content": "e"}]
+    seen: list = []
+    result = compress(history, threshold=3, keep_recent=2, summarizer=recording_summarizer(seen))
+    assert result.messages[1:] == [{"role": "user", "content": "e"}]
+    assert seen[-1] == orphan and result.evicted == [0, 1, 2, 3, 4]
+    assert "moved a tool result without its call into the summary" in result.cut_moved
+
+
+def test_an_orphan_with_an_unknown_id_is_not_paired_with_an_older_call():
+    history = [{"role": "user", "content": "a"}, *_tool_exchange("call_1")[:2], {"role": "user", "content": "b"},
+               {"role": "assistant", "content": "c"}, {"role": "tool", "tool_call_id": "call_9", "content": "?"},
+               {"role": "user", "content": "d"}]
+    result = compress(history, threshold=3, keep_recent=2)
+    assert result.messages[1:] == [{"role": "user", "content": "d"}]
+
+
+def test_an_orphan_inside_the_kept_turns_stays_and_is_warned_about():
+    history = chat(4) + [{"role": "tool", "tool_call_id": "gone", "content": "?"}, {"role": "assistant", "content": "x"}]
+    result = compress(history, threshold=3, keep_recent=2)
+    # The newest user message (index 2) holds the cut back: the orphan is inside the kept turns.
+    assert [m["role"] for m in result.messages[1:]] == ["user", "assistant", "tool", "assistant"]
+    assert result.warnings == ["message 5 is a tool result whose call is not in the history (tool_call_id gone): "
+                               "the chat API refuses it"]
+
+
+def test_a_dangling_tool_call_in_the_kept_turns_is_warned_about():
+    call = _tool_exchange("call_1")[0]
+    history = chat(3) + [call, {"role": "user", "content": "never mind"}]
+    result = compress(history, threshold=3, keep_recent=2)
+    assert result.compressed and result.messages[1:] == [call, {"role": "user", "content": "never mind"}]
+    assert result.warnings == ["message 4 has a tool call without results (call_1): "
+                               "the chat API refuses it until the results follow it"]
+    answered = compress(chat(3) + _tool_exchange("call_2") + [{"role": "user", "content": "ok"}], 3, 2)
+    assert answered.warnings == []

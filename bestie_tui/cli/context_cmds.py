@@ -167,6 +167,8 @@ def compress(app, source, threshold, keep, summary_chars, token_mode, as_json) -
     moved = f"; {', '.join(result.cut_moved)}" if result.cut_moved else ""
     click.echo(f"{what}; {result.tokens_before:,} → {result.tokens_after:,} tokens ({mode}){moved}{stored}",
                err=True)
+    for warning in result.warnings:
+        click.echo("warning: " + shown(warning), err=True)
 
 
 @context.command()
@@ -248,6 +250,8 @@ def _print_manifest(manifest, n_messages: int) -> None:
         click.echo("skipped: " + ", ".join(others))
     if manifest.cut:
         click.echo("cut: " + "; ".join(shown(c) for c in manifest.cut))
+    for warning in manifest.warnings:
+        click.echo("warning: " + shown(warning))
 
 
 @context.command()

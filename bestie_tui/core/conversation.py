@@ -7,6 +7,10 @@ and the last ``keep_recent`` turns stay verbatim, in order. Guarantees:
 * the newest ``user`` message is always verbatim (the cut moves back to it);
 * an assistant message with ``tool_calls`` and the ``tool`` results that answer it are never split
   (the cut moves back to the assistant message);
+* an orphan ``tool`` result (its call is not in the history) that would open the kept turns moves
+  into the summary (the cut moves forward past it); one deeper in the kept turns, and an assistant
+  tool call without results, stay verbatim (never reordered, dropped or invented) and are named in
+  ``CompressionResult.warnings``, since the chat API refuses them;
 * a previous ``[CONTEXT_SUMMARY …]`` is merged with the newly evicted turns: never two summaries;
 * pinned messages (``pins.PIN_PREFIXES``) are neither counted nor summarised; they come first, after
   the system prompt (the plain ``system`` messages at the very start, also kept and not counted).
@@ -82,6 +86,7 @@ class CompressionResult:
     tokens_after: int = 0
     token_mode: str = "chars4"
     note: str = ""  # why nothing changed, when ``compressed`` is False
+    warnings: list[str] = field(default_factory=list)  # ``pairing_warnings`` of the verbatim turns
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -241,41 +246,85 @@ def summary_parts(content: str) -> tuple[dict[str, str], str]:
     return attrs, body.strip()
 
 
+def _tool_parents(turns: list[dict[str, Any]]) -> list[int | None]:
+    """Per turn, the index of the assistant message whose tool call it answers (``tool`` turns only;
+    ``None`` otherwise). A result names its call by ``tool_call_id``; one without an id answers the
+    nearest earlier assistant message with tool calls. A result whose id matches no earlier call, or
+    without an id and no call before it, is an orphan: ``None``."""
+    callers: dict[str, int] = {}
+    for i, m in enumerate(turns):
+        for call in m.get("tool_calls") or []:
+            if call.get("id"):
+                callers.setdefault(str(call["id"]), i)
+    out: list[int | None] = []
+    last_caller = None
+    for i, m in enumerate(turns):
+        parent = None
+        if m.get("role") == "tool":
+            call_id = m.get("tool_call_id")
+            if call_id in (None, ""):
+                parent = last_caller
+            elif callers.get(str(call_id), i) < i:
+                parent = callers[str(call_id)]
+        out.append(parent)
+        if m.get("tool_calls"):
+            last_caller = i
+    return out
+
+
 def _cut(turns: list[dict[str, Any]], keep_recent: int) -> tuple[int, list[str]]:
     """Index of the first verbatim turn, moved back so no tool exchange is split and the newest
-    user message is kept. Returns ``(cut, reasons the cut moved)``."""
+    user message is kept, then forward past orphan tool results (``_tool_parents``) that would open
+    the kept turns: no call before them can ever answer to them, and the chat API refuses a ``tool``
+    message that does not follow its call. Returns ``(cut, reasons the cut moved)``."""
     cut = max(0, len(turns) - keep_recent)
     reasons: list[str] = []
     users = [i for i, m in enumerate(turns) if m.get("role") == "user"]
     if users and users[-1] < cut:
         cut = users[-1]
         reasons.append("kept the newest user message verbatim")
-    callers: dict[str, int] = {}
-    for i, m in enumerate(turns):
-        for call in m.get("tool_calls") or []:
-            if isinstance(call, dict) and call.get("id"):
-                callers[str(call["id"])] = i
-
-    def parent(i: int) -> int | None:
-        call_id = turns[i].get("tool_call_id")
-        if call_id is not None and str(call_id) in callers:
-            return callers[str(call_id)]
-        # No id (or an unknown one): the nearest assistant message with tool calls before it.
-        return next((j for j in range(i - 1, -1, -1) if turns[j].get("tool_calls")), None)
-
+    parents = _tool_parents(turns)
     moved = True
-    while moved:  # the cut only moves back, so this ends
+    while moved:  # the cut only moves back here, so this ends
         moved = False
         for i in range(cut, len(turns)):
-            if turns[i].get("role") == "tool":
-                p = parent(i)
-                if p is not None and p < cut:
-                    cut = p
-                    moved = True
-                    if "kept a tool call with its results" not in reasons:
-                        reasons.append("kept a tool call with its results")
-                    break
+            p = parents[i]
+            if p is not None and p < cut:
+                cut = p
+                moved = True
+                if "kept a tool call with its results" not in reasons:
+                    reasons.append("kept a tool call with its results")
+                break
+    # Only tool turns are skipped: the newest user message and every answered result stay kept.
+    while cut < len(turns) and turns[cut].get("role") == "tool" and parents[cut] is None:
+        cut += 1
+        if "moved a tool result without its call into the summary" not in reasons:
+            reasons.append("moved a tool result without its call into the summary")
     return cut, reasons
+
+
+def pairing_warnings(messages: list[dict[str, Any]], positions: list[int]) -> list[str]:
+    """What the chat API will refuse in verbatim turns ``messages`` (``positions``: their 0-based
+    input indices, printed 1-based): a tool result whose call is not among them (an orphan left
+    inside the kept turns: never reordered or dropped) and an assistant tool call with no result
+    (e.g. the calls still in flight at the end)."""
+    parents = _tool_parents(messages)
+    out = []
+    for i, m in enumerate(messages):
+        if m.get("role") == "tool" and parents[i] is None:
+            out.append(f"message {positions[i] + 1} is a tool result whose call is not in the history "
+                       f"(tool_call_id {m.get('tool_call_id')}): the chat API refuses it")
+        calls = m.get("tool_calls") or []
+        if not calls:
+            continue
+        results = [messages[j] for j, p in enumerate(parents) if p == i]
+        answered = {str(r.get("tool_call_id")) for r in results}
+        missing = [str(c.get("id")) if c.get("id") else "no id" for c in calls
+                   if (str(c["id"]) not in answered if c.get("id") else not results)]
+        if missing:
+            out.append(f"message {positions[i] + 1} has a tool call without results ({', '.join(missing)}): "
+                       "the chat API refuses it until the results follow it")
+    return out
 
 
 def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: int,
@@ -324,12 +373,15 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
                                tokens_before=before, tokens_after=before, token_mode=token_mode)
     n = len(order)
     if n <= threshold and not force:
+        turns = [i for i in order if not is_summary(msgs[i])]
+        result.warnings = pairing_warnings([msgs[i] for i in turns], turns)
         result.note = f"{_plural(n, 'message')}, at or under the threshold of {threshold}: unchanged"
         return result
     previous = [i for i in order if is_summary(msgs[i])]
     turns_idx = [i for i in order if i not in previous]
     cut, reasons = _cut([msgs[i] for i in turns_idx], keep_recent)
     evicted, kept = turns_idx[:cut], turns_idx[cut:]
+    result.warnings = pairing_warnings([msgs[i] for i in kept], kept)
     if not evicted:
         result.cut_moved = reasons
         what = "the summary and " if previous else ""

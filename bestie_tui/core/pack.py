@@ -65,7 +65,8 @@ class Segment:
 @dataclass
 class PackManifest:
     """``missing``: artifact paths not found; ``skipped``: every artifact left out → the reason
-    (``missing``, ``not a regular file (…)``, ``unreadable: …``, ``binary file (…)``)."""
+    (``missing``, ``not a regular file (…)``, ``unreadable: …``, ``binary file (…)``); ``warnings``:
+    what the chat API will refuse in the verbatim history (``CompressionResult.warnings``)."""
 
     token_mode: str
     budget: int | None
@@ -73,6 +74,7 @@ class PackManifest:
     missing: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     cut: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     total_chars: int = 0
     total_tokens: int = 0
 
@@ -301,6 +303,7 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
     if comp.compressed:
         n = len(comp.evicted)
         manifest.cut.append(f"history: {n} turn{'s' if n != 1 else ''} summarised")
+    manifest.warnings = list(comp.warnings)
     manifest.segments.append(task_seg)
     messages.append(task_msg)
     manifest.total_chars = sum(s.chars for s in manifest.segments)
