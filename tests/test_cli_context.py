@@ -230,7 +230,7 @@ def test_fifo_or_directory_as_input_is_a_one_line_error(run, tmp_path, args):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     for path, kind in ((fifo, "FIFO"), (tmp_path, "directory")):
-        result = finishes(lambda: run(*[a.format(f=path) for a in args]))
+        result = finishes(lambda path=path: run(*[a.format(f=path) for a in args]))
         assert result.exit_code == 1
         assert result.stderr.strip() == (f"Error: cannot read {path}: not a regular file ({kind}); "
                                          "pipe it to standard input with - instead")

@@ -328,8 +328,8 @@ def test_an_orphan_inside_the_kept_turns_stays_and_is_warned_about():
     result = compress(history, threshold=3, keep_recent=2)
     # The newest user message (index 2) holds the cut back: the orphan is inside the kept turns.
     assert [m["role"] for m in result.messages[1:]] == ["user", "assistant", "tool", "assistant"]
-    assert result.warnings == ["message 5 is a tool result whose call is not in the history (tool_call_id gone): "
-                               "the chat API refuses it"]
+    assert result.warnings == [("message 5 is a tool result whose call is not in the history (tool_call_id gone): "
+                                "the chat API refuses it")]
 
 
 def test_a_dangling_tool_call_in_the_kept_turns_is_warned_about():
@@ -337,7 +337,7 @@ def test_a_dangling_tool_call_in_the_kept_turns_is_warned_about():
     history = chat(3) + [call, {"role": "user", "content": "never mind"}]
     result = compress(history, threshold=3, keep_recent=2)
     assert result.compressed and result.messages[1:] == [call, {"role": "user", "content": "never mind"}]
-    assert result.warnings == ["message 4 has a tool call without results (call_1): "
-                               "the chat API refuses it until the results follow it"]
+    assert result.warnings == [("message 4 has a tool call without results (call_1): "
+                                "the chat API refuses it until the results follow it")]
     answered = compress(chat(3) + _tool_exchange("call_2") + [{"role": "user", "content": "ok"}], 3, 2)
     assert answered.warnings == []

@@ -55,7 +55,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _escape_surrogates(text: str) -> str:
     # A lone surrogate (from a non-UTF-8 argument) cannot be encoded for the terminal: it is shown as
     # its \\u escape, which is also how JSON writes it, so --json output still parses back to the same text.
-    return _SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def shown(text: str) -> str:
