@@ -8,7 +8,7 @@ import os
 import socket
 
 import pytest
-from stub_http import Reply, StubServer
+from stub_http import RawServer, Reply, StubServer, trickle
 
 from bestie_tui.core.delivery import (
     DeliveryAuthError,
@@ -25,6 +25,7 @@ from bestie_tui.core.delivery import (
     split_message,
     utf16_len,
 )
+
 try:
     from bestie_tui.core.delivery_channels import MAX_TOKEN_FILE_BYTES
 except ImportError:  # before the fix
@@ -289,8 +290,9 @@ def test_a_malformed_base_url_fails_at_once_naming_where_it_came_from(value, sle
     assert sleeps == [] and TOKEN not in str(info.value)
     with pytest.raises(DeliveryConfigError, match=r"digest.zaloApi .* is not a usable API base URL"):
         store.set_setting("digest.zaloApi", value)  # refused when set…
-    from bestie_tui.core.models import Setting
     import json as _json
+
+    from bestie_tui.core.models import Setting
 
     Setting.replace(key="digest.zaloApi", value=_json.dumps(value)).execute()  # …and when found stored
     with pytest.raises(DeliveryConfigError, match=r"setting digest.zaloApi .* is not a usable API base URL"):
@@ -360,7 +362,7 @@ def test_a_token_file_that_is_a_fifo_a_directory_or_a_device_is_refused(tmp_path
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     for path in (fifo, tmp_path, "/dev/null"):  # /dev/null is only read-checked, never written
-        how, exc = finishes(lambda: read_token("zalo", {"BESTIE_ZALO_TOKEN_FILE": str(path)}))
+        how, exc = finishes(lambda p=path: read_token("zalo", {"BESTIE_ZALO_TOKEN_FILE": str(p)}))
         assert how == "raised" and isinstance(exc, DeliveryAuthError), (path, exc)
         assert "not a regular file" in str(exc)
 
@@ -382,3 +384,44 @@ def test_an_unexpected_failure_inside_a_send_never_shows_the_token(stub, sleeps)
     assert "FAKE TOKEN" not in str(info.value) and "***" in str(info.value)
     assert info.value.__cause__ is None and info.value.__context__ is None
     assert stub.requests == [] and sleeps == []  # a malformed request is not retried
+
+
+# ------------------------------------------------------------------ deadlines
+@pytest.mark.parametrize("head", [
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{",  # body trickled
+    b"HTTP/1.1 200 OK\r\nX-Slow: ",  # a header trickled
+    b"",  # nothing at all: a server that sleeps
+])
+def test_a_server_that_never_finishes_is_cut_off_at_the_request_deadline(sleeps, head):
+    import time
+
+    with RawServer(trickle(head, every=0.1)) as server:
+        sender = TelegramSender(TOKEN, server.url, timeout=5, retry=RetryPolicy(
+            sleep=sleeps, request_deadline=0.5, send_deadline=1.8))
+        started = time.monotonic()
+        how, exc = finishes(lambda: sender.send("42", "hi"), seconds=10)
+        elapsed = time.monotonic() - started
+    assert how == "raised" and isinstance(exc, DeliveryError)
+    assert "no complete answer within 0.5 s" in str(exc) and "1.8 s limit for the whole send" in str(exc)
+    assert elapsed < 3.5  # 0.5 s per attempt, two attempts: the next wait would pass the limit
+    assert server.connections == 2 and sleeps == [1.0]
+
+
+def test_the_whole_send_stops_at_its_deadline_however_many_attempts_are_left(sleeps):
+    import time
+
+    with RawServer(trickle(b"HTTP/1.1 200 OK\r\nX-Slow: ")) as server:
+        sender = TelegramSender(TOKEN, server.url, timeout=5, retry=RetryPolicy(
+            sleep=sleeps, max_attempts=50, base_delay=0.0, request_deadline=0.4, send_deadline=1.0))
+        started = time.monotonic()
+        how, exc = finishes(lambda: sender.send("42", "hi"), seconds=10)
+        elapsed = time.monotonic() - started
+    assert how == "raised" and "the 1 s limit for the whole send passed" in str(exc)
+    assert 0.9 < elapsed < 3.0 and 3 <= server.connections <= 4
+
+
+def test_a_wait_that_would_pass_the_send_deadline_is_not_started(stub, sleeps):
+    stub.script = [Reply(429, {"ok": False, "description": "Too Many Requests"}, {"Retry-After": "50"})]
+    with pytest.raises(DeliveryError, match="waiting 50 s more would pass the 10 s limit for the whole send"):
+        telegram(stub, sleeps, send_deadline=10).send("42", "hi")
+    assert sleeps == [] and len(stub.requests) == 1

@@ -8,6 +8,10 @@ installed for a once-a-week message. What both senders share:
 * 429 and 5xx answers (and connection failures) are retried with exponential backoff, honouring
   ``Retry-After`` up to ``RetryPolicy.max_delay`` seconds; 401 (the token) and 403 (no access to
   the chat) fail at once, each naming its likely cause beside the API's own description;
+* time is bounded whatever the server does: ``RetryPolicy.request_deadline`` (30 s) for one request,
+  from connecting to the last byte of the answer (a server trickling one byte every few seconds
+  is cut off), and ``RetryPolicy.send_deadline`` (120 s) for the whole send, every part, attempt and
+  wait included (a wait that would end past it is not started);
 * the base URL comes from the ``base_url`` argument, else ``BESTIE_TELEGRAM_API`` /
   ``BESTIE_ZALO_API``, else the ``digest.telegramApi`` / ``digest.zaloApi`` setting, else the real API;
 * the token is read from ``BESTIE_TELEGRAM_TOKEN`` / ``BESTIE_ZALO_TOKEN`` (or a file named by
@@ -18,8 +22,8 @@ Reports are sent as plain text (no ``parse_mode``): memory text is data, and a m
 ``*`` or ``_`` must neither be formatted nor make Telegram refuse the message.
 
 The code lives in ``delivery_errors`` (errors), ``delivery_channels`` (channel, token and base URL),
-``delivery_retry`` (retry policy) and ``delivery_senders`` (the senders); this module re-exports
-their public names and offers ``sender_for`` and ``deliver``.
+``delivery_retry`` (retry policy and deadlines) and ``delivery_senders`` (the senders); this module
+re-exports their public names and offers ``sender_for`` and ``deliver``.
 """
 
 from __future__ import annotations
@@ -41,7 +45,12 @@ from .delivery_errors import (  # noqa: F401  (re-exported)
     DeliveryError,
     DeliveryForbiddenError,
 )
-from .delivery_retry import RetryPolicy, retry_after_seconds  # noqa: F401  (re-exported)
+from .delivery_retry import (  # noqa: F401  (re-exported)
+    RequestDeadline,
+    RetryPolicy,
+    retry_after_seconds,
+    usable_delay,
+)
 from .delivery_senders import (  # noqa: F401  (re-exported)
     SENDERS,
     DeliveryResult,

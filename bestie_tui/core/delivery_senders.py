@@ -6,6 +6,7 @@ posting with retries, mapping HTTP answers to errors, redacting the token), ``Te
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import urllib.error
@@ -16,7 +17,13 @@ from typing import Any, Callable
 
 from .delivery_channels import check_base_url, check_token
 from .delivery_errors import DeliveryAuthError, DeliveryError, DeliveryForbiddenError
-from .delivery_retry import RetryPolicy, _Retry, retry_after_seconds
+from .delivery_retry import (
+    RequestDeadline,
+    RetryPolicy,
+    _Retry,
+    retry_after_seconds,
+    usable_delay,
+)
 from .errors import InvalidValueError
 
 # Logged under the facade module's name, as before the split, so logging configuration keeps working.
@@ -148,10 +155,11 @@ class Sender:
             raise InvalidValueError("nothing to send: the report is empty")
         parts = self.split(text)
         result = DeliveryResult(channel=f"{self.kind}:{target}", parts=len(parts), attempts=0)
+        send_by = self.retry.clock() + self.retry.send_deadline
         for index, part in enumerate(parts):
             unexpected = None
             try:
-                message_id, attempts = self._post_with_retries(target, part)
+                message_id, attempts = self._post_with_retries(target, part, send_by)
             except DeliveryError as exc:
                 raise exc.after_parts(index, len(parts))
             except Exception as exc:  # noqa: BLE001 - the last line of defence, see _unexpected
@@ -163,48 +171,75 @@ class Sender:
                 result.message_ids.append(message_id)
         return result
 
-    def _post_with_retries(self, target: str, part: str) -> tuple[str | None, int]:
+    def _post_with_retries(self, target: str, part: str, send_by: float) -> tuple[str | None, int]:
+        """Post one part, retrying transient failures; ``send_by`` is the send deadline on
+        ``retry.clock``. Returns ``(message id, attempts)``. Raises DeliveryError."""
         url, headers, body = self.request_for(target, part)
         policy = self.retry
         last = ""
         for attempt in range(1, policy.max_attempts + 1):
+            remaining = send_by - policy.clock()
+            if remaining <= 0:
+                raise DeliveryError(f"{self.kind}: gave up: the {policy.send_deadline:g} s limit for the whole send "
+                                    f"passed" + (f" ({last})" if last else ""))
             try:
-                return self._post_once(url, headers, body), attempt
+                return self._post_once(url, headers, body, min(policy.request_deadline, remaining)), attempt
             except _Retry as retry:
                 last = retry.reason
                 if attempt == policy.max_attempts:
                     break
-                delay = retry.after if retry.after is not None else min(
+                after = usable_delay(retry.after)
+                delay = after if after is not None else min(
                     policy.max_delay, policy.base_delay * 2 ** (attempt - 1))
                 if delay > policy.max_delay:
                     raise DeliveryError(
                         f"{self.kind}: {last}; the server asked to retry after {delay:g} s, more than "
                         f"the {policy.max_delay:g} s maximum", status=retry.status) from None
+                remaining = send_by - policy.clock()
+                if remaining <= 0:
+                    raise DeliveryError(f"{self.kind}: {last}; gave up: the {policy.send_deadline:g} s limit "
+                                        "for the whole send passed", status=retry.status) from None
+                if delay >= remaining:  # a wait that cannot end in time is not started
+                    raise DeliveryError(
+                        f"{self.kind}: {last}; gave up: waiting {delay:g} s more would pass the "
+                        f"{policy.send_deadline:g} s limit for the whole send", status=retry.status) from None
                 log.info("%s: %s; retry %d/%d in %.1f s (%s)", self.kind, last, attempt,
                          policy.max_attempts - 1, delay, self.redact(url))
                 policy.sleep(delay)
         raise DeliveryError(f"{self.kind}: gave up after {policy.max_attempts} attempts: {last}")
 
-    def _post_once(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> str | None:
+    def _post_once(self, url: str, headers: dict[str, str], body: dict[str, Any], seconds: float) -> str | None:
+        """One HTTP request, over within ``seconds`` (see ``RequestDeadline``)."""
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         request = urllib.request.Request(url, data=data, method="POST", headers={
             "Content-Type": "application/json; charset=utf-8", "Accept": "application/json",
             "User-Agent": "bestie-tui", **headers})
-        failure = None
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                status, raw, response_headers = response.status, response.read(), response.headers
-        except urllib.error.HTTPError as exc:
-            status, raw, response_headers = exc.code, exc.read(), exc.headers
-            exc.close()
-        except (urllib.error.URLError, OSError) as exc:
-            # Connection refused/reset, DNS failure and timeouts are retried: at cron time the
-            # network or a proxy may be coming up. A malformed URL never gets here (check_base_url).
-            failure = str(getattr(exc, "reason", exc))
+        failure = broken = unexpected = None
+        with RequestDeadline(seconds) as deadline:
+            try:
+                status, raw, response_headers = _exchange(deadline.opener(), request, min(self.timeout, seconds))
+            except (urllib.error.URLError, OSError) as exc:
+                # Connection refused/reset, DNS failure and timeouts are retried: at cron time the
+                # network or a proxy may be coming up. A malformed URL never gets here (check_base_url).
+                failure = str(getattr(exc, "reason", exc))
+            except http.client.IncompleteRead:  # the connection dropped mid-answer: worth another try
+                failure = "the answer was cut off"
+            except (http.client.InvalidURL, ValueError) as exc:  # http.client refused to send it
+                unexpected = self._unexpected(exc)
+            except http.client.HTTPException as exc:
+                broken = f"{type(exc).__name__}: {exc}"
+            except Exception as exc:  # noqa: BLE001 - unless the deadline explains it, see _unexpected
+                unexpected = self._unexpected(exc)
         # Raised outside the except blocks so no urllib exception (which carries the URL, and so
         # the Telegram token) is chained onto ours.
+        if deadline.expired:  # whatever the cut-off socket made urllib raise (or return)
+            raise _Retry(f"no complete answer within {_secs(seconds)} s (the limit for one request)")
+        if unexpected is not None:
+            raise unexpected
         if failure is not None:
             raise _Retry(f"connection to {self.redact(self.base_url)} failed: {self.redact(failure)}")
+        if broken is not None:
+            raise DeliveryError(f"{self.kind}: the server's answer is not valid HTTP ({self.redact(broken)})")
         if not 200 <= status < 300:
             self._raise_for_status(status, raw, response_headers)
         return self.check_body(_json(raw), status)
@@ -255,6 +290,23 @@ class Sender:
 
     def __repr__(self) -> str:  # never show the token, even in a debugger or a traceback's locals
         return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+
+def _secs(seconds: float) -> str:
+    """Seconds for a message: at most two decimals, no trailing zeros (0.5, 30, 0.2)."""
+    return f"{seconds:.2f}".rstrip("0").rstrip(".")
+
+
+def _exchange(opener: urllib.request.OpenerDirector, request: urllib.request.Request,
+              timeout: float) -> tuple[int, bytes, Any]:
+    """``(status, body, headers)`` of one request; an HTTP error status is an answer here, not an
+    exception."""
+    try:
+        response = opener.open(request, timeout=timeout)
+    except urllib.error.HTTPError as exc:  # a 4xx/5xx answer: read like any other
+        response = exc
+    with response:
+        return response.status, response.read(), response.headers
 
 
 def _json(raw: bytes) -> Any:
