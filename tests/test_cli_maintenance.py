@@ -266,9 +266,28 @@ def test_a_token_with_a_space_or_tab_fails_in_one_line_without_showing_it(run, t
         result = run("digest", "--channel", "telegram:42",
                      env={"BESTIE_TELEGRAM_TOKEN": token, "BESTIE_TELEGRAM_API": stub.url})
         assert stub.requests == []
-    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     [line] = result.output.strip().splitlines()
     assert "BESTIE_TELEGRAM_TOKEN holds a space, control or non-ASCII character" in line
     assert "FAKE" not in result.output and "the digest was kept" in line
     last = json.loads(run("digest", "--last", "--json").stdout)
     assert last["outcome"] == "failed" and "FAKE" not in json.dumps(last)
+
+
+def test_a_server_that_breaks_http_is_a_recorded_failure_with_the_digest_kept(run):
+    from stub_http import RawServer
+
+    def respond(conn, stopping):
+        conn.sendall(b"HTTP/1.1 abc\r\n\r\n")
+
+    with RawServer(respond) as server:
+        result = run("digest", "--channel", "telegram:42",
+                     env={"BESTIE_TELEGRAM_TOKEN": TOKEN, "BESTIE_TELEGRAM_API": server.url})
+        assert server.connections == 1
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    [line] = result.output.strip().splitlines()
+    assert "the server's answer is not valid HTTP (BadStatusLine" in line and "the digest was kept" in line
+    assert TOKEN not in result.output
+    last = json.loads(run("digest", "--last", "--json").stdout)
+    assert last["outcome"] == "failed" and "not valid HTTP" in last["error"]
+    assert last["text"].startswith("Bestie memory digest")

@@ -28,8 +28,10 @@ from bestie_tui.core.delivery import (
 
 try:
     from bestie_tui.core.delivery_channels import MAX_TOKEN_FILE_BYTES
+    from bestie_tui.core.delivery_senders import MAX_ANSWER_BYTES
 except ImportError:  # before the fix
     MAX_TOKEN_FILE_BYTES = 65536
+    MAX_ANSWER_BYTES = 1_000_000
 from bestie_tui.core.errors import InvalidValueError
 
 TOKEN = "123456:SECRET-token_value"
@@ -425,3 +427,86 @@ def test_a_wait_that_would_pass_the_send_deadline_is_not_started(stub, sleeps):
     with pytest.raises(DeliveryError, match="waiting 50 s more would pass the 10 s limit for the whole send"):
         telegram(stub, sleeps, send_deadline=10).send("42", "hi")
     assert sleeps == [] and len(stub.requests) == 1
+
+
+# ------------------------------------------------------------------ servers that break HTTP
+def raw_reply(data: bytes):
+    def respond(conn, stopping):
+        conn.sendall(data)
+
+    return respond
+
+
+def ok_head(body_length: int) -> bytes:
+    return f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {body_length}\r\n\r\n".encode()
+
+
+def answered(body: bytes) -> bytes:
+    return ok_head(len(body)) + body
+
+
+@pytest.mark.parametrize("answer, expected", [
+    (b"HTTP/1.1 abc\r\n\r\n", "the server's answer is not valid HTTP (BadStatusLine"),
+    (b"HTTP/1.1 200 OK\r\n" + b"X-A: 1\r\n" * 101 + b"\r\n", "the server's answer is not valid HTTP (HTTPException: got more than 100 headers"),
+    (answered(b'{"ok": true, "result": {"message_id": 1' + b"1" * 5000 + b"}}"), "with no readable JSON"),
+    (answered(b"[" * 100000), "with no readable JSON"),
+], ids=["bad-status-line", "101-headers", "5000-digit-int", "deep-nesting"])
+def test_a_broken_answer_is_a_clear_failure_not_retried(sleeps, answer, expected):
+    with RawServer(raw_reply(answer)) as server:
+        how, exc = finishes(lambda: telegram(server, sleeps).send("42", "hi"))
+    assert how == "raised" and isinstance(exc, DeliveryError), exc
+    assert expected in str(exc) and TOKEN not in str(exc)
+    assert server.connections == 1 and sleeps == []  # retrying a broken server does not help
+
+
+def test_a_huge_answer_is_read_no_further_than_the_cap(sleeps):
+    def respond(conn, stopping):
+        conn.sendall(ok_head(3_000_000_000))  # 3 GB announced; a little more than the cap sent
+        chunk = b" " * 65536
+        for _ in range(MAX_ANSWER_BYTES // len(chunk) + 2):
+            conn.sendall(chunk)
+        stopping.wait(10)
+
+    with RawServer(respond) as server:
+        how, exc = finishes(lambda: telegram(server, sleeps).send("42", "hi"))
+    assert how == "raised" and isinstance(exc, DeliveryError), exc
+    assert "larger than 1000000 bytes" in str(exc) and server.connections == 1
+
+
+@pytest.mark.parametrize("retry_after", [-5, float("nan"), 10 ** 400, "7", True],
+                         ids=["negative", "nan", "400-digits", "string", "bool"])
+def test_a_nonsense_retry_after_in_the_body_falls_back_to_backoff(stub, sleeps, retry_after):
+    stub.script = [Reply(429, {"ok": False, "description": "Too Many Requests",
+                               "parameters": {"retry_after": retry_after}})]
+    result = telegram(stub, sleeps).send("42", "hi")
+    assert sleeps == [1.0] and result.attempts == 2
+
+
+@pytest.mark.parametrize("header", ["-5", "nan", "inf", "1e999", "Mon, 99 Foo 2026 99:99:99 GMT"])
+def test_a_nonsense_retry_after_header_never_reaches_sleep(stub, sleeps, header):
+    stub.script = [Reply(503, {"ok": False}, {"Retry-After": header})]
+    telegram(stub, sleeps).send("42", "hi")
+    assert len(sleeps) == 1 and 0 <= sleeps[0] <= 1.0
+
+
+@pytest.mark.parametrize("result", [[1], "x", None, {"message_id": [1]}])
+def test_an_odd_success_answer_still_counts_as_sent(stub, sleeps, result):
+    stub.default = Reply(200, {"ok": True, "result": result})
+    assert telegram(stub, sleeps).send("42", "hi").parts == 1
+
+
+def test_a_redirect_is_not_followed_so_no_token_goes_elsewhere(stub, sleeps):
+    stub.default = OK_ZALO
+    stub.script = [Reply(302, {"error": 0}, {"Location": f"{stub.url}/elsewhere"})]
+    with pytest.raises(DeliveryError, match="HTTP 302"):
+        zalo(stub, sleeps).send("1", "hi")
+    assert [r.path for r in stub.requests] == ["/v3.0/oa/message/cs"]
+
+
+def test_what_the_server_says_is_quoted_on_one_line_escaped_and_short(stub, sleeps):
+    stub.default = Reply(400, {"ok": False, "description": "Bad Request:\nline two\x1b[31m " + "x" * 1000})
+    with pytest.raises(DeliveryError) as info:
+        telegram(stub, sleeps).send("42", "hi")
+    message = str(info.value)
+    assert "\n" not in message and "\x1b" not in message and "\\x1b[31m" in message
+    assert "Bad Request: line two" in message and len(message) < 450

@@ -25,6 +25,13 @@ from .delivery_retry import (
     usable_delay,
 )
 from .errors import InvalidValueError
+from .text import printable
+
+#: An answer larger than this (bytes) is not read further: API answers are a few hundred bytes.
+MAX_ANSWER_BYTES = 1_000_000
+
+#: Longest server-supplied text quoted in an error (characters).
+SAID_LIMIT = 300
 
 # Logged under the facade module's name, as before the split, so logging configuration keeps working.
 log = logging.getLogger("bestie_tui.core.delivery")
@@ -237,16 +244,21 @@ class Sender:
         if unexpected is not None:
             raise unexpected
         if failure is not None:
-            raise _Retry(f"connection to {self.redact(self.base_url)} failed: {self.redact(failure)}")
+            raise _Retry(f"connection to {self.redact(self.base_url)} failed: {self.said(failure)}")
         if broken is not None:
-            raise DeliveryError(f"{self.kind}: the server's answer is not valid HTTP ({self.redact(broken)})")
+            raise DeliveryError(f"{self.kind}: the server's answer is not valid HTTP ({self.said(broken)})")
+        if len(raw) > MAX_ANSWER_BYTES:
+            if 200 <= status < 300:  # not retried: the message may well have been delivered
+                raise DeliveryError(f"{self.kind}: the answer (HTTP {status}) is larger than {MAX_ANSWER_BYTES} "
+                                    "bytes, not an API answer; check the chat before sending again", status=status)
+            raw = b""  # an error page too large to read: the status alone decides
         if not 200 <= status < 300:
             self._raise_for_status(status, raw, response_headers)
         return self.check_body(_json(raw), status)
 
     def _raise_for_status(self, status: int, raw: bytes, headers) -> None:
         body = _json(raw)
-        detail = self.redact(self.describe(body) or f"HTTP {status}")
+        detail = self.said(self.describe(body) or f"HTTP {status}")
         if status == 401:
             raise DeliveryAuthError(f"{self.kind} refused the token (HTTP 401: {detail}); "
                                     f"check BESTIE_{self.kind.upper()}_TOKEN", status=status)
@@ -281,11 +293,18 @@ class Sender:
                 text = text.replace(form, "***")
         return text
 
+    def said(self, text: str) -> str:
+        """Text from the server (or a library quoting it) fit for a one-line error: the token masked,
+        line breaks and runs of whitespace made one space, control characters shown as escapes,
+        at most ``SAID_LIMIT`` characters."""
+        flat = printable(" ".join(self.redact(str(text)).split()))
+        return flat if len(flat) <= SAID_LIMIT else flat[:SAID_LIMIT - 1] + "…"
+
     def _unexpected(self, exc: BaseException) -> DeliveryError:
         """A failure no branch of ``_post_once`` expected (a library error, a bug of ours): turned
         into a ``DeliveryError`` with the token masked, so that it is recorded like any failed
         delivery and no traceback (whose messages may quote the URL, and so the token) is shown."""
-        detail = self.redact(f"{type(exc).__name__}: {exc}")
+        detail = self.said(f"{type(exc).__name__}: {exc}")
         return DeliveryError(f"{self.kind}: the request failed unexpectedly ({detail})")
 
     def __repr__(self) -> str:  # never show the token, even in a debugger or a traceback's locals
@@ -305,15 +324,24 @@ def _exchange(opener: urllib.request.OpenerDirector, request: urllib.request.Req
         response = opener.open(request, timeout=timeout)
     except urllib.error.HTTPError as exc:  # a 4xx/5xx answer: read like any other
         response = exc
-    with response:
-        return response.status, response.read(), response.headers
+    with response:  # read no further than the cap: a server announcing 3 GB gets 1 MB read
+        return response.status, response.read(MAX_ANSWER_BYTES + 1), response.headers
 
 
 def _json(raw: bytes) -> Any:
+    """The JSON value of an answer, or ``None`` when it is not readable JSON (not UTF-8, malformed,
+    an integer too long to convert, nesting deeper than the recursion limit)."""
     try:
         return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return None
+
+
+def _message_id(body: Any, key: str) -> str | None:
+    """``body[key]["message_id"]`` as text when the answer has that shape, else ``None``."""
+    inner = body.get(key) if isinstance(body, dict) else None
+    value = inner.get("message_id") if isinstance(inner, dict) else None
+    return str(value) if isinstance(value, (int, str)) and not isinstance(value, bool) and value != "" else None
 
 
 class TelegramSender(Sender):
@@ -337,8 +365,11 @@ class TelegramSender(Sender):
 
     def check_body(self, body, status):
         if isinstance(body, dict) and body.get("ok"):
-            return str((body.get("result") or {}).get("message_id", "")) or None
-        raise DeliveryError(f"telegram refused the message: {self.redact(self.describe(body) or 'no answer')}",
+            return _message_id(body, "result")
+        if body is None:  # not retried: the message may well have been delivered
+            raise DeliveryError(f"telegram answered HTTP {status} with no readable JSON; check the chat "
+                                "before sending again", status=status)
+        raise DeliveryError(f"telegram refused the message: {self.said(self.describe(body) or 'no answer')}",
                             status=status)
 
     def describe(self, body):
@@ -346,8 +377,7 @@ class TelegramSender(Sender):
 
     def body_retry_after(self, body):
         params = body.get("parameters") if isinstance(body, dict) else None
-        value = params.get("retry_after") if isinstance(params, dict) else None
-        return float(value) if isinstance(value, (int, float)) else None
+        return usable_delay(params.get("retry_after")) if isinstance(params, dict) else None
 
 
 class ZaloSender(Sender):
@@ -369,11 +399,12 @@ class ZaloSender(Sender):
 
     def check_body(self, body, status):
         if not isinstance(body, dict):
-            raise DeliveryError("zalo gave an answer that is not JSON", status=status)
+            raise DeliveryError(f"zalo answered HTTP {status} with no readable JSON; check the chat before "
+                                "sending again", status=status)
         code = body.get("error", 0)
         if code == 0:
-            return str((body.get("data") or {}).get("message_id", "")) or None
-        detail = self.redact(f"error {code}: {self.describe(body)}")
+            return _message_id(body, "data")
+        detail = self.said(f"error {code}: {self.describe(body)}")
         if code in self.AUTH_CODES or "access token" in self.describe(body).lower():
             raise DeliveryAuthError(f"zalo refused the token ({detail}); check BESTIE_ZALO_TOKEN", status=status)
         if code in self.RATE_CODES:
