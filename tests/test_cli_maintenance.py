@@ -291,3 +291,23 @@ def test_a_server_that_breaks_http_is_a_recorded_failure_with_the_digest_kept(ru
     last = json.loads(run("digest", "--last", "--json").stdout)
     assert last["outcome"] == "failed" and "not valid HTTP" in last["error"]
     assert last["text"].startswith("Bestie memory digest")
+
+
+def test_a_schedule_that_never_fires_is_refused_and_status_survives_odd_lines(run, tab):
+    bad = run("maintenance", "install", "--channel", "telegram:42", "--schedule", "0 9 31 2 *",
+              "--crontab-file", str(tab))
+    assert bad.exit_code == 1 and bad.output.strip().splitlines() == [
+        "Error: invalid schedule '0 9 31 2 *': it never runs (no month has that day, e.g. 31 February)"]
+    assert tab.read_text() == OWNER_TAB
+    for line, shown in [
+        (f"0 9 31 2 * /usr/bin/bestie memory digest --channel telegram:7 # {MARKER}",
+         "never (the schedule never runs)"),
+        (f"0 9 * * 1 /usr/bin/bestie memory digest --channel 'telegram:7 # {MARKER}", "channel          -"),
+        (f"garbage \x1b[31m # {MARKER}", "schedule         unreadable"),
+    ]:
+        tab.write_bytes(OWNER_TAB.encode() + b"# caf\xe9\n" + line.encode() + b"\n")
+        status = run("maintenance", "status", "--crontab-file", str(tab))
+        assert status.exit_code == 0, status.output
+        assert shown in status.stdout and "\x1b" not in status.output
+        assert "warning: the entry in the crontab: " in status.stderr
+        assert json.loads(run("maintenance", "status", "--crontab-file", str(tab), "--json").stdout)["installed"]

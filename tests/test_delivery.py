@@ -447,7 +447,8 @@ def answered(body: bytes) -> bytes:
 
 @pytest.mark.parametrize("answer, expected", [
     (b"HTTP/1.1 abc\r\n\r\n", "the server's answer is not valid HTTP (BadStatusLine"),
-    (b"HTTP/1.1 200 OK\r\n" + b"X-A: 1\r\n" * 101 + b"\r\n", "the server's answer is not valid HTTP (HTTPException: got more than 100 headers"),
+    (b"HTTP/1.1 200 OK\r\n" + b"X-A: 1\r\n" * 101 + b"\r\n",
+     "the server's answer is not valid HTTP (HTTPException: got more than 100 headers"),
     (answered(b'{"ok": true, "result": {"message_id": 1' + b"1" * 5000 + b"}}"), "with no readable JSON"),
     (answered(b"[" * 100000), "with no readable JSON"),
 ], ids=["bad-status-line", "101-headers", "5000-digit-int", "deep-nesting"])

@@ -241,3 +241,57 @@ def test_an_oversized_tab_file_is_refused_unread_and_unchanged(tmp_path):
     with pytest.raises(m.CrontabError, match="larger than"):
         m.install("telegram:1", tmp_path / "a.db", crontab_file=path, env={})
     assert path.stat().st_size == before
+
+
+# ------------------------------------------------------------------ schedules that never fire, odd content
+@pytest.mark.parametrize("schedule", ["0 9 31 2 *", "0 9 30 2 *", "0 9 31 4 *"])
+def test_a_schedule_that_never_fires_is_refused_and_nothing_written(tab, tmp_path, schedule):
+    before = tab.read_bytes()
+    with pytest.raises(InvalidValueError, match="never runs"):
+        m.install("telegram:1", tmp_path / "a.db", schedule, crontab_file=tab, env={})
+    assert tab.read_bytes() == before
+
+
+def test_a_leap_day_schedule_is_accepted():
+    assert m.validate_schedule("0 9 29 2 *") == "0 9 29 2 *"
+
+
+def test_status_of_a_hand_edited_entry_that_never_fires(tab, tmp_path, store):
+    m.install("telegram:1", tmp_path / "a.db", crontab_file=tab, env={})
+    tab.write_text(tab.read_text().replace("0 9 * * 1 ", "0 9 31 2 * "))
+    status = m.maintenance_status(store, tab, env={})
+    assert status.entry.schedule == "0 9 31 2 *" and status.entry.next_run is None
+    assert status.entry.channel == "telegram:1"
+    assert any("never runs" in w for w in status.warnings)
+
+
+def test_status_of_our_line_with_an_unbalanced_quote(tab, store):
+    tab.write_text(OWNER_TAB + f"\n0 9 * * 1 /usr/bin/bestie memory digest --channel 'telegram:1 # {m.MARKER}\n")
+    status = m.maintenance_status(store, tab, env={})
+    assert status.entry is not None and status.entry.schedule == "0 9 * * 1"
+    assert status.entry.channel is None and status.entry.next_run is not None
+    assert any("cannot be read" in w for w in status.warnings)
+
+
+def test_a_non_utf8_byte_anywhere_survives_install_and_remove_byte_for_byte(tmp_path, store):
+    path = tmp_path / "tab"
+    owner = b"# caf\xe9 in latin-1\n30 1 * * * /usr/bin/nightly --to \xff\xfe\n"
+    path.write_bytes(owner)
+    entry = m.install("telegram:1", tmp_path / "a.db", crontab_file=path, env={})
+    assert entry.channel == "telegram:1"
+    assert path.read_bytes().startswith(owner) and path.read_bytes().count(b"\n") == 3
+    assert m.maintenance_status(store, path, env={}).entry.channel == "telegram:1"
+    assert m.remove(crontab_file=path, env={}) is True
+    assert path.read_bytes() == owner
+
+
+def test_a_non_utf8_byte_in_our_own_line_is_shown_not_crashed_on(tmp_path, store):
+    import json
+
+    path = tmp_path / "tab"
+    m.install("telegram:1", tmp_path / "a.db", crontab_file=path, env={})
+    path.write_bytes(path.read_bytes().replace(b"a.db", b"\xe9.db"))
+    status = m.maintenance_status(store, path, env={})
+    assert status.entry.db.endswith("\ufffd.db")  # shown with a replacement character
+    json.dumps(status.to_dict(), ensure_ascii=False).encode("utf-8")  # printable and storable
+    m.remember_entry(store, status.entry)

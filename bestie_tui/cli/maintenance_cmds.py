@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from ..core.maintenance import DEFAULT_SCHEDULE
+from ..core.text import printable
 from .common import db_option
 from .memory_cmds import json_option, memory, pass_app
 from .render import emit_json, kv
@@ -28,7 +29,14 @@ def _target_file(store, crontab_file):
 
 
 def _when(entry) -> str:
-    return f"{entry.next_run:%Y-%m-%d %H:%M} (local time)" if entry.next_run else "never (disabled)"
+    if entry.next_run:
+        return f"{entry.next_run:%Y-%m-%d %H:%M} (local time)"
+    return "never (disabled)" if not entry.enabled else "never (the schedule never runs)"
+
+
+def _shown(value) -> str:
+    """A crontab value for the terminal: the owner may have edited anything into the line."""
+    return printable(str(value))
 
 
 @memory.group()
@@ -54,8 +62,8 @@ def install_cmd(app, channel, schedule, crontab_file, as_json) -> None:
     if as_json:
         emit_json({"entry": entry.to_dict(), "warnings": [warning] if warning else []})
         return
-    kv([("installed in", entry.crontab), ("schedule", entry.schedule), ("channel", entry.channel),
-        ("database", entry.db), ("next run", _when(entry)), ("command", entry.command)])
+    kv([("installed in", _shown(entry.crontab)), ("schedule", entry.schedule), ("channel", entry.channel),
+        ("database", _shown(entry.db)), ("next run", _when(entry)), ("command", _shown(entry.command))])
     if warning:
         click.echo(f"warning: {warning}", err=True)
 
@@ -82,17 +90,17 @@ def status_cmd(app, crontab_file, as_json) -> None:
         if unreadable:
             raise click.ClickException(unreadable)
         return
-    pairs = [("crontab", st.crontab)]
+    pairs = [("crontab", _shown(st.crontab))]
     entry = st.entry
     if unreadable:
-        pairs.append(("schedule", f"unknown: {unreadable}"))
+        pairs.append(("schedule", _shown(f"unknown: {unreadable}")))
     elif entry is None:
         pairs.append(("schedule", "not installed (bestie memory maintenance install --channel …)"))
         if st.program_missing:
             pairs.append(("", st.crontab_problem))
     else:
-        pairs += [("schedule", entry.schedule), ("channel", entry.channel or "-"), ("database", entry.db or "-"),
-                  ("next run", _when(entry))]
+        pairs += [("schedule", _shown(entry.schedule)), ("channel", _shown(entry.channel or "-")),
+                  ("database", _shown(entry.db or "-")), ("next run", _when(entry))]
     last = st.last_digest
     if last is None:
         pairs.append(("last digest", "none sent yet"))
@@ -105,7 +113,7 @@ def status_cmd(app, crontab_file, as_json) -> None:
             pairs.append(("", "the digest was kept: bestie memory digest --last"))
     kv(pairs)
     for warning in st.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {_shown(warning)}", err=True)
     if unreadable:
         raise click.ClickException(unreadable)  # everything else was shown first
 

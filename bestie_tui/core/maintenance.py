@@ -70,6 +70,9 @@ class MaintenanceEntry:
     enabled: bool
     crontab: str
     next_run: datetime | None = None
+    #: What could not be read from a hand-edited line (its schedule never runs, its command has an
+    #: unbalanced quote…): ``status`` reports the rest and warns about these.
+    problems: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -118,6 +121,11 @@ def validate_schedule(schedule: str) -> str:
     if len(text.split(" ")) != 5 or not CronSlices.is_valid(text) or not croniter.is_valid(text):
         raise InvalidValueError(f"invalid schedule {schedule!r}: use five cron fields "
                                 "(minute hour day-of-month month day-of-week), e.g. '0 9 * * 1' for Monday 09:00")
+    try:  # valid fields can still name no real date (31 February): cron would never run it
+        next_run(text)
+    except ValueError:  # croniter's CroniterBadDateError is a ValueError
+        raise InvalidValueError(f"invalid schedule {schedule!r}: it never runs (no month has that day, "
+                                "e.g. 31 February)") from None
     return text
 
 
@@ -187,8 +195,9 @@ class CrontabTarget:
     def _file(self, writing: bool = False) -> Path:
         """The file to read and write: the final target of a symlink (so a linked tab is updated in
         place and the link kept), which must be a regular file or a missing file (in an existing
-        directory when ``writing``; reading a tab that is not there gives ''). Devices, FIFOs and directories are refused: an atomic rename would replace a
-        device node with a regular file, and reading a FIFO blocks. Raises CrontabError."""
+        directory when ``writing``; reading a tab that is not there gives ''). Devices, FIFOs and
+        directories are refused: an atomic rename would replace a device node with a regular file,
+        and reading a FIFO blocks. Raises CrontabError."""
         assert self.path is not None
         real = Path(os.path.realpath(self.path))
         via = f" (it links to {real})" if real != self.path else ""
@@ -196,7 +205,8 @@ class CrontabTarget:
             info = os.stat(real)
         except FileNotFoundError:
             if writing and not real.parent.is_dir():  # parents are never created: a typo must not grow a tree
-                raise CrontabError(f"cannot use {self.path}: the directory {real.parent} does not exist{via}") from None
+                raise CrontabError(f"cannot use {self.path}: the directory {real.parent} "
+                                   f"does not exist{via}") from None
             return real
         except OSError as exc:
             raise CrontabError(f"cannot read {self.path}: {exc.strerror}{via}") from None
@@ -206,7 +216,9 @@ class CrontabTarget:
 
     def read(self) -> str:
         """The whole crontab text ('' when there is none yet). A tab file is read only if it is a
-        regular file (see ``_file``) of at most ``MAX_CRONTAB_BYTES``. Raises CrontabError."""
+        regular file (see ``_file``) of at most ``MAX_CRONTAB_BYTES``. Bytes that are not UTF-8 are
+        carried as surrogates (``surrogateescape``) and written back as the same bytes, so the
+        owner's lines stay byte for byte. Raises CrontabError."""
         if self.path is not None:
             real = self._file()
             try:  # O_NONBLOCK: should a FIFO be swapped in after the check, opening it must not block
@@ -225,7 +237,7 @@ class CrontabTarget:
             if len(data) > MAX_CRONTAB_BYTES:
                 raise CrontabError(f"cannot read {self.path}: larger than {MAX_CRONTAB_BYTES} bytes, "
                                    "not a crontab")
-            return data.decode("utf-8")
+            return data.decode("utf-8", "surrogateescape")
         proc = self._run(["-l"])
         if proc.returncode != 0:
             if "no crontab for" in proc.stderr:
@@ -253,7 +265,7 @@ class CrontabTarget:
             info = real.stat() if real.exists() else None
             fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.")
             with os.fdopen(fd, "wb") as fh:
-                fh.write(text.encode("utf-8"))
+                fh.write(text.encode("utf-8", "surrogateescape"))
             os.chmod(tmp, info.st_mode & 0o7777 if info else 0o644)
             if info is not None and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
                 try:  # root editing another user's tab file: it stays theirs
@@ -277,7 +289,12 @@ class CrontabTarget:
         if program is None:
             raise NoCrontabProgram("no `crontab` program on this machine; use --crontab-file FILE "
                                "(or BESTIE_CRONTAB) to manage a tab file instead")
-        return subprocess.run([program, *args], input=stdin, capture_output=True, text=True, check=False)
+        data = None if stdin is None else stdin.encode("utf-8", "surrogateescape")
+        proc = subprocess.run([program, *args], input=data, capture_output=True, check=False)
+        # The crontab's bytes are carried as they are (see read); crontab's own messages are text.
+        return subprocess.CompletedProcess(proc.args, proc.returncode,
+                                           proc.stdout.decode("utf-8", "surrogateescape"),
+                                           proc.stderr.decode("utf-8", "replace"))
 
 
 def is_our_line(line: str) -> bool:
@@ -296,21 +313,44 @@ def _split_lines(text: str) -> list[str]:
     return [p + "\n" for p in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])
 
 
+def _shown(text: str) -> str:
+    """``text`` fit to show and store: bytes that were not UTF-8 (carried as surrogates, see
+    ``CrontabTarget.read``) become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _parse_entry(line: str, target: CrontabTarget, now: datetime | None) -> MaintenanceEntry:
+    """Our entry from its crontab line. Never raises: the owner may have edited the line into
+    anything, and ``status`` must still report what it can (``problems`` says what it could not)."""
     from crontab import CronTab
 
+    line = _shown(line)
     enabled = not line.lstrip().startswith("#")
     body = line.lstrip().lstrip("#").strip() if not enabled else line
-    jobs = [j for j in CronTab(tab=body) if j.comment.startswith(MARKER)]
-    if not jobs:  # hand-edited into something cron cannot read: report it as is
-        return MaintenanceEntry("?", None, None, body, line, False, str(target))
-    job = jobs[0]
-    schedule = job.slices.render()
-    argv = shlex.split(job.command.replace("\\%", "%"))
+    try:
+        jobs = [j for j in CronTab(tab=body) if j.comment.startswith(MARKER)]
+        schedule = jobs[0].slices.render() if jobs else None
+    except Exception:  # noqa: BLE001 - python-crontab on hand-edited text: reported, never fatal
+        jobs, schedule = [], None
+    if not jobs or not schedule:
+        return MaintenanceEntry("unreadable", None, None, body, line, False, str(target),
+                                problems=["cron cannot read this line: install again to rewrite it"])
+    command = jobs[0].command
+    problems: list[str] = []
+    try:
+        argv = shlex.split(command.replace("\\%", "%"))
+    except ValueError:
+        argv = []
+        problems.append("its command cannot be read (an unbalanced quote?): channel and database unknown")
     channel = argv[argv.index("--channel") + 1] if "--channel" in argv[:-1] else None
     db = argv[argv.index("--db") + 1] if "--db" in argv[:-1] else None
-    when = next_run(schedule, now) if enabled and schedule != "@reboot" else None
-    return MaintenanceEntry(schedule, channel, db, job.command, line, enabled, str(target), when)
+    when = None
+    if enabled and schedule != "@reboot":
+        try:
+            when = next_run(schedule, now)
+        except Exception:  # noqa: BLE001 - croniter on hand-edited text: reported, never fatal
+            problems.append(f"its schedule {schedule!r} never runs (no month has that day?)")
+    return MaintenanceEntry(schedule, channel, db, command, line, enabled, str(target), when, problems)
 
 
 # ------------------------------------------------------------------ the operations
@@ -414,6 +454,7 @@ def maintenance_status(store=None, crontab_file: str | Path | None = None, *, no
         return status
     if not entry.enabled:
         status.warnings.append("the entry is commented out in the crontab: it does not run")
+    status.warnings += [f"the entry in the crontab: {problem}" for problem in entry.problems]
     warning = token_warning(entry.channel, entry.command, env)
     if warning:
         status.warnings.append(warning)
