@@ -511,3 +511,16 @@ def test_what_the_server_says_is_quoted_on_one_line_escaped_and_short(stub, slee
     message = str(info.value)
     assert "\n" not in message and "\x1b" not in message and "\\x1b[31m" in message
     assert "Bad Request: line two" in message and len(message) < 450
+
+
+@pytest.mark.parametrize("text", ["telegram:١٢٣", "telegram:-١٢٣", "zalo:١٢٣", "telegram:１２３", "zalo:２",
+                                  "telegram:12\u00b3", "telegram:-", "zalo:-5", "telegram:--5"])
+def test_only_ascii_digits_make_a_chat_id(text):
+    with pytest.raises(InvalidValueError, match="invalid channel"):
+        parse_channel(text)
+
+
+def test_ascii_chat_ids_and_group_ids_are_accepted():
+    assert str(parse_channel("telegram:-100200300")) == "telegram:-100200300"
+    assert str(parse_channel(" Zalo:2468458835296117922 ")) == "zalo:2468458835296117922"
+    assert str(parse_channel("telegram:@bestie_bot")) == "telegram:@bestie_bot"

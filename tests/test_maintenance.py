@@ -295,3 +295,10 @@ def test_a_non_utf8_byte_in_our_own_line_is_shown_not_crashed_on(tmp_path, store
     assert status.entry.db.endswith("\ufffd.db")  # shown with a replacement character
     json.dumps(status.to_dict(), ensure_ascii=False).encode("utf-8")  # printable and storable
     m.remember_entry(store, status.entry)
+
+
+def test_a_chat_id_in_other_digits_is_refused_and_nothing_installed(tab, tmp_path):
+    before = tab.read_bytes()
+    with pytest.raises(InvalidValueError, match="invalid channel"):
+        m.install("telegram:١٢٣", tmp_path / "a.db", crontab_file=tab, env={})
+    assert tab.read_bytes() == before

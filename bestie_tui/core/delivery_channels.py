@@ -17,8 +17,10 @@ from .delivery_errors import DeliveryAuthError, DeliveryConfigError
 from .errors import InvalidValueError
 
 CHANNEL_KINDS = ("telegram", "zalo")
-_TELEGRAM_TARGET = re.compile(r"^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$")
-_ZALO_TARGET = re.compile(r"^\d{1,32}$")
+# [0-9], not \d: \d also matches Arabic-Indic, fullwidth and other digits, which no API takes.
+# Matched with fullmatch (``$`` would also accept a trailing newline).
+_TELEGRAM_TARGET = re.compile(r"-?[0-9]{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31}")
+_ZALO_TARGET = re.compile(r"[0-9]{1,32}")
 #: A token file larger than this (bytes) is refused, not read: a token is one short line.
 MAX_TOKEN_FILE_BYTES = 65536
 
@@ -35,8 +37,8 @@ class Channel:
 
 
 def parse_channel(text: str) -> Channel:
-    """Parse ``telegram:<chat id>`` (an integer, negative for groups, or ``@channelname``) or
-    ``zalo:<user id>`` (digits).
+    """Parse ``telegram:<chat id>`` (an integer in ASCII digits, negative for groups, or
+    ``@channelname``) or ``zalo:<user id>`` (ASCII digits).
 
     Raises:
         InvalidValueError: anything else, with the accepted forms in the message.
@@ -44,7 +46,7 @@ def parse_channel(text: str) -> Channel:
     kind, sep, target = (text or "").strip().partition(":")
     kind = kind.lower()
     pattern = {"telegram": _TELEGRAM_TARGET, "zalo": _ZALO_TARGET}.get(kind)
-    if not sep or pattern is None or not pattern.match(target):
+    if not sep or pattern is None or not pattern.fullmatch(target):
         raise InvalidValueError(
             f"invalid channel {text!r}: use telegram:<chat id> (e.g. telegram:123456789) "
             "or zalo:<user id> (e.g. zalo:2468458835296117922)"

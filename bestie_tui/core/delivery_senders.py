@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.client
 import json
 import logging
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -359,7 +360,8 @@ class TelegramSender(Sender):
         return utf16_len(text)
 
     def request_for(self, target, text):
-        chat_id: int | str = int(target) if target.lstrip("-").isdigit() else target
+        numeric = re.fullmatch(r"-?[0-9]+", target) is not None  # ASCII only, like parse_channel
+        chat_id: int | str = int(target) if numeric else target
         body = {"chat_id": chat_id, "text": text, "link_preview_options": {"is_disabled": True}}
         return f"{self.base_url}/bot{self._token}/sendMessage", {}, body
 
