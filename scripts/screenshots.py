@@ -1,7 +1,8 @@
 """Render the console's views of the demo database to SVG in ``screenshots/``.
 
-Usage: ``python scripts/screenshots.py [--out screenshots]``. Uses a fresh demo database in a temp
-dir, a fixed terminal size (120×36) and the default theme, so runs are comparable.
+Usage: ``python scripts/screenshots.py [--out screenshots] [VIEW ...]``. Uses a fresh demo database
+in a temp dir, a frozen clock, a fixed terminal size (120×36) and the default theme, so reruns differ
+only where the UI changed.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from bestie_tui.core.demo import ensure_demo_db
+import shutil
+from datetime import datetime
+
+from bestie_tui.core.demo import populate
 from bestie_tui.core.store import MemoryStore
 from bestie_tui.tui.app import BestieApp
 
@@ -27,8 +31,12 @@ VIEWS = {
 }
 
 
+#: The clock the screenshots are taken at, so reruns differ only where the UI changed.
+NOW = datetime(2026, 11, 30, 9, 0, 0)
+
+
 async def render(view: str, keys: list[str], out: Path, db: Path) -> Path:
-    store = MemoryStore(db)
+    store = MemoryStore(db, clock=lambda: NOW)
     app = BestieApp(store, poll_interval=0, start_mode=view)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
@@ -50,10 +58,16 @@ def main() -> None:
     parser.add_argument("views", nargs="*", default=list(VIEWS), help="views to render (default: all)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        db = ensure_demo_db(Path(tmp) / "demo.db")
-        for view in args.views:
-            print(asyncio.run(render(view, VIEWS.get(view, []), args.out, db)))
+    work = Path(tempfile.gettempdir()) / "bestie-screenshots"  # a fixed path: it shows in the status line
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    db = work / "demo.db"
+    store = MemoryStore(db, clock=lambda: NOW)
+    populate(store, now=NOW)
+    store.close()
+    for view in args.views:
+        print(asyncio.run(render(view, VIEWS.get(view, []), args.out, db)))
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
