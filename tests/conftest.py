@@ -77,3 +77,24 @@ def shared_data(name: str) -> Path:
             pytest.fail(reason + "; CI is set, so this is a failure")
         pytest.skip(reason)
     return path
+
+
+def finishes(fn, seconds: float = 10.0):
+    """Run ``fn`` in a daemon thread; return ``("returned", value)`` or ``("raised", exc)``. Fails the
+    test if ``fn`` still runs after ``seconds``: a FIFO or a slow server must fail a test, not hang
+    the suite."""
+    import threading
+
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = ("returned", fn())
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test to assert on
+            box["value"] = ("raised", exc)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still running after {seconds} s"
+    return box["value"]

@@ -11,6 +11,7 @@ from bestie_tui.core.conversation import SUMMARY_SESSION
 from bestie_tui.core.pins import is_summary
 from bestie_tui.core.store import MemoryStore
 from bestie_tui.core.tokens import count_tokens
+from conftest import finishes
 
 
 def chat(n: int) -> list[dict]:
@@ -202,22 +203,13 @@ def test_compress_says_when_it_stored_the_summary(run, db_path):
     assert "summary already stored" in again.stderr
 
 
-def finishes(fn, seconds: float = 10.0):
-    """``fn()``'s result, or a failure when it blocks (a FIFO waits forever for a writer)."""
-    import threading
-
-    box: dict = {}
-    worker = threading.Thread(target=lambda: box.update(value=fn()), daemon=True)
-    worker.start()
-    worker.join(seconds)
-    assert not worker.is_alive(), f"still blocked after {seconds} s"
-    return box["value"]
 
 
 def test_fifo_artifact_is_listed_as_skipped(run, tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    result = finishes(lambda: run("context", "pack", "--user", "linh", "--task", "hi", "--artifact", str(fifo)))
+    how, result = finishes(lambda: run("context", "pack", "--user", "linh", "--task", "hi", "--artifact", str(fifo)))
+    assert how == "returned", result
     assert result.exit_code == 0
     assert f"skipped: {fifo} (not a regular file (FIFO))" in result.stdout
 
@@ -230,7 +222,8 @@ def test_fifo_or_directory_as_input_is_a_one_line_error(run, tmp_path, args):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     for path, kind in ((fifo, "FIFO"), (tmp_path, "directory")):
-        result = finishes(lambda path=path: run(*[a.format(f=path) for a in args]))
+        how, result = finishes(lambda path=path: run(*[a.format(f=path) for a in args]))
+        assert how == "returned", result
         assert result.exit_code == 1
         assert result.stderr.strip() == (f"Error: cannot read {path}: not a regular file ({kind}); "
                                          "pipe it to standard input with - instead")

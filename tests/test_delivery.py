@@ -33,6 +33,7 @@ except ImportError:  # before the fix
     MAX_TOKEN_FILE_BYTES = 65536
     MAX_ANSWER_BYTES = 1_000_000
 from bestie_tui.core.errors import InvalidValueError
+from conftest import finishes
 
 TOKEN = "123456:SECRET-token_value"
 ZALO_TOKEN = "zalo-SECRET-access-token"
@@ -311,24 +312,6 @@ def test_a_good_base_url_keeps_its_path_prefix(stub, sleeps):
 
 
 # ------------------------------------------------------------------ tokens that cannot be sent
-def finishes(fn, seconds: float = 5.0):
-    """Run ``fn`` in a daemon thread; return ``("returned", value)`` or ``("raised", exc)``, failing
-    the test if it still runs after ``seconds`` (a FIFO or a slow server must never block us)."""
-    import threading
-
-    box: dict = {}
-
-    def target():
-        try:
-            box["value"] = ("returned", fn())
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test to assert on
-            box["value"] = ("raised", exc)
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still running after {seconds} s"
-    return box["value"]
 
 
 BAD_TOKENS = ["123:FAKE TOKEN sp", "123:FAKE\tTOKEN", "123:FA\x1bKE", "123:FAKE\x00", "123:FAKÉ", "123:FAKE\u2028X"]

@@ -12,6 +12,7 @@ import pytest
 
 from bestie_tui.core import maintenance as m
 from bestie_tui.core.errors import InvalidValueError
+from conftest import finishes
 
 #: A crontab the owner wrote by hand: env lines in several styles, odd spacing, a disabled job,
 #: a job whose command contains ``#``, no newline at the end. python-crontab's own re-render would
@@ -158,24 +159,6 @@ def test_removal_and_reinstall_keep_a_later_last_line_without_newline(tmp_path):
 
 
 # ------------------------------------------------------------------ what a crontab file may be
-def finishes(fn, seconds: float = 5.0):
-    """Run ``fn`` in a daemon thread and return what it returned or raised (as ``("raised", exc)``);
-    fail the test if it is still running after ``seconds`` (a FIFO must never block us)."""
-    import threading
-
-    box: dict = {}
-
-    def target():
-        try:
-            box["value"] = ("returned", fn())
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test to assert on
-            box["value"] = ("raised", exc)
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still blocked after {seconds} s"
-    return box["value"]
 
 
 def test_a_device_is_refused_and_left_a_device(tmp_path):

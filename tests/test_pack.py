@@ -11,6 +11,7 @@ from bestie_tui.core.errors import InvalidValueError
 from bestie_tui.core.pack import ArtifactSpec, BudgetError, build_pack, read_artifact
 from bestie_tui.core.pins import ARTIFACT, MEMORY_BLOCK, PROJECT_CONTEXT, USER_INFO, is_summary
 from bestie_tui.core.tokens import count_tokens
+from conftest import finishes
 
 
 def recount(messages, mode):
@@ -202,25 +203,16 @@ def test_bad_artifact_specs_are_clear_errors(spec, message):
         build_pack("x", artifacts=[spec])
 
 
-def finishes(fn, seconds: float = 10.0):
-    """``fn()``'s result, or a test failure when it blocks (a FIFO opened for reading waits forever for
-    a writer): a hang must fail the test, not the suite."""
-    import threading
-
-    box: dict = {}
-    worker = threading.Thread(target=lambda: box.update(value=fn()), daemon=True)
-    worker.start()
-    worker.join(seconds)
-    assert not worker.is_alive(), f"still blocked after {seconds} s"
-    return box["value"]
 
 
 def test_fifo_artifact_is_skipped_not_waited_on(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    ex = finishes(lambda: read_artifact(fifo, 300))
+    how, ex = finishes(lambda: read_artifact(fifo, 300))
+    assert how == "returned", ex
     assert ex.error == "not a regular file (FIFO)" and ex.text == ""
-    pack = finishes(lambda: build_pack("hi", artifacts=[str(fifo)]))
+    how, pack = finishes(lambda: build_pack("hi", artifacts=[str(fifo)]))
+    assert how == "returned", pack
     assert pack.manifest.skipped == {str(fifo): "not a regular file (FIFO)"} and pack.manifest.missing == []
     assert [m["content"] for m in pack.messages] == ["hi"]
 
