@@ -28,7 +28,6 @@ re-exports their public names and offers ``sender_for`` and ``deliver``.
 
 from __future__ import annotations
 
-import logging
 from typing import Mapping
 
 from .delivery_channels import (  # noqa: F401  (re-exported)
@@ -61,7 +60,6 @@ from .delivery_senders import (  # noqa: F401  (re-exported)
     utf16_len,
 )
 
-log = logging.getLogger(__name__)
 
 
 def sender_for(channel: Channel | str, store=None, *, env: Mapping[str, str] | None = None,
