@@ -59,8 +59,8 @@ def timed(fn, repeat: int) -> tuple[list[float], object]:
 @click.option("--turns", type=click.IntRange(min=100), default=10_000, show_default=True)
 def main(data: Path, repeat: int, turns: int) -> None:
     """Print compression timings for one conversation and for --turns turns."""
-    from bestie_tui.core.conversation import compress
-    from bestie_tui.core.pack import build_pack
+    from bestie_tui.conversation.compress import compress
+    from bestie_tui.conversation.pack import build_pack
 
     locomo = _locomo()
     convs = locomo.load_conversations(data)

@@ -45,9 +45,9 @@ def load_facts(scenario: str) -> list[tuple[str, str]]:
 
 def build_store(path: Path, facts: list[tuple[str, str]]):
     """A real store with every fact approved; bulk-inserted (setup, not measured as doctor time)."""
-    from bestie_tui.core import text as textmod
-    from bestie_tui.core.models import Memory
-    from bestie_tui.core.store import MemoryStore
+    from bestie_tui.text import words as textmod
+    from bestie_tui.store.models import Memory
+    from bestie_tui.store.memory_store import MemoryStore
 
     base = datetime(2026, 11, 30, 12, 0, 0)
     store = MemoryStore(path, clock=lambda: base)
@@ -64,7 +64,7 @@ def build_store(path: Path, facts: list[tuple[str, str]]):
 
 
 def run(scenario: str, use_tracemalloc: bool) -> dict:
-    from bestie_tui.core.doctor import run_doctor
+    from bestie_tui.hygiene.doctor import run_doctor
 
     facts = load_facts(scenario)
     with tempfile.TemporaryDirectory() as tmp:

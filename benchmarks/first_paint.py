@@ -28,8 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bestie_tui.core.errors import BestieError
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.errors import BestieError
+from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.widgets.memory_list import MemoryList
 

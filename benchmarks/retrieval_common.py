@@ -10,9 +10,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from bestie_tui.core import text as textmod
-from bestie_tui.core.models import Memory
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.text import words as textmod
+from bestie_tui.store.models import Memory
+from bestie_tui.store.memory_store import MemoryStore
 
 RANKERS = ("scorer", "relevance only", "fts5 plain", "fts5 porter+stop")
 
@@ -42,7 +42,7 @@ def seed_store(path: Path, docs: list[Doc], now: datetime) -> tuple[MemoryStore,
 
 def relevance_only(store: MemoryStore) -> None:
     """Zero every weight but relevance: the lexical relevance alone orders the records."""
-    from bestie_tui.core.scoring import PARTS
+    from bestie_tui.store.scoring import PARTS
 
     for part in PARTS[1:]:
         store.set_setting(f"score.{part}", 0)
@@ -50,7 +50,7 @@ def relevance_only(store: MemoryStore) -> None:
 
 def scorer_ranker(store: MemoryStore, user: str = "owner") -> Callable[[str, int], list[int]]:
     """Memory ids in the order ``build_context`` ranks working records (a preview: no access bump)."""
-    from bestie_tui.core.assembly import build_context
+    from bestie_tui.retrieval.assembly import build_context
 
     def rank(query: str, k: int) -> list[int]:
         store.set_setting  # noqa: B018 (settings are read per call, as at runtime)

@@ -15,8 +15,8 @@ from pathlib import Path
 import shutil
 from datetime import datetime
 
-from bestie_tui.core.demo import populate
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.cli.demo import populate
+from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.tui.app import BestieApp
 
 #: view name → keys pressed after switching to it (to show something worth seeing).

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.store.memory_store import MemoryStore
 
 FROZEN_NOW = datetime(2026, 11, 30, 12, 0, 0)
 #: ../shared/data beside the checkout, or wherever BESTIE_SHARED_DATA points.

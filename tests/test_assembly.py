@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bestie_tui.core.assembly import build_context
-from bestie_tui.core.errors import InvalidValueError
-from bestie_tui.core.tokens import count_tokens
+from bestie_tui.retrieval.assembly import build_context
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.text.tokens import count_tokens
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_core_cap_limits_core_records(store, linh):
 
 def test_inactive_records_never_enter_and_the_manifest_says_why(store, clock, linh):
     stale = store.add("note", "Coffee shop on Tràng Tiền street", user="linh")
-    from bestie_tui.core.models import Memory
+    from bestie_tui.store.models import Memory
 
     Memory.update(stale=True).where(Memory.id == stale.id).execute()
     old = store.add("note", "Coffee: likes it with condensed milk", user="linh")
@@ -83,8 +83,8 @@ def test_inactive_records_never_enter_and_the_manifest_says_why(store, clock, li
 
 def test_exclusions_happen_in_sql(store, linh, monkeypatch):
     """The candidate query itself carries the exclusions: inspect the SQL peewee sends."""
-    from bestie_tui.core.governance import active_condition, scope_condition
-    from bestie_tui.core.models import Memory
+    from bestie_tui.retrieval.governance import active_condition, scope_condition
+    from bestie_tui.store.models import Memory
 
     sql, params = Memory.select(Memory.id).where(active_condition(store.clock())
                                                  & scope_condition("governed", "linh", None, None)).sql()
@@ -197,7 +197,7 @@ def test_near_duplicates_do_not_crowd_out_a_distinct_relevant_memory(store):
 
 
 def test_a_place_typed_joined_finds_its_syllables(store):
-    from bestie_tui.core.assembly import build_context
+    from bestie_tui.retrieval.assembly import build_context
 
     store.add("identity", "Bob lives in Hà Nội", user="bob")
     store.add("identity", "Bob's sister studies in Đà Nẵng", user="bob")

@@ -11,16 +11,16 @@ import pytest
 from click.testing import CliRunner
 
 from bestie_tui.cli.main import cli
-from bestie_tui.core import transfer
-from bestie_tui.core.db import APPLICATION_ID
-from bestie_tui.core.errors import (
+from bestie_tui.store import transfer
+from bestie_tui.store.db import APPLICATION_ID
+from bestie_tui.errors import (
     ImportFormatError,
     InvalidValueError,
     NotFoundError,
     SchemaError,
     StorageError,
 )
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.store.memory_store import MemoryStore
 
 
 def digest(path):

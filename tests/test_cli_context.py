@@ -7,10 +7,10 @@ import os
 
 import pytest
 
-from bestie_tui.core.conversation import SUMMARY_SESSION
-from bestie_tui.core.pins import is_summary
-from bestie_tui.core.store import MemoryStore
-from bestie_tui.core.tokens import count_tokens
+from bestie_tui.conversation.compress import SUMMARY_SESSION
+from bestie_tui.conversation.pins import is_summary
+from bestie_tui.store.memory_store import MemoryStore
+from bestie_tui.text.tokens import count_tokens
 from conftest import finishes
 
 

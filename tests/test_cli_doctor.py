@@ -171,9 +171,9 @@ def test_report_shows_the_user_of_a_group_and_plain_metadata_wording(run, db_pat
         run("memory", "add", "preference", t, "--user", "an")
     out = run("memory", "analyze").output
     assert "user an" in out and "min cosine" in out and "cosine ≥" not in out
-    from bestie_tui.core.doctor import run_doctor
-    from bestie_tui.core.models import Memory
-    from bestie_tui.core.store import MemoryStore
+    from bestie_tui.hygiene.doctor import run_doctor
+    from bestie_tui.store.models import Memory
+    from bestie_tui.store.memory_store import MemoryStore
 
     store = MemoryStore(db_path)
     row = Memory.get_by_id(1)
@@ -191,8 +191,8 @@ def test_an_empty_plan_fingerprint_is_a_usage_error(run):
 
 
 def test_an_archived_expired_record_is_no_longer_stale(store):
-    from bestie_tui.core.doctor import run_doctor
-    from bestie_tui.core.models import Memory
+    from bestie_tui.hygiene.doctor import run_doctor
+    from bestie_tui.store.models import Memory
     from datetime import timedelta
 
     m = store.add("note", "On call this week")

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from stub_http import Reply, StubServer
 
 from bestie_tui.cli.main import cli
-from bestie_tui.core.maintenance import MARKER
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.maintenance.schedule import MARKER
+from bestie_tui.store.memory_store import MemoryStore
 
 TOKEN = "4242:SECRET-cli-token"
 OWNER_TAB = "MAILTO=me\n# keep me\n30 1 * * * /usr/bin/nightly\n"
@@ -176,7 +176,7 @@ def test_no_crontab_program_is_a_clear_error(run, tmp_path, monkeypatch):
 def test_status_and_remove_without_a_crontab_program_still_answer(run, db_path, tmp_path, monkeypatch):
     """Nothing installed, no ``crontab`` program, no BESTIE_CRONTAB: status says "not installed", why,
     and still shows the last (failed) digest; remove says there is nothing to remove."""
-    from bestie_tui.core import digest as dg
+    from bestie_tui.maintenance import digest as dg
 
     store = MemoryStore(db_path)
     report = dg.build_digest(store)
@@ -197,8 +197,8 @@ def test_status_and_remove_without_a_crontab_program_still_answer(run, db_path, 
 
 
 def test_status_says_how_many_parts_of_a_failed_digest_were_sent(run, db_path, tab, monkeypatch):
-    from bestie_tui.core import digest as dg
-    from bestie_tui.core.delivery import DeliveryError, RetryPolicy
+    from bestie_tui.maintenance import digest as dg
+    from bestie_tui.maintenance.delivery import DeliveryError, RetryPolicy
 
     monkeypatch.setenv("BESTIE_TELEGRAM_TOKEN", TOKEN)
     store = MemoryStore(db_path)
@@ -229,7 +229,7 @@ def test_a_malformed_api_url_fails_the_send_at_once_and_is_recorded(run):
 
 
 def test_printing_a_digest_adds_no_health_snapshot_sending_one_does(run, db_path):
-    from bestie_tui.core.hygiene import trend
+    from bestie_tui.hygiene.health import trend
 
     assert run("digest").exit_code == 0 and run("digest", "--json").exit_code == 0
     store = MemoryStore(db_path)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bestie_tui.core.contradictions import find_contradictions
-from bestie_tui.core.doctor import load_active, run_doctor
+from bestie_tui.hygiene.contradictions import find_contradictions
+from bestie_tui.hygiene.doctor import load_active, run_doctor
 
 
 def found(store):

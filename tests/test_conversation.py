@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from bestie_tui.core.conversation import (
+from bestie_tui.conversation.compress import (
     SUMMARY_SESSION, compress, compress_history, context_settings, history_tokens, persist_summary,
 )
-from bestie_tui.core.errors import InvalidValueError
-from bestie_tui.core.pins import USER_INFO, is_summary, make_pin
-from bestie_tui.core.summarize import ExtractiveSummarizer
-from bestie_tui.core.tokens import count_tokens
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.conversation.pins import USER_INFO, is_summary, make_pin
+from bestie_tui.conversation.summarize import ExtractiveSummarizer
+from bestie_tui.text.tokens import count_tokens
 
 FILLER = [
     "Haha that sounds fun, tell me more about it",
@@ -186,7 +186,7 @@ def test_summary_is_persisted_only_when_the_setting_is_on(store):
 def test_bad_stored_context_setting_is_a_clear_error(store):
     with pytest.raises(InvalidValueError, match="context.keepRecent"):
         store.set_setting("context.keepRecent", "ten")  # refused when set…
-    from bestie_tui.core.models import Setting
+    from bestie_tui.store.models import Setting
 
     Setting.replace(key="context.keepRecent", value='"ten"').execute()  # …and when found stored
     with pytest.raises(InvalidValueError, match="context.keepRecent"):

@@ -7,9 +7,9 @@ import sqlite3
 
 import pytest
 
-from bestie_tui.core.db import APPLICATION_ID, SCHEMA_VERSION
-from bestie_tui.core.errors import SchemaError
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.store.db import APPLICATION_ID, SCHEMA_VERSION
+from bestie_tui.errors import SchemaError
+from bestie_tui.store.memory_store import MemoryStore
 
 
 def digest(path):

@@ -10,7 +10,7 @@ import socket
 import pytest
 from stub_http import RawServer, Reply, StubServer, trickle
 
-from bestie_tui.core.delivery import (
+from bestie_tui.maintenance.delivery import (
     DeliveryAuthError,
     DeliveryConfigError,
     DeliveryError,
@@ -27,12 +27,12 @@ from bestie_tui.core.delivery import (
 )
 
 try:
-    from bestie_tui.core.delivery_channels import MAX_TOKEN_FILE_BYTES
-    from bestie_tui.core.delivery_senders import MAX_ANSWER_BYTES
+    from bestie_tui.maintenance.channels import MAX_TOKEN_FILE_BYTES
+    from bestie_tui.maintenance.senders import MAX_ANSWER_BYTES
 except ImportError:  # before the fix
     MAX_TOKEN_FILE_BYTES = 65536
     MAX_ANSWER_BYTES = 1_000_000
-from bestie_tui.core.errors import InvalidValueError
+from bestie_tui.errors import InvalidValueError
 from conftest import finishes
 
 TOKEN = "123456:SECRET-token_value"
@@ -295,7 +295,7 @@ def test_a_malformed_base_url_fails_at_once_naming_where_it_came_from(value, sle
         store.set_setting("digest.zaloApi", value)  # refused when set…
     import json as _json
 
-    from bestie_tui.core.models import Setting
+    from bestie_tui.store.models import Setting
 
     Setting.replace(key="digest.zaloApi", value=_json.dumps(value)).execute()  # …and when found stored
     with pytest.raises(DeliveryConfigError, match=r"setting digest.zaloApi .* is not a usable API base URL"):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bestie_tui.core.doctor import load_active
-from bestie_tui.core.duplicates import find_duplicates
+from bestie_tui.hygiene.doctor import load_active
+from bestie_tui.hygiene.duplicates import find_duplicates
 
 
 def groups_of(store):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bestie_tui.core.assembly import build_context
-from bestie_tui.core.errors import InvalidValueError
-from bestie_tui.core.governance import bindings, governance_status, set_policy
+from bestie_tui.retrieval.assembly import build_context
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.retrieval.governance import bindings, governance_status, set_policy
 
 CHANNELS = ("telegram:1", "zalo:2", None)
 PROJECTS = ("bestie", "thesis", None)

@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from bestie_tui.core.conversation import compress
-from bestie_tui.core.pack import build_pack
-from bestie_tui.core.pins import MEMORY_BLOCK, is_summary
-from bestie_tui.core.tokens import count_tokens
+from bestie_tui.conversation.compress import compress
+from bestie_tui.conversation.pack import build_pack
+from bestie_tui.conversation.pins import MEMORY_BLOCK, is_summary
+from bestie_tui.text.tokens import count_tokens
 from tests.conftest import shared_data
 from tests.test_locomo_convert import load_locomo_module
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.store.memory_store import MemoryStore
 from tests.conftest import shared_data
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bestie_tui.core import maintenance as m
-from bestie_tui.core.errors import InvalidValueError
+from bestie_tui.maintenance import schedule as m
+from bestie_tui.errors import InvalidValueError
 from conftest import finishes
 
 #: A crontab the owner wrote by hand: env lines in several styles, odd spacing, a disabled job,
@@ -137,7 +137,7 @@ def test_validate_schedule_collapses_whitespace_and_accepts_names():
 
 
 def test_status_of_an_unreadable_crontab_says_why_and_keeps_the_last_digest(tmp_path, store):
-    from bestie_tui.core import digest as dg
+    from bestie_tui.maintenance import digest as dg
 
     report = dg.build_digest(store)
     dg.record_delivery(store, report, "zalo:1", "text", outcome="sent", parts=1)

@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from bestie_tui.core.errors import InvalidValueError
-from bestie_tui.core.pack import ArtifactSpec, BudgetError, build_pack, read_artifact
-from bestie_tui.core.pins import ARTIFACT, MEMORY_BLOCK, PROJECT_CONTEXT, USER_INFO, is_summary
-from bestie_tui.core.tokens import count_tokens
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.conversation.pack import ArtifactSpec, BudgetError, build_pack, read_artifact
+from bestie_tui.conversation.pins import ARTIFACT, MEMORY_BLOCK, PROJECT_CONTEXT, USER_INFO, is_summary
+from bestie_tui.text.tokens import count_tokens
 from conftest import finishes
 
 

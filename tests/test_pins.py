@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bestie_tui.core.assembly import build_context
-from bestie_tui.core.pins import (
+from bestie_tui.retrieval.assembly import build_context
+from bestie_tui.conversation.pins import (
     ARTIFACT, BUILD_STATE, CONTEXT_SUMMARY, MEMORY_BLOCK, PIN_PREFIXES, PROJECT_CONTEXT, RESOURCE_DIGEST,
     USER_INFO, candidate_statements, guess_kind, is_pinned, make_pin, propose_from_turn, strip_injected,
 )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bestie_tui.core.errors import PolicyError
-from bestie_tui.core.models import Event, Memory
-from bestie_tui.core.plans import apply_plan, build_cleanup_plan, build_hygiene_plan, build_rebalance_plan
+from bestie_tui.errors import PolicyError
+from bestie_tui.store.models import Event, Memory
+from bestie_tui.hygiene.plans import apply_plan, build_cleanup_plan, build_hygiene_plan, build_rebalance_plan
 
 SEED = ["User prefers Vietnamese.", "User wants Vietnamese-first.", "Always answer in Vietnamese with diacritics."]
 APPROVED = "User prefers Vietnamese replies with proper diacritics unless they ask for another language."
@@ -258,7 +258,7 @@ def test_a_kept_member_is_widened_and_agreeing_bindings_stay(store):
 
 
 def test_pinned_records_are_reported_and_others_merge_into_the_pinned_one(store):
-    from bestie_tui.core.doctor import run_doctor
+    from bestie_tui.hygiene.doctor import run_doctor
 
     love = store.add("preference", "I love durian.", pinned=True)
     hate = store.add("preference", "I hate durian.")
@@ -307,8 +307,8 @@ def test_forgotten_records_show_their_tier_in_the_diff(store, clock):
 
 
 def test_a_pinned_record_never_swallows_what_only_the_others_say(store):
-    from bestie_tui.core.plans import build_cleanup_plan
-    from bestie_tui.core.doctor import run_doctor
+    from bestie_tui.hygiene.plans import build_cleanup_plan
+    from bestie_tui.hygiene.doctor import run_doctor
 
     pinned = store.add("communication_preference", "Linh prefers Vietnamese replies.", user="linh", pinned=True)
     extra = store.add("communication_preference", "Linh prefers concise replies in Vietnamese.", user="linh")

@@ -7,9 +7,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from bestie_tui.core.errors import InvalidValueError
-from bestie_tui.core.index import get_index
-from bestie_tui.core.scoring import (
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.index import get_index
+from bestie_tui.store.scoring import (
     DEFAULT_WEIGHTS,
     ScoringConfig,
     access_part,
@@ -69,7 +69,7 @@ def test_weights_are_settings(store, clock):
 def test_bad_score_setting_is_a_clear_error(store):
     with pytest.raises(InvalidValueError, match="score.relevance must be a number"):
         store.set_setting("score.relevance", "lots")
-    from bestie_tui.core.models import Setting
+    from bestie_tui.store.models import Setting
 
     Setting.replace(key="score.relevance", value='"lots"').execute()  # stored by another writer
     with pytest.raises(InvalidValueError, match="score.relevance must be a number"):
@@ -116,7 +116,7 @@ def test_a_new_word_triggers_a_refit_of_a_small_index(store):
 
 
 def test_index_sees_an_edit_made_by_another_connection(store, db_path, clock):
-    from bestie_tui.core.store import MemoryStore
+    from bestie_tui.store.memory_store import MemoryStore
 
     m = store.add("note", "Morning run at six", user="linh")
     for i in range(10):
@@ -167,8 +167,8 @@ def test_named_periods_read_days_months_and_years(store, clock):
 
 @pytest.mark.parametrize("query", ["31 December 9999", "December 9999", "Dec 9999", "tháng 12 năm 9999", "9999"])
 def test_dates_at_the_end_of_the_calendar_are_ignored_not_fatal(store, query):
-    from bestie_tui.core.assembly import build_context
-    from bestie_tui.core.scoring import named_periods
+    from bestie_tui.retrieval.assembly import build_context
+    from bestie_tui.store.scoring import named_periods
 
     store.add("note", "Plans for the far future", user="u")
     assert all(end.year <= 9999 for _, end in named_periods(query))

@@ -40,7 +40,7 @@ bestie memory clear --yes
 
 def test_seed_commands_all_succeed(db_path):
     runner = CliRunner()
-    from bestie_tui.core.store import MemoryStore
+    from bestie_tui.store.memory_store import MemoryStore
 
     store = MemoryStore(db_path)
     store.log_message("user", "Can you check the project plan?")

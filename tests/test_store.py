@@ -7,8 +7,8 @@ from datetime import datetime
 
 import pytest
 
-from bestie_tui.core.errors import InvalidValueError, NotFoundError, PolicyError, SecretRefusedError
-from bestie_tui.core.models import Event, Memory
+from bestie_tui.errors import InvalidValueError, NotFoundError, PolicyError, SecretRefusedError
+from bestie_tui.store.models import Event, Memory
 
 
 def test_propose_under_ask_queues_pending(store):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.store.memory_store import MemoryStore
 
 pytestmark = pytest.mark.slow
 

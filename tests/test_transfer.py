@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bestie_tui.core import transfer
-from bestie_tui.core.errors import ImportFormatError
+from bestie_tui.store import transfer
+from bestie_tui.errors import ImportFormatError
 
 
 def seed(store):

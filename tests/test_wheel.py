@@ -16,7 +16,7 @@ APP_PROBE = """
 import asyncio, sys, tempfile, os
 import bestie_tui
 from bestie_tui.paths import styles_dir
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.tui.app import BestieApp
 
 async def main():

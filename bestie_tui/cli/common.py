@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..core.errors import BestieError
+from bestie_tui.errors import BestieError
 
 
 class AppContext:
@@ -26,7 +26,7 @@ class AppContext:
 
     def store(self):
         if self._store is None:
-            from ..core.store import MemoryStore
+            from bestie_tui.store.memory_store import MemoryStore
 
             # A --db typed by the user must be in an existing directory: a typo should not start a
             # new empty database somewhere; the default data dir is created on first use.

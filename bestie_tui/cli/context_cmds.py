@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from ..core.errors import InvalidValueError
-from ..core.text import printable
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.text.words import printable
 from .common import AppContext, BestieGroup, db_option
 
 pass_app = click.make_pass_decorator(AppContext)
@@ -32,7 +32,7 @@ def _read(source: str) -> str:
         InvalidValueError: unreadable or not a regular file, or not UTF-8 (the first bad byte and its
             offset are named).
     """
-    from ..core.artifacts import NotRegularFileError, open_regular
+    from bestie_tui.conversation.artifacts import NotRegularFileError, open_regular
 
     name = "standard input" if source == "-" else source
     try:
@@ -72,7 +72,7 @@ def emit_json(data: Any) -> None:
 
 def parse_messages(text: str, source: str) -> list[Any]:
     """``conversation.parse_messages`` (imported when used: the CLI starts without the core's parts)."""
-    from ..core.conversation import parse_messages as parse
+    from bestie_tui.conversation.compress import parse_messages as parse
 
     return parse(text, source)
 
@@ -82,7 +82,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def _settings(app: AppContext) -> dict[str, Any]:
-    from ..core.conversation import CONTEXT_DEFAULTS, context_settings
+    from bestie_tui.conversation.compress import CONTEXT_DEFAULTS, context_settings
 
     if app.db_path().exists():
         return context_settings(app.store())
@@ -90,14 +90,14 @@ def _settings(app: AppContext) -> dict[str, Any]:
 
 
 def _summarizer(chars: int | None, settings: dict[str, Any]):
-    from ..core.summarize import ExtractiveSummarizer
+    from bestie_tui.conversation.summarize import ExtractiveSummarizer
 
     return ExtractiveSummarizer(chars or settings["context.summaryChars"])
 
 
 def message_line(m: dict[str, Any]) -> str:
     """``[role name] text`` with control characters made visible; multi-line text kept."""
-    from ..core.summarize import message_text
+    from bestie_tui.conversation.summarize import message_text
 
     who = m.get("role", "?") + (f" {m['name']}" if m.get("name") else "")
     return f"[{shown(str(who))}] {shown(message_text(m)).replace(chr(10), chr(10) + '  ')}"
@@ -105,7 +105,7 @@ def message_line(m: dict[str, Any]) -> str:
 
 def _artifact_specs(ctx, param, values):
     """``--artifact`` values as ``ArtifactSpec``s; a bad one is a usage error (exit 2)."""
-    from ..core.pack import ArtifactSpec
+    from bestie_tui.conversation.pack import ArtifactSpec
 
     try:
         return [ArtifactSpec.parse(v) for v in values]
@@ -144,7 +144,7 @@ def compress(app, source, threshold, keep, summary_chars, token_mode, as_json) -
     With --json the output is a JSON array that can be fed back in. When the setting
     context.persistSummary is on, the new summary is also stored as a system message.
     """
-    from ..core.conversation import compress as run, persist_summary
+    from bestie_tui.conversation.compress import compress as run, persist_summary
 
     settings = _settings(app)
     messages = parse_messages(_read(source), "standard input" if source == "-" else source)
@@ -198,8 +198,8 @@ def pack(app, history_src, task, artifacts, pins, query, user, channel, project,
     """Build the prompt pack: pins, memory block, artifact excerpts, compressed history, task; and
     print its manifest (every segment with its characters and tokens, what was cut or missing).
     A preview: memories shown here are not counted as accessed."""
-    from ..core.conversation import persist_summary
-    from ..core.pack import build_pack
+    from bestie_tui.conversation.compress import persist_summary
+    from bestie_tui.conversation.pack import build_pack
 
     settings = _settings(app)
     pin_items = []
@@ -266,9 +266,9 @@ def estimate(text, source, as_messages, token_mode, as_json) -> None:
 
     Without --token-mode both are shown; tiktoken_cl100k needs the extra bestie-tui[tokens].
     """
-    from ..core.conversation import history_tokens
-    from ..core.summarize import message_text
-    from ..core.tokens import MissingExtraError, count_tokens
+    from bestie_tui.conversation.compress import history_tokens
+    from bestie_tui.conversation.summarize import message_text
+    from bestie_tui.text.tokens import MissingExtraError, count_tokens
 
     body = " ".join(text) if text else _read(source or "-")
     messages = parse_messages(body, source or "input") if as_messages else None

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..core import transfer
-from ..core.models import ROLES
+from bestie_tui.store import transfer
+from bestie_tui.store.models import ROLES
 from .memory_cmds import json_option, memory, pass_app
 from .render import emit_json, message_line
 
@@ -124,7 +124,7 @@ def _value_or_default(stored, default):
 @pass_app
 def config(app, key, value, as_json) -> None:
     """Show settings, one setting, or set KEY VALUE (e.g. memory.writePolicy allow)."""
-    from ..core.settings import known_settings
+    from bestie_tui.store.settings import known_settings
 
     store = app.store()
     if key is not None and value is not None:

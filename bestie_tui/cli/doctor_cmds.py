@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from ..core.text import printable
+from bestie_tui.text.words import printable
 from .memory_cmds import json_option, memory, pass_app
 from .render import emit_json
 
@@ -77,8 +77,8 @@ def _findings(title: str, items, limit: int) -> None:
 @pass_app
 def analyze(app, mode, user, limit, as_json) -> None:
     """Doctor report: duplicates, contradictions, stale, noisy, pinned/core, missing metadata."""
-    from ..core.doctor import run_doctor
-    from ..core.hygiene import record_snapshot
+    from bestie_tui.hygiene.doctor import run_doctor
+    from bestie_tui.hygiene.health import record_snapshot
 
     store = app.store()
     report = run_doctor(store, mode=mode, user=user)
@@ -112,7 +112,7 @@ def _plan_options(func):
 
 def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bool, selected=None,
               fingerprint: str | None = None) -> None:
-    from ..core.plans import apply_plan
+    from bestie_tui.hygiene.plans import apply_plan
 
     if dry_run and do_apply:
         raise click.UsageError("--dry-run and --apply exclude each other")
@@ -154,8 +154,8 @@ def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, tex
     Operations are named by the key the dry run shows (``merge:1,2,3``, ``supersede:4>7``; quote it
     in the shell). A plain number is a position in the plan, which shifts when memories change, so
     with --apply it needs --plan FP, the fingerprint of the plan the dry run showed."""
-    from ..core.plan_apply import check_merged_text
-    from ..core.plans import build_cleanup_plan
+    from bestie_tui.hygiene.plan_apply import check_merged_text
+    from bestie_tui.hygiene.plans import build_cleanup_plan
 
     store = app.store()
     plan = build_cleanup_plan(store, user=user)
@@ -194,7 +194,7 @@ def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, tex
 @pass_app
 def rebalance(app, dry_run, do_apply, yes, fingerprint, as_json) -> None:
     """Move records between layers: over-cap core → working, unused working → archive, used archive → working."""
-    from ..core.plans import build_rebalance_plan
+    from bestie_tui.hygiene.plans import build_rebalance_plan
 
     store = app.store()
     _run_plan(store, build_rebalance_plan(store), dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
@@ -209,7 +209,7 @@ def hygiene(ctx, dry_run, do_apply, yes, fingerprint, as_json) -> None:
         return
     store = ctx.obj.store()
     if dry_run or do_apply:
-        from ..core.plans import build_hygiene_plan
+        from bestie_tui.hygiene.plans import build_hygiene_plan
 
         _run_plan(store, build_hygiene_plan(store), dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
         return
@@ -230,7 +230,7 @@ def _print_health(status) -> None:
 @pass_app
 def hygiene_status(app, as_json) -> None:
     """Run the doctor, print the health score with its formula, record a snapshot."""
-    from ..core.hygiene import hygiene_status as run_status
+    from bestie_tui.hygiene.health import hygiene_status as run_status
 
     status = run_status(app.store())
     if as_json:
@@ -248,8 +248,8 @@ def hygiene_status(app, as_json) -> None:
 @pass_app
 def hygiene_doctor(app, fix, as_json) -> None:
     """The full doctor report with the health score; --fix applies safe metadata fixes."""
-    from ..core.hygiene import hygiene_status as run_status
-    from ..core.plans import apply_plan, build_hygiene_plan
+    from bestie_tui.hygiene.health import hygiene_status as run_status
+    from bestie_tui.hygiene.plans import apply_plan, build_hygiene_plan
 
     store = app.store()
     status = run_status(store)
@@ -274,7 +274,7 @@ def hygiene_doctor(app, fix, as_json) -> None:
 @pass_app
 def hygiene_trend(app, limit, as_json) -> None:
     """Health per recorded doctor run, oldest first, with a bar."""
-    from ..core.hygiene import trend
+    from bestie_tui.hygiene.health import trend
 
     snaps = trend(app.store(), limit)
     if as_json:

@@ -30,7 +30,7 @@ def cli(ctx: click.Context, db: str | None) -> None:
 def tui(app: AppContext, demo: bool, reset_demo: bool) -> None:
     """Open the memory console (keyboard-driven review of tiers and pending proposals)."""
     if demo:
-        from ..core.demo import ensure_demo_db
+        from bestie_tui.cli.demo import ensure_demo_db
         from ..paths import demo_db_path
 
         path = ensure_demo_db(demo_db_path(), reset=reset_demo)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import click
 
-from ..core.maintenance import DEFAULT_SCHEDULE
-from ..core.text import printable
+from bestie_tui.maintenance.schedule import DEFAULT_SCHEDULE
+from bestie_tui.text.words import printable
 from .common import db_option
 from .memory_cmds import json_option, memory, pass_app
 from .render import emit_json, kv
@@ -53,7 +53,7 @@ def maintenance() -> None:
 @pass_app
 def install_cmd(app, channel, schedule, crontab_file, as_json) -> None:
     """Install (or replace) the digest's cron entry. Nothing is written if an argument is invalid."""
-    from ..core import maintenance as maint
+    from bestie_tui.maintenance import schedule as maint
 
     store = app.store()  # refuses a foreign database before the crontab is touched
     entry = maint.install(channel, store.path, schedule, crontab_file)
@@ -80,7 +80,7 @@ def status_cmd(app, crontab_file, as_json) -> None:
     Without --crontab-file it reads the tab file the entry was installed in, else the user's crontab.
     With no crontab program it says so (nothing can be installed there) and still shows the last
     digest; a crontab that cannot be read is shown as unknown and the exit code is 1."""
-    from ..core.maintenance import maintenance_status
+    from bestie_tui.maintenance.schedule import maintenance_status
 
     store = app.store()
     st = maintenance_status(store, _target_file(store, crontab_file))
@@ -127,7 +127,7 @@ def remove_cmd(app, crontab_file) -> None:
     Every other line of the crontab is left exactly as it was.
 
     Without --crontab-file it edits the tab file the entry was installed in, else the user's crontab."""
-    from ..core.maintenance import (
+    from bestie_tui.maintenance.schedule import (
         CrontabTarget,
         NoCrontabProgram,
         remember_entry,
@@ -157,8 +157,8 @@ def remove_cmd(app, crontab_file) -> None:
 @pass_app
 def digest_cmd(app, channel, fmt, last, as_json) -> None:
     """The memory health report now: counts, pending, doctor findings, health, and the fixes."""
-    from ..core import digest as digest_mod
-    from ..core.delivery import DeliveryError, parse_channel
+    from bestie_tui.maintenance import digest as digest_mod
+    from bestie_tui.maintenance.delivery import DeliveryError, parse_channel
 
     store = app.store()
     if last:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from ..core.models import LAYERS, SCOPES, STATUSES
+from bestie_tui.store.models import LAYERS, SCOPES, STATUSES
 from .common import MEMORY_ID, AppContext, BestieGroup, db_option
 from .render import emit_json, kv, memory_detail, memory_line, memory_lines
 

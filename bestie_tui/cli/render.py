@@ -9,8 +9,8 @@ from typing import Any, Iterable
 
 import click
 
-from ..core.records import MEMORY_FIELDS, MemoryRecord, MessageRecord, iso
-from ..core.text import printable
+from bestie_tui.store.records import MEMORY_FIELDS, MemoryRecord, MessageRecord, iso
+from bestie_tui.text.words import printable
 
 
 def emit_json(data: Any) -> None:

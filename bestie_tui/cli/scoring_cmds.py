@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import click
 
-from ..core.text import printable
+from bestie_tui.text.words import printable
 from .common import BestieGroup
 from .memory_cmds import json_option, memory, pass_app
 from .render import emit_json, kv
 
 def parts_line(parts) -> str:
     """``total 0.71 = rel 0.82 scope 0.83 rec 1.00 acc 0.00 conf 1.00 pin 0.00 when —``."""
-    from ..core.scoring import PART_LABELS, format_part
+    from bestie_tui.store.scoring import PART_LABELS, format_part
 
     return f"total {parts.total:.2f} = " + " ".join(f"{label} {format_part(parts, name)}"
                                                     for name, label in PART_LABELS)
@@ -39,7 +39,7 @@ def _one_line(text: str, width: int = 70) -> str:
 def context(app, query, user, channel, project, token_budget, governance, record_access, as_json) -> None:
     """Preview the memory block a request would get, with each record's score parts and what was
     left out (budget, low relevance, scope, state). A preview does not count as an access."""
-    from ..core.assembly import build_context
+    from bestie_tui.retrieval.assembly import build_context
 
     pack = build_context(app.store(), query, user, channel, project, token_budget,
                          governance=governance, record_access=record_access)
@@ -83,7 +83,7 @@ def governance(ctx: click.Context) -> None:
 @pass_app
 def governance_status_cmd(app, as_json: bool = False) -> None:
     """The mode, what it means, and how the active memories are bound."""
-    from ..core.governance import governance_status
+    from bestie_tui.retrieval.governance import governance_status
 
     _show(governance_status(app.store()), as_json)
 
@@ -94,7 +94,7 @@ def governance_status_cmd(app, as_json: bool = False) -> None:
 @pass_app
 def governance_policy_cmd(app, mode: str, as_json: bool) -> None:
     """Set memory.governance to MODE (undo reverts it)."""
-    from ..core.governance import set_policy
+    from bestie_tui.retrieval.governance import set_policy
 
     st = set_policy(app.store(), mode)
     if as_json:

@@ -110,7 +110,7 @@ class BestieApp(App[None]):
                 yield SystemCommand(title, help_text, callback)
 
     def action_undo(self) -> None:
-        from ..core.errors import BestieError
+        from bestie_tui.errors import BestieError
 
         try:
             result = self.store.undo()

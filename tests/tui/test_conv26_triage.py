@@ -6,7 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from bestie_tui.core.transfer import import_data
+from bestie_tui.store.transfer import import_data
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.pending_screen import PendingScreen
 from tests.conftest import shared_data

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Tree
 
-from bestie_tui.core.hygiene import trend
+from bestie_tui.hygiene.health import trend
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.doctor_screen import DoctorScreen
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from bestie_tui.core.demo import populate
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.cli.demo import populate
+from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.tui.app import BestieApp
 
 from conftest import FROZEN_NOW, FrozenClock

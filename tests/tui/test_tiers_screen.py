@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pyperclip
 
-from bestie_tui.core.store import MemoryStore
+from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.confirm_modal import ConfirmModal
 from bestie_tui.tui.screens.edit_memory_modal import EditMemoryModal

@@ -81,9 +81,9 @@ class CleanupScreen(BestieScreen):
     @work(thread=True, exclusive=True, group="cleanup")
     def build_plan(self) -> None:
         """Run the doctor and build the plan off the UI thread; results are handed back with call_from_thread."""
-        from ...core.doctor import run_doctor
-        from ...core.errors import BestieError
-        from ...core.plans import build_cleanup_plan
+        from bestie_tui.hygiene.doctor import run_doctor
+        from bestie_tui.errors import BestieError
+        from bestie_tui.hygiene.plans import build_cleanup_plan
 
         def progress(stage: str, fraction: float) -> None:
             self.app.call_from_thread(self._progress, fraction)
@@ -224,8 +224,8 @@ class CleanupScreen(BestieScreen):
 
     @work(thread=True, exclusive=True, group="cleanup-apply")
     def apply_selected(self) -> None:
-        from ...core.errors import BestieError
-        from ...core.plans import apply_plan
+        from bestie_tui.errors import BestieError
+        from bestie_tui.hygiene.plans import apply_plan
 
         try:
             result = apply_plan(self.store, self.plan, yes=True)

@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
-from ...core.scoring import PART_LABELS, format_part
+from bestie_tui.store.scoring import PART_LABELS, format_part
 from .base import BestieScreen
 
 #: Seconds of quiet typing before the pack is rebuilt.
@@ -107,7 +107,7 @@ class ContextScreen(BestieScreen):
     # ------------------------------------------------------------------ data
     def refresh_data(self) -> None:
         """Refill the user/channel/project choices from the store and rebuild the pack."""
-        from ...core.governance import bindings
+        from bestie_tui.retrieval.governance import bindings
 
         found = bindings(self.store)
         for selector, values in (("#context-user", found.users), ("#context-channel", found.channels),
@@ -145,7 +145,7 @@ class ContextScreen(BestieScreen):
     @work(thread=True, exclusive=True, group="context-build")
     def build(self, request: tuple) -> None:
         """Build the pack off the UI thread (the first call may fit the index) and post it back."""
-        from ...core.assembly import build_context
+        from bestie_tui.retrieval.assembly import build_context
 
         query, user, channel, project, budget, governance = request
         try:

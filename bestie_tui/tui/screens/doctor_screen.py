@@ -71,8 +71,8 @@ class DoctorScreen(BestieScreen):
     @work(thread=True, exclusive=True, group="doctor")
     def analyze(self) -> None:
         """Run the doctor (and record a snapshot) off the UI thread; post the result back."""
-        from ...core.errors import BestieError
-        from ...core.hygiene import hygiene_status
+        from bestie_tui.errors import BestieError
+        from bestie_tui.hygiene.health import hygiene_status
 
         def progress(stage: str, fraction: float) -> None:
             self.app.call_from_thread(self._progress, fraction)

@@ -61,7 +61,7 @@ class EditMemoryModal(ModalScreen[str | None]):
             self.query_one("#edit-error", Static).update(Text("The text cannot be empty."))
             return
         if self.check is not None:
-            from ...core.errors import BestieError
+            from bestie_tui.errors import BestieError
 
             try:
                 self.check(text)

@@ -60,7 +60,7 @@ class HealthScreen(BestieScreen):
 
     # ------------------------------------------------------------------ data
     def refresh_data(self) -> None:
-        from ...core import digest as dg
+        from bestie_tui.maintenance import digest as dg
 
         trend = dg.health_trend(self.store, TREND_POINTS)
         self._show_trend(trend)
@@ -94,8 +94,8 @@ class HealthScreen(BestieScreen):
         if not entry:
             widget.update(Text("Schedule: not installed  ·  bestie memory maintenance install --channel telegram:ID"))
             return
-        from ...core.errors import BestieError
-        from ...core.maintenance import next_run
+        from bestie_tui.errors import BestieError
+        from bestie_tui.maintenance.schedule import next_run
 
         try:
             when = f"next run {next_run(entry['schedule']):%Y-%m-%d %H:%M} local time"
@@ -135,7 +135,7 @@ class HealthScreen(BestieScreen):
     @work(thread=True, exclusive=True, group="health-digest")
     def build_preview(self) -> None:
         """Run the doctor and build the digest off the UI thread; the result is posted back."""
-        from ...core.digest import build_digest
+        from bestie_tui.maintenance.digest import build_digest
 
         try:
             result: object = build_digest(self.store)

@@ -14,9 +14,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
-from ...core.errors import BestieError
-from ...core.records import MessageRecord, iso
-from ...core.text import printable, tokens
+from bestie_tui.errors import BestieError
+from bestie_tui.store.records import MessageRecord, iso
+from bestie_tui.text.words import printable, tokens
 from .base import BestieScreen
 
 PAGE_SIZE = 50
@@ -224,7 +224,7 @@ class MessagesScreen(BestieScreen):
     def action_preview(self) -> None:
         """Toggle the preview: when one is shown, hide it and its marks; else read the history here
         (the UI thread owns the connection) and compress it in a worker."""
-        from ...core.conversation import SUMMARY_SESSION, context_settings
+        from bestie_tui.conversation.compress import SUMMARY_SESSION, context_settings
 
         if self.preview_shown:
             self.preview_shown = False
@@ -250,8 +250,8 @@ class MessagesScreen(BestieScreen):
 
     @work(thread=True, exclusive=True, group="messages-preview")
     def run_preview(self, history: list[dict], ids: list[int], settings: dict[str, Any]) -> None:
-        from ...core.conversation import compress
-        from ...core.summarize import ExtractiveSummarizer
+        from bestie_tui.conversation.compress import compress
+        from bestie_tui.conversation.summarize import ExtractiveSummarizer
 
         try:
             result: Any = compress(history, settings["context.compressThreshold"], settings["context.keepRecent"],

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.models import SCOPE_DEFAULT_LAYER, SCOPES
+from bestie_tui.store.models import SCOPE_DEFAULT_LAYER, SCOPES
 
 
 class MoveModal(ModalScreen[str | None]):

@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from ...core.errors import BestieError, NotFoundError
-from ...core.records import MemoryRecord
+from bestie_tui.errors import BestieError, NotFoundError
+from bestie_tui.store.records import MemoryRecord
 from ..widgets.proposal_card import ProposalCard
 from ..widgets.similar_list import SimilarList
 from .base import BestieScreen

@@ -10,9 +10,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from ...core.errors import BestieError
-from ...core.records import MemoryRecord
-from ...core.text import printable
+from bestie_tui.errors import BestieError
+from bestie_tui.store.records import MemoryRecord
+from bestie_tui.text.words import printable
 
 
 class SupersedeModal(ModalScreen[int | None]):

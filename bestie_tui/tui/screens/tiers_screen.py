@@ -11,10 +11,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static, Tab, Tabs
 
-from ...core.errors import BestieError
-from ...core.models import LAYERS
-from ...core.records import MemoryRecord
-from ...core.text import tokens
+from bestie_tui.errors import BestieError
+from bestie_tui.store.models import LAYERS
+from bestie_tui.store.records import MemoryRecord
+from bestie_tui.text.words import tokens
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList
 from .base import BestieScreen

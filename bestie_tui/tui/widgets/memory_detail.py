@@ -12,8 +12,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...core.records import EventRecord, MemoryRecord, iso
-from ...core.text import printable
+from bestie_tui.store.records import EventRecord, MemoryRecord, iso
+from bestie_tui.text.words import printable
 from .memory_list import memory_flags
 
 #: Snapshot keys a history line never lists as "changed" (they change with every write).

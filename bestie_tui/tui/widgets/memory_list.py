@@ -20,8 +20,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.records import MemoryRecord
-from ...core.text import printable
+from bestie_tui.store.records import MemoryRecord
+from bestie_tui.text.words import printable
 
 #: Width of the kind column, in terminal cells.
 KIND_WIDTH = 16

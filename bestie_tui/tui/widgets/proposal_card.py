@@ -7,8 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ...core.records import MemoryRecord
-from ...core.text import printable
+from bestie_tui.store.records import MemoryRecord
+from bestie_tui.text.words import printable
 
 
 def proposal_meta(record: MemoryRecord) -> Text:

@@ -1,0 +1,278 @@
+"""The memory doctor: one read-only pass over the active memories that finds what rots a store.
+
+``run_doctor(store, mode=None, user=None)`` returns a ``DoctorReport`` (plain data; the CLI prints
+it, the console draws it, the cleanup/hygiene plans are built from it, the digest summarises it).
+Nothing is written; recording a hygiene snapshot is ``hygiene.record_snapshot``'s job.
+
+Sections (SPEC "Doctor"): duplicate groups, contradiction candidates, stale memories, low-value
+noisy memories, pinned/core memories with the core's token size against its cap, memories missing
+metadata. ``mode`` narrows it: ``duplicates``, ``stale`` or ``conflicts``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Callable
+
+from bestie_tui.hygiene.contradictions import Contradiction
+from bestie_tui.hygiene.duplicates import DuplicateGroup
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.records import MEMORY_FIELDS, MemoryRecord, iso
+
+MODES = ("duplicates", "stale", "conflicts")
+#: A working memory not used (opened or injected) for this many days is stale.
+STALE_DAYS = 90
+#: Below this confidence an unused memory is low-value.
+LOW_CONFIDENCE = 0.4
+#: Longer than this many characters, an unused memory is noise rather than a fact.
+LONG_TEXT = 600
+GENERIC_KINDS = frozenset({"", "note", "misc", "other", "unknown"})
+
+
+@dataclass
+class Finding:
+    """One memory and why it is listed."""
+
+    memory: MemoryRecord
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"id": self.memory.id, "text": self.memory.text, "reason": self.reason}
+
+
+@dataclass
+class CoreUsage:
+    """The core layer's size: ``tokens`` (chars4 estimate) against ``cap`` (memory.coreTokenCap)."""
+
+    tokens: int
+    cap: int
+    records: int
+
+    @property
+    def over(self) -> int:
+        return max(0, self.tokens - self.cap)
+
+    def to_dict(self) -> dict:
+        return {"tokens": self.tokens, "cap": self.cap, "records": self.records, "over": self.over}
+
+
+@dataclass
+class DoctorReport:
+    """What the doctor found. Lists are empty for sections outside ``mode``.
+
+    Attributes:
+        generated_at: naive UTC time of the run.
+        mode: ``None`` (all sections) or one of ``MODES``.
+        user: the user it was limited to, or ``None`` for every user.
+        total: active approved memories examined.
+        duplicates: groups of 2+ records saying the same thing (see ``duplicates``).
+        contradictions: candidate pairs for the owner (see ``contradictions``).
+        stale: stale-flagged, expired or long-unused records.
+        noisy: low-value records (never used and low confidence, no content, or rambling).
+        pinned: pinned records and the core layer; ``core`` is its token size against the cap.
+        missing_metadata: records lacking a kind, a source, or with a broken ``superseded_by``.
+        negation_pairs: near-identical pairs kept out of duplicate groups because one negates the other.
+        timings: seconds spent per stage.
+    """
+
+    generated_at: datetime
+    mode: str | None = None
+    user: str | None = None
+    total: int = 0
+    duplicates: list[DuplicateGroup] = field(default_factory=list)
+    contradictions: list[Contradiction] = field(default_factory=list)
+    stale: list[Finding] = field(default_factory=list)
+    noisy: list[Finding] = field(default_factory=list)
+    pinned: list[MemoryRecord] = field(default_factory=list)
+    core: CoreUsage = field(default_factory=lambda: CoreUsage(0, 0, 0))
+    missing_metadata: list[Finding] = field(default_factory=list)
+    negation_pairs: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        """Section sizes: what a hygiene snapshot stores and the Doctor view's headings show."""
+        return {
+            "total": self.total,
+            "duplicate_groups": len(self.duplicates),
+            "duplicate_records": sum(len(g.members) for g in self.duplicates),
+            "redundant": sum(len(g.members) - 1 for g in self.duplicates),
+            "contradictions": len(self.contradictions),
+            "stale": len(self.stale),
+            "noisy": len(self.noisy),
+            "pinned": len(self.pinned),
+            "missing_metadata": len(self.missing_metadata),
+            "core_tokens": self.core.tokens,
+            "core_cap": self.core.cap,
+            "negation_pairs": self.negation_pairs,
+        }
+
+    def to_dict(self) -> dict:
+        return {
+            "generated_at": iso(self.generated_at), "mode": self.mode, "user": self.user,
+            "counts": self.counts(),
+            "duplicates": [g.to_dict() for g in self.duplicates],
+            "contradictions": [c.to_dict() for c in self.contradictions],
+            "stale": [f.to_dict() for f in self.stale],
+            "noisy": [f.to_dict() for f in self.noisy],
+            "pinned": [{"id": m.id, "text": m.text, "layer": m.layer, "pinned": m.pinned} for m in self.pinned],
+            "core": self.core.to_dict(),
+            "missing_metadata": [f.to_dict() for f in self.missing_metadata],
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
+        }
+
+
+ProgressFn = Callable[[str, float], None]
+
+
+def load_active(store, user: str | None = None) -> tuple[list[MemoryRecord], dict[int, str]]:
+    """Active approved memories (not superseded) as records, and ``{id: normalised text}``."""
+    from bestie_tui.store.models import Memory
+
+    q = Memory.select().where((Memory.status == "approved") & Memory.superseded_by.is_null())
+    if user is not None:
+        q = q.where(Memory.user == user)
+    records, norms = [], {}
+    columns = [getattr(Memory, name) for name in MEMORY_FIELDS] + [Memory.norm]
+    for row in q.select(*columns).order_by(Memory.id).tuples().iterator():
+        records.append(MemoryRecord(*row[:-1]))
+        norms[row[0]] = row[-1]
+    return records, norms
+
+
+def run_doctor(store, mode: str | None = None, user: str | None = None, *,
+               progress: ProgressFn | None = None, threshold: float | None = None,
+               stale_days: int = STALE_DAYS) -> DoctorReport:
+    """Examine the active memories of ``store`` (a ``MemoryStore``) and report. Read-only.
+
+    Args:
+        store: the open store (its clock is "now"; its settings give the core token cap).
+        mode: ``None`` for every section, or ``duplicates`` / ``stale`` / ``conflicts``.
+        user: limit to memories bound to this user; ``None`` examines all (still compared per user).
+        progress: called as ``progress(stage, fraction 0..1)`` from the calling thread.
+        threshold: TF-IDF cosine for the "similar" rung (default ``duplicates.DEFAULT_THRESHOLD``).
+        stale_days: days without use after which a working memory is stale.
+
+    Returns:
+        A ``DoctorReport``.
+
+    Raises:
+        InvalidValueError: an unknown mode.
+    """
+    from bestie_tui.hygiene.contradictions import find_contradictions
+    from bestie_tui.hygiene.duplicates import DEFAULT_THRESHOLD, find_duplicates
+
+    if mode is not None and mode not in MODES:
+        raise InvalidValueError(f"unknown doctor mode {mode!r}; use one of {', '.join(MODES)}")
+    report_progress = progress or (lambda stage, fraction: None)
+    now = store.clock()
+    report = DoctorReport(generated_at=now, mode=mode, user=user)
+    started = time.perf_counter()
+    report_progress("loading", 0.0)
+    records, norms = load_active(store, user)
+    report.total = len(records)
+    report.timings["load"] = time.perf_counter() - started
+
+    if mode in (None, "duplicates", "conflicts"):
+        t = time.perf_counter()
+        # pinned records are compared too (reported, marked pinned); plans never change them
+        analysis = find_duplicates(records, threshold=threshold or DEFAULT_THRESHOLD, norms=norms,
+                                   progress=lambda f: report_progress("duplicates", 0.1 + 0.7 * f))
+        report.negation_pairs = len(analysis.opposite_pairs)
+        if mode != "conflicts":
+            report.duplicates = analysis.groups
+        report.timings["duplicates"] = time.perf_counter() - t
+        if mode in (None, "conflicts"):
+            t = time.perf_counter()
+            report_progress("contradictions", 0.85)
+            report.contradictions = find_contradictions(records, analysis)
+            report.timings["contradictions"] = time.perf_counter() - t
+    if mode in (None, "stale"):
+        report_progress("stale", 0.9)
+        report.stale = _stale(records, now, stale_days)
+    if mode is None:
+        report.noisy = _noisy(records)
+        report.pinned, report.core = _pinned_and_core(store, records)
+        report.missing_metadata = _missing_metadata(store, records)
+    report.timings["total"] = time.perf_counter() - started
+    report_progress("done", 1.0)
+    return report
+
+
+def last_use(m: MemoryRecord) -> datetime:
+    """When a memory was last opened or injected, else when it was created."""
+    return m.last_accessed_at or m.created_at
+
+
+def _stale(records: list[MemoryRecord], now: datetime, stale_days: int) -> list[Finding]:
+    out = []
+    cutoff = now - timedelta(days=stale_days)
+    for m in records:
+        if m.pinned:
+            continue
+        if m.is_expired(now):
+            if m.layer != "archive":  # an expired record already archived is dealt with
+                out.append(Finding(m, f"expired {iso(m.expires_at)}"))
+        elif m.stale and m.layer != "archive":
+            out.append(Finding(m, "marked stale"))
+        elif m.layer == "working" and last_use(m) < cutoff:
+            out.append(Finding(m, f"unused for {(now - last_use(m)).days} days"))
+    return out
+
+
+def _noisy(records: list[MemoryRecord]) -> list[Finding]:
+    from bestie_tui.hygiene.facts import read_fact
+
+    out = []
+    for m in records:
+        if m.pinned or m.access_count > 0 or m.layer == "archive":
+            continue
+        content = [t for t in read_fact(m.text).core if not t.startswith("rel_")]
+        if m.confidence < LOW_CONFIDENCE:
+            out.append(Finding(m, f"never used, confidence {m.confidence:.2f}"))
+        elif not content:
+            out.append(Finding(m, "never used, no content words"))
+        elif len(m.text) > LONG_TEXT:
+            out.append(Finding(m, f"never used, {len(m.text)} characters long"))
+    return out
+
+
+def _pinned_and_core(store, records: list[MemoryRecord]) -> tuple[list[MemoryRecord], CoreUsage]:
+    from bestie_tui.text.tokens import chars4
+
+    shown = [m for m in records if m.pinned or m.layer == "core"]
+    core = [m for m in records if m.layer == "core"]
+    cap = int(store.get_setting("memory.coreTokenCap"))
+    return shown, CoreUsage(sum(chars4(m.text) for m in core), cap, len(core))
+
+
+def _missing_metadata(store, records: list[MemoryRecord]) -> list[Finding]:
+    from bestie_tui.store.models import Memory
+
+    out = []
+    # A superseded record whose replacement no longer exists is hidden for no reason.
+    missing_target = Memory.alias()
+    dangling = Memory.select().where(Memory.superseded_by.is_null(False) & Memory.superseded_by.not_in(
+        missing_target.select(missing_target.id)))
+    from bestie_tui.store.memory_store import to_record
+
+    for row in dangling:
+        out.append(Finding(to_record(row), f"missing superseded_by target #{row.superseded_by}"))
+    for m in records:
+        missing = []
+        if m.kind.strip().lower() in GENERIC_KINDS:
+            missing.append("kind")
+        elif m.kind != m.kind.strip().lower():
+            missing.append("kind not normalised")
+        if not m.source:
+            missing.append("source")
+        problems = ["missing " + ", ".join(missing)] if missing else []
+        if m.last_accessed_at is not None and m.last_accessed_at < m.created_at:
+            problems.append("last_accessed_at before created_at")
+        if problems:
+            out.append(Finding(m, "; ".join(problems)))
+    return out
+
+
+__all__ = ["DoctorReport", "Finding", "CoreUsage", "run_doctor", "load_active", "MODES", "STALE_DAYS"]

@@ -1,0 +1,268 @@
+"""Applying a plan: policy gate, one transaction, one event batch (undone as a whole)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from bestie_tui.text import words as textmod
+from bestie_tui.errors import InvalidValueError, PolicyError, SecretRefusedError
+from bestie_tui.store.models import Memory
+from bestie_tui.hygiene.plans import Operation, Plan, _survivor, merged_binding
+from bestie_tui.store.secrets import detect_secret
+
+#: Fields whose change since the plan makes an operation stale (the owner planned on other data).
+_WATCHED = ("updated_at", "text", "status", "layer", "superseded_by", "pinned", "kind", "expires_at")
+_FIXABLE = {"kind", "source", "superseded_by", "stale", "last_accessed_at", "layer"}
+
+
+@dataclass
+class ApplyResult:
+    """What an apply did: ``batch`` (event batch id, ``None`` if nothing changed), operations applied,
+    operations skipped with the reason, and the ids changed / created / deleted."""
+
+    batch: str | None
+    applied: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    changed_ids: list[int] = field(default_factory=list)
+    created_ids: list[int] = field(default_factory=list)
+    deleted_ids: list[int] = field(default_factory=list)
+    #: id → the record a merge of this apply folded it into (survivors map to themselves).
+    merged_into: dict[int, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def message(self) -> str:
+        parts = [f"applied {len(self.applied)} operation(s)"]
+        if self.created_ids:
+            parts.append(f"created {', '.join(f'#{i}' for i in self.created_ids)}")
+        if self.changed_ids:
+            parts.append(f"changed {len(self.changed_ids)} record(s)")
+        if self.deleted_ids:
+            parts.append(f"deleted {len(self.deleted_ids)}")
+        if self.skipped:
+            parts.append(f"skipped {len(self.skipped)}")
+        tail = "; `bestie memory undo` reverts it all" if self.batch else ""
+        return ", ".join(parts) + tail
+
+    def to_dict(self) -> dict:
+        return {"batch": self.batch, "applied": self.applied, "skipped": [list(s) for s in self.skipped],
+                "changed_ids": self.changed_ids, "created_ids": self.created_ids,
+                "deleted_ids": self.deleted_ids, "message": self.message}
+
+
+def check_policy(store, plan: Plan, yes: bool) -> None:
+    """Raise ``PolicyError`` (nothing changed) when ``memory.deletePolicy`` forbids the apply now."""
+    policy = store.get_setting("memory.deletePolicy")
+    if policy == "deny":
+        raise PolicyError(f"memory.deletePolicy is deny: the {plan.kind} plan is refused; nothing changed "
+                          "(`bestie memory config memory.deletePolicy ask` to allow applying with --yes)")
+    if policy == "ask" and not yes:
+        raise PolicyError("memory.deletePolicy is ask: review the plan (--dry-run), then apply it with "
+                          "--apply --yes; nothing changed")
+
+
+def check_merged_text(key: str, text: str | None) -> None:
+    """Refuse a merged text (the owner's edit) that has no word or holds a secret.
+
+    Raises:
+        InvalidValueError: no word in it. SecretRefusedError: it looks like a secret.
+    """
+    if not textmod.normalize(text or ""):
+        raise InvalidValueError(f"the merged text of {key} must contain at least one word")
+    found = detect_secret(text)
+    if found:
+        raise SecretRefusedError(found)
+
+
+def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str | int] | None = None,
+               actor: str = "owner") -> ApplyResult:
+    """Apply the selected operations of ``plan`` in one transaction with one event batch.
+
+    Args:
+        store: the open ``MemoryStore``.
+        plan: a plan from ``plans.build_*`` (operation texts possibly edited by the owner).
+        yes: the owner confirmed (required when ``memory.deletePolicy`` is ask).
+        selected: operation keys or 1-based numbers to apply; default: the operations whose
+            ``selected`` flag is on. Blocked operations never apply.
+        actor: who applies it (recorded in every event).
+
+    Returns:
+        ``ApplyResult``. An operation whose records changed since the plan was made is skipped.
+
+    Raises:
+        PolicyError: deletePolicy deny, or ask without ``yes``; nothing changed.
+        InvalidValueError / SecretRefusedError: an edited merged text that is empty or a secret.
+    """
+    check_policy(store, plan, yes)
+    policy = store.get_setting("memory.deletePolicy")
+    if selected is None:
+        ops = plan.selected_operations()
+    else:
+        ops = [plan.op(ref) for ref in selected]
+    # merges first: an accepted resolution with a merged side is aimed at the merged record
+    ops = sorted((o for o in ops if not o.blocked), key=lambda o: o.action != "merge")
+    for op in ops:
+        if op.action == "merge":
+            check_merged_text(op.key, op.text)
+    result = ApplyResult(batch=None)
+    if not ops:
+        return result
+    with store.change(plan.kind, actor) as batch:
+        for op in ops:
+            if op.action == "delete" and policy != "allow":
+                result.skipped.append((op.key, f"memory.deletePolicy is {policy}; only allow hard-deletes"))
+                continue
+            reason = _apply_one(store, batch, op, actor, result)
+            if reason:
+                result.skipped.append((op.key, reason))
+            else:
+                result.applied.append(op.key)
+        if result.applied:
+            result.batch = batch
+    return result
+
+
+def _current(op: Operation, records=None) -> list[Memory] | str:
+    """The rows of ``op`` (or of ``records``) if none changed since the plan; else the reason to skip."""
+    rows = []
+    for planned in op.records if records is None else records:
+        row = Memory.get_or_none(Memory.id == planned.id)
+        if row is None:
+            return f"#{planned.id} no longer exists"
+        if any(getattr(row, name) != getattr(planned, name) for name in _WATCHED):
+            return f"#{planned.id} changed since the plan was made"
+        if row.pinned and op.action != "fix" and not (op.into is not None and op.into.id == row.id):
+            return f"#{planned.id} is pinned"
+        rows.append(row)
+    return rows
+
+
+def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult) -> str | None:
+    from bestie_tui.store.memory_store import snapshot
+
+    if op.action == "supersede":
+        return _supersede(store, op, result, save_event=lambda row, before: _save(store, batch, row, before, actor,
+                                                                                  result, op.reason))
+    rows = _current(op)
+    if isinstance(rows, str):
+        return rows
+    now = store.clock()
+
+    def save(row: Memory, before: dict, action: str, note: str | None = None) -> None:
+        row.updated_at = now
+        row.save()
+        store.record_event(batch, action, row.id, before, snapshot(row), actor, note=note)
+        result.changed_ids.append(row.id)
+
+    if op.action == "merge":
+        return _merge(store, batch, op, rows, actor, result, save)
+    if op.action == "delete":
+        for row in rows:
+            if row.status not in ("forgotten", "rejected"):
+                return f"#{row.id} is {row.status}; only forgotten/rejected records are hard-deleted"
+            store.record_event(batch, "delete", row.id, snapshot(row), None, actor, note=op.reason)
+            row.delete_instance()
+            result.deleted_ids.append(row.id)
+        return None
+    for row in rows:  # layer / archive / expire / fix
+        before = snapshot(row)
+        for name, value in op.changes.items():
+            if name not in _FIXABLE:
+                return f"{name} cannot be changed by a plan"
+            setattr(row, name, value)
+        save(row, before, op.action, note=op.reason)
+    return None
+
+
+def _save(store, batch: str, row: Memory, before: dict, actor: str, result: ApplyResult, note: str) -> None:
+    from bestie_tui.store.memory_store import snapshot
+
+    row.updated_at = store.clock()
+    row.save()
+    store.record_event(batch, "supersede", row.id, before, snapshot(row), actor, note=note)
+    result.changed_ids.append(row.id)
+
+
+def _supersede(store, op: Operation, result: ApplyResult, save_event) -> str | None:
+    """Supersede ``op.records`` by the active head of ``op.target``. Records a merge of this apply
+    folded are replaced by their merged record (its own changes are ours, not a stale plan)."""
+    from bestie_tui.store.memory_store import snapshot
+
+    rows: dict[int, Memory] = {}
+    unmerged = [r for r in op.records if r.id not in result.merged_into]
+    current = _current(op, unmerged)
+    if isinstance(current, str):
+        return current
+    for row in current:
+        rows[row.id] = row
+    for r in op.records:
+        if r.id in result.merged_into:
+            survivor = Memory.get_by_id(result.merged_into[r.id])
+            rows[survivor.id] = survivor
+    head = Memory.get_or_none(Memory.id == op.target.id)
+    seen = set()
+    while head is not None and head.superseded_by is not None and head.id not in seen:
+        seen.add(head.id)
+        head = Memory.get_or_none(Memory.id == head.superseded_by)
+    if head is None or head.status != "approved" or head.id in rows:
+        return f"#{op.target.id} is no longer an active record"
+    for row in rows.values():
+        if row.superseded_by is not None or row.status != "approved":
+            return f"#{row.id} is no longer active"
+    for row in rows.values():
+        before = snapshot(row)
+        row.superseded_by = head.id
+        save_event(row, before)
+    return None
+
+
+def _merge(store, batch, op, rows, actor, result, save) -> str | None:
+    from bestie_tui.store.memory_store import snapshot
+
+    if any(r.status != "approved" or r.superseded_by is not None for r in rows):
+        return "a member is no longer active"
+    if op.into is not None:  # fold the others into the pinned member, which stays as it is
+        survivor = next(r for r in rows if r.id == op.into.id)
+        for row in rows:
+            result.merged_into[row.id] = survivor.id
+            if row.id != survivor.id:
+                before = snapshot(row)
+                row.superseded_by = survivor.id
+                save(row, before, "merge", note=f"merged into the pinned #{survivor.id}")
+        return None
+    text = op.text.strip()
+    keep = _survivor(op.records, text)
+    bind = merged_binding(rows)
+    uses = sum(r.access_count for r in rows)
+    last = max((r.last_accessed_at for r in rows if r.last_accessed_at), default=None)
+    confidence = max(r.confidence for r in rows)
+    if keep is not None:
+        survivor = next(r for r in rows if r.id == keep.id)
+        before = snapshot(survivor)
+        survivor.text, survivor.norm, survivor.terms = text, textmod.normalize(text), textmod.search_text(text)
+        for name, value in bind.items():
+            setattr(survivor, name, value)
+        survivor.access_count = uses
+        survivor.last_accessed_at, survivor.confidence = last, confidence
+        save(survivor, before, "merge", note=f"kept for {op.key}")
+    else:
+        base = max(rows, key=lambda r: (r.access_count, r.updated_at, r.id))
+        now = store.clock()
+        survivor = Memory.create(
+            id=store.next_memory_id(), text=text, kind=base.kind, status="approved", pinned=False, confidence=confidence, expires_at=None,
+            **bind, source="merge:" + ",".join(f"#{r.id}" for r in rows), created_at=now,
+            updated_at=now, access_count=uses, last_accessed_at=last, norm=textmod.normalize(text),
+            terms=textmod.search_text(text))
+        store.record_event(batch, "merge", survivor.id, None, snapshot(survivor), actor, note=op.key)
+        result.created_ids.append(survivor.id)
+    for row in rows:
+        result.merged_into[row.id] = survivor.id
+        if row.id == survivor.id:
+            continue
+        before = snapshot(row)
+        row.superseded_by = survivor.id
+        save(row, before, "merge", note=f"merged into #{survivor.id}")
+    return None
+
+
+__all__ = ["ApplyResult", "apply_plan", "check_policy", "check_merged_text"]

@@ -1,0 +1,365 @@
+"""Prompt assembly: ``build_context`` turns a request into a ``ContextPack`` — the memory block.
+
+Order of the block: approved **core** records (pinned first, then by score) within the core token cap
+(``memory.coreTokenCap``), then the best-scored **working** records that fit the rest of the token
+budget. The archive never enters. Candidates come from one SQL query that already applies
+governance and the exclusions (``governance.active_condition``); scoring (``scoring.score``) only
+orders what SQL allowed. The manifest says what was left out and why:
+
+* ``budget`` — relevant, but the budget (or the core cap) was spent;
+* ``low relevance`` — eligible, but its TF-IDF cosine is under ``score.minRelevance``;
+* ``scope`` — relevant, but bound to another channel or project (governed mode);
+* ``state`` — relevant, but stale, superseded, expired or archived;
+* ``duplicate`` — a working record whose cosine (``MemoryIndex.similarity``: 0.5 · BM25 word-row
+  cosine + 0.5 · character-row cosine) to a record already in the block is at least
+  ``score.duplicateCosine`` (default 0.9): it would repeat that record and spend the budget twice.
+
+Records of other users are never looked at, not even for the manifest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from bestie_tui.retrieval.governance import active_condition, check_mode, scope_condition, user_condition
+from bestie_tui.store.models import Memory
+from bestie_tui.store.records import MemoryRecord, iso
+from bestie_tui.store.scoring import ScoreParts, ScoringConfig, describe_weights, named_periods, score, settings_snapshot
+from bestie_tui.text.tokens import count_tokens
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bestie_tui.store.memory_store import MemoryStore
+
+DEFAULT_TOKEN_BUDGET = 600
+HEADER = "Memory (approved notes about this user; follow them unless the user says otherwise):"
+CORE_TITLE = "Core:"
+WORKING_TITLE = "Relevant to this request:"
+#: Relevant records left out for scope/state that the manifest lists (the best by relevance).
+MANIFEST_LIMIT = 20
+
+
+@dataclass(frozen=True)
+class PackItem:
+    """One included record: the record, its score parts, its line in the block and that line's tokens."""
+
+    record: MemoryRecord
+    score: ScoreParts
+    line: str
+    tokens: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.record.id, "text": self.record.text, "kind": self.record.kind,
+                "layer": self.record.layer, "pinned": self.record.pinned, "tokens": self.tokens,
+                "score": self.score.to_dict()}
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """One record the pack did not take. ``reason``: budget, low relevance, scope or state;
+    ``detail`` says more (e.g. "needs 40 tokens, 12 left", "stale", "channel telegram:9")."""
+
+    id: int
+    text: str
+    reason: str
+    detail: str
+    relevance: float
+    score: ScoreParts | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "reason": self.reason, "detail": self.detail,
+                "relevance": round(self.relevance, 4), "score": self.score.to_dict() if self.score else None}
+
+
+@dataclass
+class ContextPack:
+    """The memory block for one request and the manifest that explains it.
+
+    Attributes:
+        core / working: included records in block order.
+        left_out: records not included, with the reason (budget, low relevance, scope, state).
+        low_relevance_count: every eligible working record under the relevance floor (only the best
+            few are listed in ``left_out``).
+        tokens: estimate of ``text`` in ``token_mode`` (``tokens.count_tokens``).
+        paused: memory is paused, so the block is empty.
+        named_dates: the periods the query names (``scoring.named_periods``), ``[start, end)`` ISO
+            pairs; when any, the ``when`` part of each score counts (see ``scoring``).
+    """
+
+    query: str
+    user: str | None
+    channel: str | None
+    project: str | None
+    governance: str
+    token_budget: int
+    token_mode: str
+    core_cap: int
+    paused: bool = False
+    core: list[PackItem] = field(default_factory=list)
+    working: list[PackItem] = field(default_factory=list)
+    left_out: list[LeftOut] = field(default_factory=list)
+    low_relevance_count: int = 0
+    tokens: int = 0
+    weights: dict[str, Any] = field(default_factory=dict)
+    built_at: datetime | None = None
+    named_dates: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def items(self) -> list[PackItem]:
+        return self.core + self.working
+
+    @property
+    def unlisted_low_relevance(self) -> int:
+        """Records under the relevance floor that ``left_out`` does not list (it shows the nearest few)."""
+        listed = sum(1 for x in self.left_out if x.reason == "low relevance")
+        return max(0, self.low_relevance_count - listed)
+
+    def render(self) -> str:
+        """The memory block exactly as it goes into the prompt; ``""`` when nothing is included."""
+        if not self.items:
+            return ""
+        lines = [HEADER]
+        if self.core:
+            lines += [CORE_TITLE] + [i.line for i in self.core]
+        if self.working:
+            lines += [WORKING_TITLE] + [i.line for i in self.working]
+        return "\n".join(lines)
+
+    @property
+    def text(self) -> str:
+        return self.render()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query, "user": self.user, "channel": self.channel, "project": self.project,
+            "governance": self.governance, "paused": self.paused, "token_budget": self.token_budget,
+            "token_mode": self.token_mode, "core_cap": self.core_cap, "tokens": self.tokens,
+            "core": [i.to_dict() for i in self.core], "working": [i.to_dict() for i in self.working],
+            "left_out": [x.to_dict() for x in self.left_out], "low_relevance_count": self.low_relevance_count,
+            "weights": self.weights, "built_at": iso(self.built_at), "text": self.render(),
+            "named_dates": [list(p) for p in self.named_dates],
+        }
+
+
+def build_context(store: "MemoryStore", query: str, user: str | None, channel: str | None = None,
+                  project: str | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET, *,
+                  governance: str | None = None, token_mode: str | None = None,
+                  record_access: bool = True) -> ContextPack:
+    """Assemble the memory block for one request.
+
+    Args:
+        store: the open ``MemoryStore``.
+        query: the request text the working records are scored against.
+        user / channel / project: the request's binding (see ``governance``).
+        token_budget: tokens for the whole block (core included), estimated with ``token_mode``
+            (setting ``context.tokenMode``, default ``chars4``).
+        governance: override ``memory.governance`` (``governed``/``full``) for this call.
+        record_access: bump ``last_accessed_at``/``access_count`` of the included records (what a
+            real prompt does); previews (CLI ``memory context``, the Context view) pass False.
+
+    Returns:
+        A ``ContextPack``; empty (``paused=True``) while memory is paused.
+
+    Raises:
+        InvalidValueError: a negative budget, an unknown governance or token mode, a bad score setting.
+        MissingExtraError: token mode ``tiktoken_cl100k`` without the ``tokens`` extra.
+    """
+    import numpy as np
+
+    from bestie_tui.errors import InvalidValueError
+    from bestie_tui.store.index import get_index
+
+    if token_budget < 0:
+        raise InvalidValueError("token budget must be zero or more")
+    settings = settings_snapshot(store)  # one query for every setting this request reads
+    mode = check_mode(governance or settings.get("memory.governance"))
+    token_mode = token_mode or settings.get("context.tokenMode") or "chars4"
+    count_tokens("", token_mode)  # validates the mode before any work
+    config = ScoringConfig.from_store(store, settings)
+    now = store.clock()
+    periods = named_periods(query)
+    pack = ContextPack(query=query, user=user, channel=channel, project=project, governance=mode,
+                       token_budget=token_budget, token_mode=token_mode,
+                       core_cap=int(settings.get("memory.coreTokenCap")),
+                       weights=describe_weights(config), built_at=now,
+                       named_dates=[(iso(a), iso(b)) for a, b in periods])
+    if settings.get("memory.paused"):
+        pack.paused = True
+        return pack
+
+    allowed = active_condition(now) & scope_condition(mode, user, channel, project)
+    core_ids, w_ids = _eligible_ids(store, allowed)
+    index = get_index(store)
+    eligible = np.concatenate([core_ids, w_ids])
+    rel, top = index.lookup(query, eligible, k=MANIFEST_LIMIT * 5)
+    core_rel, w_rel = rel[: len(core_ids)], rel[len(core_ids):]
+    above = w_rel >= config.min_relevance
+    pack.low_relevance_count = int((~above).sum())
+    # the best candidates by relevance, ties by the older id: a partial sort, since a user may own
+    # every row and only ``candidates`` of them are ever scored in full
+    picked = _best(np.flatnonzero(above), w_rel, w_ids, config.candidates)
+    relevant = w_ids[picked].tolist()
+    near = _best(np.flatnonzero(~above & (w_rel > 0)), w_rel, w_ids, 5)
+    near = list(zip(w_rel[near].tolist(), w_ids[near].tolist()))
+    rel_of = dict(zip(core_ids.tolist(), core_rel.tolist()))
+    rel_of.update(zip(relevant, w_rel[picked].tolist()))
+    core_ids = core_ids.tolist()
+    records = _fetch(core_ids + relevant, allowed)
+    scored = {i: score(m, rel_of[i], user=user, channel=channel, project=project, now=now, config=config,
+                       periods=periods)
+              for i, m in records.items()}
+    header = count_tokens(HEADER + "\n", token_mode)
+    left = token_budget - header
+    core_left = min(pack.core_cap, left)
+    core_order = sorted((i for i in core_ids if i in records),
+                        key=lambda i: (not records[i].pinned, -scored[i].total, i))
+    for i in core_order:
+        core_left, left = _place(pack, pack.core, records[i], scored[i], core_left, left, token_mode, "core cap")
+    order = sorted((i for i in relevant if i in records), key=lambda i: (-scored[i].total, i))
+    twin_of = _near_duplicates(index, [it.record.id for it in pack.core], order, config.duplicate_cosine)
+    for i in order:
+        twin = twin_of(i, [it.record.id for it in pack.working])
+        if twin is not None:
+            pack.left_out.append(LeftOut(i, records[i].text, "duplicate",
+                                         f"near-duplicate of #{twin[0]} (cosine {twin[1]:.2f})",
+                                         scored[i].relevance, scored[i]))
+            continue
+        _, left = _place(pack, pack.working, records[i], scored[i], None, left, token_mode, "token budget")
+    _left_out_low_relevance(pack, near, config.min_relevance, now, user, channel, project, config, periods)
+    _left_out_scope_state(pack, top, user, _not_eligible(top, eligible), config.min_relevance, now)
+    pack.tokens = count_tokens(pack.render(), token_mode)
+    if record_access and pack.items:
+        Memory.update(last_accessed_at=now, access_count=Memory.access_count + 1).where(
+            Memory.id.in_([i.record.id for i in pack.items])).execute()
+    return pack
+
+
+def _eligible_ids(store: "MemoryStore", allowed) -> tuple[Any, Any]:
+    """(core ids, working ids) that governance and the exclusions allow, as int64 numpy arrays.
+
+    The SQL (built by Peewee) returns one comma-joined string per layer: a user may own every row,
+    and reading 100,000 one-int tuples through the cursor costs more than the rest of a request."""
+    import numpy as np
+    from peewee import fn
+
+    query = (Memory.select(Memory.layer, fn.group_concat(Memory.id))
+             .where(allowed & Memory.layer.in_(("core", "working"))).group_by(Memory.layer))
+    sql, params = query.sql()
+    found = {layer: np.fromstring(joined, dtype=np.int64, sep=",")
+             for layer, joined in store.db.execute_sql(sql, params).fetchall() if joined}
+    empty = np.zeros(0, dtype=np.int64)
+    return found.get("core", empty), found.get("working", empty)
+
+
+def _near_duplicates(index, core: list[int], order: list[int], threshold: float):
+    """A function ``(id, included working ids) → (twin id, cosine) | None``: the included record
+    (core, or working so far) most similar to ``id`` when that cosine reaches ``threshold``."""
+    if threshold > 1 or not order:
+        return lambda i, included: None
+    ids = core + order
+    sims = index.similarity(ids)
+    at = {i: n for n, i in enumerate(ids)}
+
+    def twin(i: int, included: list[int]):
+        others = [at[j] for j in core + included]
+        if not others:
+            return None
+        row = sims[at[i], others]
+        best = int(row.argmax())
+        return (ids[others[best]], float(row[best])) if row[best] >= threshold else None
+    return twin
+
+
+def _best(positions, relevance, ids, k: int):
+    """The ``k`` of ``positions`` with the highest ``relevance`` (ties: lower id), best first."""
+    import numpy as np
+
+    if len(positions) > k:
+        positions = positions[np.argpartition(-relevance[positions], k - 1)[:k]]
+    return positions[np.lexsort((ids[positions], -relevance[positions]))]
+
+
+def _fetch(ids: list[int], allowed) -> dict[int, MemoryRecord]:
+    from bestie_tui.store.memory_store import to_record
+
+    out: dict[int, MemoryRecord] = {}
+    for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
+        chunk = ids[start:start + 500]
+        out.update({r.id: to_record(r) for r in Memory.select().where(allowed & Memory.id.in_(chunk))})
+    return out
+
+
+def _line(m: MemoryRecord) -> str:
+    return "- " + " ".join(m.text.split())
+
+
+def _place(pack: ContextPack, target: list[PackItem], m: MemoryRecord, parts: ScoreParts,
+           cap_left: int | None, left: int, mode: str, what: str) -> tuple[int | None, int]:
+    """Add ``m`` to ``target`` if its line fits ``left`` (and ``cap_left`` for core); else record why."""
+    line = _line(m)
+    cost = count_tokens(line + "\n", mode) + (count_tokens(_title(target, pack) + "\n", mode) if not target else 0)
+    limit = left if cap_left is None else min(left, cap_left)
+    if cost > limit:
+        pack.left_out.append(LeftOut(m.id, m.text, "budget", f"{what}: needs {cost} tokens, {max(limit, 0)} left",
+                                     parts.relevance, parts))
+        return cap_left, left
+    target.append(PackItem(m, parts, line, count_tokens(line, mode)))
+    return (None if cap_left is None else cap_left - cost), left - cost
+
+
+def _title(target: list[PackItem], pack: ContextPack) -> str:
+    return CORE_TITLE if target is pack.core else WORKING_TITLE
+
+
+def _left_out_low_relevance(pack, near, floor, now, user, channel, project, config, periods) -> None:
+    """List the best few under the relevance floor (the closest misses, ``[(relevance, id)]``)."""
+    for i, m in _fetch([i for _, i in near], Memory.id.is_null(False)).items():
+        parts = score(m, dict((j, r) for r, j in near)[i], user=user, channel=channel, project=project,
+                      now=now, config=config, periods=periods)
+        pack.left_out.append(LeftOut(i, m.text, "low relevance",
+                                     f"relevance {parts.relevance:.2f} < {floor:.2f}", parts.relevance, parts))
+
+
+def _not_eligible(top: list[tuple[int, float]], eligible) -> set[int]:
+    """Ids of ``top`` that are not in the ``eligible`` array (a mask, not a set of every eligible id)."""
+    import numpy as np
+
+    ids = np.asarray([i for i, _ in top], dtype=np.int64)
+    if not len(ids):
+        return set()
+    mask = np.zeros(int(max(ids.max(), eligible.max() if len(eligible) else 0)) + 1, dtype=bool)
+    mask[eligible] = True
+    return set(ids[~mask[ids]].tolist())
+
+
+def _left_out_scope_state(pack, top, user, outside: set[int], floor: float, now) -> None:
+    """Relevant records of this user (or unbound) that SQL kept out: say whether scope or state.
+    ``top``: the index's best ``(id, relevance)`` over every approved memory; ``outside``: those
+    SQL did not allow."""
+    top = [(i, r) for i, r in top if r >= floor and i in outside]
+    if not top:
+        return
+    relevance = dict(top)
+    rows = Memory.select().where(Memory.id.in_(list(relevance)) & user_condition(user))
+    found = []
+    for m in rows:
+        reason, detail = _why_not(m, pack, now)
+        found.append(LeftOut(m.id, m.text, reason, detail, relevance[m.id]))
+    found.sort(key=lambda x: -x.relevance)
+    pack.left_out.extend(found[:MANIFEST_LIMIT])
+
+
+def _why_not(m: Memory, pack: ContextPack, now: datetime) -> tuple[str, str]:
+    if m.stale:
+        return "state", "stale"
+    if m.superseded_by is not None:
+        return "state", f"superseded by #{m.superseded_by}"
+    if m.expires_at is not None and m.expires_at <= now:
+        return "state", f"expired {iso(m.expires_at)}"
+    if m.layer == "archive":
+        return "state", "archive layer"
+    wrong = [f"{name} {value}" for name, value, wanted in (("channel", m.channel, pack.channel),
+                                                           ("project", m.project, pack.project))
+             if value is not None and value != wanted]
+    return "scope", ", ".join(wrong) + " (governed)" if wrong else "not in scope"

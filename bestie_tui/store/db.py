@@ -1,0 +1,156 @@
+"""Opening a database file: pragmas, schema version, refusing newer or foreign files.
+
+A bestie database is marked with ``PRAGMA application_id = APPLICATION_ID`` and carries its schema
+version in ``PRAGMA user_version``. ``open_database`` creates a new file, migrates an older one, and
+refuses (without writing a byte) a file from a newer bestie, a non-SQLite file, or a SQLite file
+that already holds someone else's tables.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from peewee import OperationalError, SqliteDatabase
+
+from bestie_tui.errors import SchemaError, StorageError
+from bestie_tui.store.models import ALL_MODELS, database_proxy
+
+APPLICATION_ID = 0x42535449  # "BSTI"
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 5000
+PRAGMAS = {
+    "journal_mode": "wal",
+    "busy_timeout": BUSY_TIMEOUT_MS,
+    "foreign_keys": 1,
+    "synchronous": "normal",
+}
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def read_header(path: Path) -> tuple[int, int] | None:
+    """``(user_version, application_id)`` from the 100-byte SQLite header of ``path``, or ``None`` for
+    an empty file. Reads bytes only: no SQLite connection, so no ``-wal``/``-shm`` file is created.
+
+    Raises:
+        SchemaError: the file is not empty and not a SQLite database.
+        StorageError: the file cannot be read.
+    """
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(100)
+    except OSError as exc:
+        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if not header:
+        return None
+    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
+        raise SchemaError(f"{path} is not a SQLite database; refusing to open it")
+    user_version = int.from_bytes(header[60:64], "big", signed=True)
+    application_id = int.from_bytes(header[68:72], "big", signed=True)
+    return user_version, application_id
+
+
+def _has_schema_objects(path: Path) -> bool:
+    # immutable=1: read without locks or shared memory, so nothing is written beside the file.
+    uri = f"file:{path.resolve().as_posix()}?mode=ro&immutable=1"
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+        try:
+            return conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise SchemaError(f"{path} is a damaged SQLite database ({exc}); refusing to open it") from exc
+
+
+def check_file(path: Path) -> None:
+    """Raise unless ``path`` is missing, empty, an empty SQLite file, or a bestie database this
+    version can open. Never writes to the file.
+
+    Raises:
+        SchemaError: not SQLite, someone else's SQLite file, a newer or invalid bestie schema.
+        StorageError: the file cannot be read.
+    """
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise StorageError(f"{path} is a directory, not a database file")
+    header = read_header(path)
+    if header is None:
+        return
+    version, app_id = header
+    if app_id == 0 and version == 0 and not _has_schema_objects(path):
+        return  # an empty SQLite database: ours to initialise
+    if app_id != APPLICATION_ID:
+        raise SchemaError(f"{path} is a SQLite database but not a bestie memory database; refusing to touch it")
+    if version > SCHEMA_VERSION:
+        raise SchemaError(
+            f"{path} was written by a newer bestie (schema {version}, this program knows {SCHEMA_VERSION}); "
+            "upgrade bestie-tui to open it"
+        )
+    if version < 1:
+        raise SchemaError(f"{path} carries an invalid bestie schema version ({version}); refusing to touch it")
+
+
+def open_database(path: str | Path, *, create_dirs: bool = True) -> SqliteDatabase:
+    """Open (creating or migrating) the bestie database at ``path`` and bind the models to it.
+
+    Args:
+        path: the database file.
+        create_dirs: create missing parent directories (the default data dir); when False a missing
+            directory is an error, so a mistyped ``--db`` does not silently start a new database.
+
+    Returns:
+        The connected ``SqliteDatabase`` (WAL mode, busy timeout 5000 ms, IMMEDIATE write transactions).
+
+    Raises:
+        SchemaError: newer schema or foreign file; the file is left untouched.
+        StorageError: the directory or file cannot be created, opened or read.
+    """
+    path = Path(path).expanduser()
+    check_file(path)
+    if not path.parent.exists():
+        if not create_dirs:
+            raise StorageError(f"directory {path.parent} does not exist (is the --db path right?)")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create {path.parent}: {exc.strerror or exc}") from exc
+    # IMMEDIATE: a write transaction takes the write lock when it begins, so two writers queue on the
+    # busy timeout instead of failing half-way when a read lock cannot be upgraded.
+    db = SqliteDatabase(str(path), pragmas=PRAGMAS, timeout=BUSY_TIMEOUT_MS / 1000, lock_type="IMMEDIATE")
+    database_proxy.initialize(db)
+    try:
+        db.connect(reuse_if_open=True)
+        version = db.execute_sql("PRAGMA user_version").fetchone()[0]
+        if version < SCHEMA_VERSION:
+            _migrate(db, version)
+    except OperationalError as exc:
+        db.close()
+        raise StorageError(f"cannot open {path}: {exc}") from exc
+    return db
+
+
+def _migrate(db: SqliteDatabase, from_version: int) -> None:
+    """Bring a schema from ``from_version`` to ``SCHEMA_VERSION``. Version 0 is a new file."""
+    with db.atomic():
+        if from_version == 0:
+            db.create_tables(ALL_MODELS)
+        # Later versions add steps here with playhouse.migrate, one per version.
+        db.execute_sql(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def backup_database(db: SqliteDatabase, target: Path) -> Path:
+    """Write a consistent copy of ``db`` to ``target`` with ``VACUUM INTO`` (safe with WAL).
+
+    Returns the target path. Raises ``FileExistsError`` if it exists.
+    """
+    target = Path(target)
+    if target.exists():
+        raise FileExistsError(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    db.execute_sql("VACUUM INTO ?", (str(target),))
+    return target

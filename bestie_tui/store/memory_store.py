@@ -1,0 +1,205 @@
+"""``MemoryStore``: the one facade over the database that the CLI, the TUI and the runtime call.
+
+Every write goes through ``change`` — one transaction, one event batch — so each change to a memory
+has an audit row (actor, time, before, after) and ``undo`` can revert it as a whole.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from peewee import DatabaseError as PeeweeDatabaseError
+from peewee import OperationalError, fn
+
+from bestie_tui.store import settings as settings_mod
+from bestie_tui.text import words as textmod
+from bestie_tui.store.db import open_database
+from bestie_tui.errors import InvalidValueError, NotFoundError, SecretRefusedError, StorageError
+from bestie_tui.store.models import SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Setting, database_proxy
+from bestie_tui.store.records import MemoryRecord, iso
+from bestie_tui.store.secrets import detect_secret
+from bestie_tui.store.messages import StoreMessages
+from bestie_tui.store.reads import SEARCH_POOL, StoreReads  # noqa: F401  (SEARCH_POOL re-exported)
+from bestie_tui.store.support import (  # noqa: F401  (re-exported: other modules import these from ``store``)
+    MAX_ID,
+    _storage_message,
+    check_kind,
+    row_values,
+    snapshot,
+    to_record,
+)
+from bestie_tui.store.writes import StoreWrites
+from bestie_tui.text.ttl import parse_ttl
+
+
+def utcnow() -> datetime:
+    """Current time as a naive UTC datetime (the database's convention)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class MemoryStore(StoreReads, StoreWrites, StoreMessages):
+    """Open the bestie database at ``path`` and offer every memory operation.
+
+    Args:
+        path: SQLite file; created if missing.
+        clock: returns "now" as naive UTC; tests pass a frozen clock.
+        create_dirs: create a missing parent directory (False for a user-typed ``--db``).
+
+    Raises:
+        SchemaError: the file is newer or not a bestie database (it is left untouched).
+        StorageError: the file or its directory cannot be opened.
+
+    Write methods raise ``StorageError`` when the database is read-only or stays locked by another
+    process past the busy timeout; nothing is changed then.
+
+    The read, write and message methods live in the mixins ``StoreReads`` (``store_reads.py``),
+    ``StoreWrites`` (``store_writes.py``) and ``StoreMessages`` (``store_messages.py``); this class
+    keeps opening, settings and the transaction/event internals they share.
+    """
+
+    def __init__(self, path: str | Path, clock: Callable[[], datetime] | None = None, *,
+                 create_dirs: bool = True):
+        self.path = Path(path).expanduser()
+        self.clock = clock or utcnow
+        self.db = open_database(self.path, create_dirs=create_dirs)
+
+    def close(self) -> None:
+        if not self.db.is_closed():
+            self.db.close()
+
+    # ---------------------------------------------------------------- settings
+    def get_setting(self, key: str) -> Any:
+        """The stored value of ``key`` or its default from ``settings.DEFAULTS``."""
+        row = Setting.get_or_none(Setting.key == key)
+        return json.loads(row.value) if row else settings_mod.DEFAULTS.get(key)
+
+    def set_setting(self, key: str, value: Any, actor: str = "owner") -> None:
+        """Validate and store a setting; recorded as an undoable event. Raises InvalidValueError."""
+        value = settings_mod.validate(key, value)
+        old = self.get_setting(key)
+        with self.change("setting", actor) as batch:
+            Setting.replace(key=key, value=json.dumps(value)).execute()
+            self.record_event(batch, "setting", None, {"key": key, "value": old}, {"key": key, "value": value}, actor)
+
+    @property
+    def write_policy(self) -> str:
+        return self.get_setting("memory.writePolicy")
+
+    @property
+    def paused(self) -> bool:
+        return bool(self.get_setting("memory.paused"))
+
+    def pause(self, actor: str = "owner") -> None:
+        """Stop the assistant's memory writes and injection until ``resume``."""
+        self.set_setting("memory.paused", True, actor)
+
+    def resume(self, actor: str = "owner") -> None:
+        self.set_setting("memory.paused", False, actor)
+
+
+    # ---------------------------------------------------------------- internals
+    @contextmanager
+    def change(self, action: str, actor: str) -> Iterator[str]:
+        """One transaction and one event batch id for a user-visible change. The batch id starts with
+        the change's name (``cleanup:3f2a…``) so undo can say what it reverts as a whole."""
+        batch = f"{action}:{uuid.uuid4().hex[:12]}"
+        try:
+            with database_proxy.atomic():
+                yield batch
+        except (OperationalError, PeeweeDatabaseError) as exc:
+            raise StorageError(_storage_message(self.path, exc)) from exc
+
+    def next_memory_id(self) -> int:
+        """The id for a new memory: one above every id the memory table *or the event log* has seen,
+        so an id freed by undoing a creation is never reused and one id always names one memory."""
+        top = max(Memory.select(fn.MAX(Memory.id)).scalar() or 0,
+                  Event.select(fn.MAX(Event.memory_id)).scalar() or 0)
+        return top + 1
+
+    def record_event(self, batch: str, action: str, memory_id: int | None, before: dict | None,
+               after: dict | None, actor: str, note: str | None = None) -> None:
+        Event.create(batch=batch, memory_id=memory_id, action=action, actor=actor, at=self.clock(),
+                     before=json.dumps(before, ensure_ascii=False) if before is not None else None,
+                     after=json.dumps(after, ensure_ascii=False) if after is not None else None, note=note)
+
+    def _row(self, memory_id: int) -> Memory:
+        try:
+            memory_id = int(memory_id)
+        except (TypeError, ValueError):
+            raise InvalidValueError(f"memory id must be a number, not {memory_id!r}") from None
+        row = Memory.get_or_none(Memory.id == memory_id) if 0 < memory_id <= MAX_ID else None
+        if row is None:
+            raise NotFoundError(f"no memory with id {memory_id}")
+        return row
+
+    def _mutate(self, memory_id: int, action: str, actor: str, apply: Callable[[Memory], None]) -> MemoryRecord:
+        with self.change(action, actor) as batch:
+            row = self._row(memory_id)
+            before = snapshot(row)
+            apply(row)
+            if snapshot(row) == before:
+                return to_record(row)  # nothing changed: no event, no empty undo step
+            row.updated_at = self.clock()
+            row.save()
+            self.record_event(batch, action, row.id, before, snapshot(row), actor)
+        return to_record(row)
+
+    def _create(self, text: str, kind: str, *, status: str, user, channel, project, session, scope,
+                source, confidence, ttl, actor, action, pinned: bool = False) -> MemoryRecord:
+        self._check_scope(scope)
+        for what, value in (("user", user), ("channel", channel), ("project", project), ("session", session),
+                            ("source", source)):
+            textmod.check_encodable(value, what)
+        if not (isinstance(confidence, (int, float)) and 0.0 <= float(confidence) <= 1.0):
+            raise InvalidValueError(f"confidence must be between 0 and 1, not {confidence}")
+        kind = check_kind(kind)
+        now = self.clock()
+        expires = parse_ttl(ttl, now) if ttl else None
+        with self.change(action, actor) as batch:
+            row = Memory.create(
+                id=self.next_memory_id(), text=text.strip(), kind=kind, status=status, scope=scope, layer=SCOPE_DEFAULT_LAYER[scope],
+                pinned=pinned, confidence=float(confidence), expires_at=expires, user=user, channel=channel,
+                project=project, session=session, source=source, created_at=now, updated_at=now,
+                norm=textmod.normalize(text), terms=textmod.search_text(text),
+            )
+            self.record_event(batch, action, row.id, None, snapshot(row), actor)
+        return to_record(row)
+
+    def _set_text(self, row: Memory, text: str) -> None:
+        self._check_text(text)
+        row.text = text.strip()
+        row.norm = textmod.normalize(text)
+        row.terms = textmod.search_text(text)
+
+    @staticmethod
+    def _check_text(text: str) -> str:
+        textmod.check_encodable(text, "memory text")
+        norm = textmod.normalize(text or "")
+        if not norm:
+            raise InvalidValueError("memory text must contain at least one word")
+        return norm
+
+    @staticmethod
+    def _check_scope(scope: str) -> None:
+        if scope not in SCOPES:
+            raise InvalidValueError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+
+    @staticmethod
+    def _guard_secret(text: str, kind: str) -> None:
+        found = detect_secret(text or "")
+        if found:
+            raise SecretRefusedError(found)
+        if kind in ("venting", "vent"):
+            raise SecretRefusedError("one-off venting")
+
+    @staticmethod
+    def _same_user(user: str | None):
+        return Memory.user.is_null() if user is None else (Memory.user == user)
+
+
+__all__ = ["MemoryStore", "utcnow", "iso"]

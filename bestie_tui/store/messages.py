@@ -1,0 +1,52 @@
+"""The raw chat history side of ``MemoryStore``: appending messages and listing them by role or
+tolerant text query. A mixin: ``MemoryStore`` (``store.py``) supplies ``clock``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from peewee import fn
+
+from bestie_tui.text import words as textmod
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.models import ROLES, Message
+from bestie_tui.store.records import MessageRecord
+from bestie_tui.store.support import _clamp, _message_record
+
+
+class StoreMessages:
+    """Chat message methods of ``MemoryStore``."""
+
+    def log_message(self, role: str, text: str, *, user: str | None = None, channel: str | None = None,
+                    session: str | None = None, at: datetime | None = None) -> MessageRecord:
+        """Append one chat message to the raw history. Raises InvalidValueError for an unknown role."""
+        if role not in ROLES:
+            raise InvalidValueError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
+        for what, value in (("message text", text), ("user", user), ("channel", channel), ("session", session)):
+            textmod.check_encodable(value, what)
+        row = Message.create(role=role, text=text, user=user, channel=channel, session=session,
+                             created_at=at or self.clock(), terms=textmod.search_text(text))
+        return _message_record(row)
+
+    def messages(self, *, limit: int | None = 50, role: str | None = None, query: str | None = None,
+                 offset: int = 0) -> list[MessageRecord]:
+        """Chat messages, newest first, filtered by role and a tolerant text query."""
+        from bestie_tui.store.query import text_condition
+
+        if role is not None and role not in ROLES:
+            raise InvalidValueError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
+        if limit is not None and limit < 0:
+            raise InvalidValueError("--limit must be zero or more")
+        q = Message.select()
+        if role:
+            q = q.where(Message.role == role)
+        if query:
+            q = q.where(text_condition(query, Message.terms, fn.REPLACE(Message.terms, " ", "")))
+        q = q.order_by(Message.created_at.desc(), Message.id.desc()).offset(_clamp(offset) or None)
+        if limit is not None:
+            q = q.limit(_clamp(limit))
+        return [_message_record(r) for r in q]
+
+    def message_count(self) -> int:
+        return Message.select().count()

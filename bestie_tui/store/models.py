@@ -1,0 +1,125 @@
+"""Peewee models: memory, message, event (audit log), setting, hygiene snapshot.
+
+All timestamps are naive UTC ``datetime`` values. The models are bound to ``database_proxy``;
+``bestie_tui.store.db.open_database`` binds it to a real SQLite file.
+"""
+
+from __future__ import annotations
+
+from peewee import (
+    AutoField,
+    BooleanField,
+    DatabaseProxy,
+    DateTimeField,
+    FloatField,
+    IntegerField,
+    Model,
+    TextField,
+)
+
+database_proxy = DatabaseProxy()
+
+STATUSES = ("pending", "approved", "rejected", "forgotten")
+SCOPES = ("core", "project", "session")
+LAYERS = ("core", "working", "archive")
+ROLES = ("user", "assistant", "system")
+#: The layer a memory gets by default for each scope (``move --scope`` follows this unless pinned).
+SCOPE_DEFAULT_LAYER = {"core": "core", "project": "working", "session": "working"}
+
+
+class BaseModel(Model):
+    class Meta:
+        database = database_proxy
+
+
+class Memory(BaseModel):
+    """One remembered fact. ``id`` is the small integer every command takes."""
+
+    id = AutoField()
+    text = TextField()
+    kind = TextField(default="note")
+    status = TextField(default="pending", index=True)
+    scope = TextField(default="project")
+    layer = TextField(default="working", index=True)
+    pinned = BooleanField(default=False)
+    stale = BooleanField(default=False)
+    superseded_by = IntegerField(null=True)
+    last_accessed_at = DateTimeField(null=True)
+    access_count = IntegerField(default=0)
+    confidence = FloatField(default=0.8)
+    expires_at = DateTimeField(null=True)
+    user = TextField(null=True, index=True)
+    channel = TextField(null=True)
+    project = TextField(null=True)
+    session = TextField(null=True)
+    source = TextField(null=True)
+    created_at = DateTimeField()
+    updated_at = DateTimeField()
+    #: ``text.normalize(text)``: equal values mean the same memory written differently.
+    norm = TextField(index=True)
+    #: ``text.search_text(text)``: stemmed folded terms for search.
+    terms = TextField()
+
+    class Meta:
+        table_name = "memory"
+
+
+class Message(BaseModel):
+    """One chat message of the raw history."""
+
+    id = AutoField()
+    role = TextField(index=True)
+    text = TextField()
+    user = TextField(null=True)
+    channel = TextField(null=True)
+    session = TextField(null=True)
+    created_at = DateTimeField(index=True)
+    terms = TextField()
+
+    class Meta:
+        table_name = "message"
+
+
+class Event(BaseModel):
+    """Audit log: one row per change to one memory. ``before``/``after`` are JSON snapshots of the row
+    (``null`` when the memory did not exist before / after). Events of one action share ``batch``;
+    undo reverts a whole batch."""
+
+    id = AutoField()
+    batch = TextField(index=True)
+    memory_id = IntegerField(null=True, index=True)
+    action = TextField()
+    actor = TextField()
+    at = DateTimeField()
+    before = TextField(null=True)
+    after = TextField(null=True)
+    note = TextField(null=True)
+    undone = BooleanField(default=False)
+
+    class Meta:
+        table_name = "event"
+
+
+class Setting(BaseModel):
+    """A policy or switch, stored as JSON so it travels with the database."""
+
+    key = TextField(primary_key=True)
+    value = TextField()
+
+    class Meta:
+        table_name = "setting"
+
+
+class HygieneSnapshot(BaseModel):
+    """One row per doctor/hygiene run: counts (JSON) and the health score (0–100)."""
+
+    id = AutoField()
+    at = DateTimeField()
+    counts = TextField()
+    health = FloatField()
+
+    class Meta:
+        table_name = "hygiene_snapshot"
+
+
+ALL_MODELS = [Memory, Message, Event, Setting, HygieneSnapshot]

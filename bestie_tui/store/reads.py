@@ -1,0 +1,180 @@
+"""The read side of ``MemoryStore``: get/open, filtered listing, counts, tolerant search, the
+pending queue, similar memories, status and summary figures, and the audit history. A mixin:
+``MemoryStore`` (``store.py``) supplies ``clock``, ``path``, ``_row`` and the settings it reads.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from peewee import fn
+
+from bestie_tui.text import words as textmod
+from bestie_tui.store.db import SCHEMA_VERSION
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.models import LAYERS, Event, Memory, Message
+from bestie_tui.store.query import memory_query, tier_condition
+from bestie_tui.store.records import EventRecord, MemoryRecord, StoreStatus, Summary
+from bestie_tui.store.support import _clamp, to_record
+
+
+#: How many text matches ``search`` ranks with the scorer (newest first) before cutting to its limit.
+SEARCH_POOL = 2000
+
+
+class StoreReads:
+    """Read methods of ``MemoryStore``; none of them writes except ``open`` (access counters)."""
+
+    def get(self, memory_id: int) -> MemoryRecord:
+        """The memory with this id. Raises NotFoundError."""
+        return to_record(self._row(memory_id))
+
+    def open(self, memory_id: int) -> MemoryRecord:
+        """Like ``get`` but counts as an access (the owner opened it): bumps access fields."""
+        row = self._row(memory_id)
+        Memory.update(last_accessed_at=self.clock(), access_count=Memory.access_count + 1).where(
+            Memory.id == row.id
+        ).execute()
+        return self.get(memory_id)
+
+    def list(
+        self,
+        *,
+        scope: str | None = None,
+        status: str | None = None,
+        tier: str | None = None,
+        user: str | None = None,
+        query: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[MemoryRecord]:
+        """Memories matching every given filter, newest id first. ``query`` is a tolerant text match
+        (see ``search``). ``tier`` is core/working/archive as the Tiers view shows them.
+
+        Raises:
+            InvalidValueError: an unknown scope, status or tier.
+        """
+        q = memory_query(scope=scope, status=status, tier=tier, user=user, query=query)
+        q = q.order_by(Memory.id.desc()).offset(_clamp(offset) or None)
+        if limit is not None:
+            q = q.limit(_clamp(limit))
+        return [to_record(r) for r in q]
+
+    def count(self, **filters: Any) -> int:
+        """Number of memories matching the same filters as ``list``."""
+        return memory_query(**filters).count()
+
+    def position(self, memory_id: int, **filters: Any) -> int | None:
+        """0-based index of ``memory_id`` in ``list(**filters)`` (newest id first), or ``None`` when
+        the filters exclude it. Lets a paged list keep its selection after the data changed."""
+        q = memory_query(**filters)
+        if not q.where(Memory.id == memory_id).exists():
+            return None
+        return q.where(Memory.id > memory_id).count()
+
+    def search(self, query: str, *, status: str | None = None, limit: int = 50) -> list[MemoryRecord]:
+        """Case-, accent- and inflection-tolerant search: every query word must occur as a stemmed
+        word prefix ("replies" ~ "reply") or inside the accent-folded text with spaces removed
+        ("hanoi" ~ "Hà Nội"). Ranked by approved first, then by the relevance score of
+        ``scoring.rank_records`` (the scorer ``build_context`` uses, without the scope part); only the
+        ``SEARCH_POOL`` newest matches are ranked. A search does not count as an access.
+
+        Raises:
+            InvalidValueError: the query has no words.
+        """
+        from bestie_tui.store.scoring import rank_records
+
+        if not textmod.tokens(query):
+            raise InvalidValueError("search query has no words")
+        q = memory_query(status=status, query=query).order_by(Memory.updated_at.desc()).limit(SEARCH_POOL)
+        return [m for m, _ in rank_records(self, query, [to_record(r) for r in q])][:limit]
+
+    def pending(self, query: str | None = None, limit: int | None = None) -> list[MemoryRecord]:
+        """Pending proposals, oldest first (the triage order)."""
+        q = memory_query(status="pending", query=query).order_by(Memory.created_at, Memory.id)
+        if limit is not None:
+            q = q.limit(_clamp(limit))
+        return [to_record(r) for r in q]
+
+    def pending_ids(self, query: str | None = None) -> list[int]:
+        """Ids of pending proposals in triage order (oldest first), optionally narrowed by a tolerant
+        text ``query``: a triage queue that holds only ids, however long it is.
+
+        Raises:
+            InvalidValueError: the query has no words.
+        """
+        q = memory_query(status="pending", query=query).select(Memory.id)
+        return [row_id for (row_id,) in q.order_by(Memory.created_at, Memory.id).tuples()]
+
+    def similar(self, text: str, *, k: int = 5, user: str | None = None,
+                exclude_id: int | None = None) -> list[tuple[MemoryRecord, float]]:
+        """Active approved memories (not superseded, not expired) most like ``text``: cosine over binary term vectors weighted by IDF
+        (computed over the approved set). Returns up to ``k`` ``(record, score 0..1)``, best first."""
+        from bestie_tui.text.similarity import rank_similar
+
+        now = self.clock()
+        q = Memory.select().where(
+            (Memory.status == "approved") & Memory.superseded_by.is_null()
+            & (Memory.expires_at.is_null() | (Memory.expires_at > now))
+        )
+        if user is not None:
+            q = q.where((Memory.user == user) | Memory.user.is_null())
+        if exclude_id is not None:
+            q = q.where(Memory.id != exclude_id)
+        rows = list(q)
+        ranked = rank_similar(text, [(r, r.terms) for r in rows], k)
+        return [(to_record(r), score) for r, score in ranked]
+
+    def tier_counts(self) -> dict[str, int]:
+        """``{"core": n, "working": n, "archive": n, "pending": n}`` as the console shows them."""
+        counts = {t: Memory.select().where(tier_condition(t)).count() for t in LAYERS}
+        counts["pending"] = Memory.select().where(Memory.status == "pending").count()
+        return counts
+
+    def status(self) -> StoreStatus:
+        """Policies, paused state and counts: what ``bestie memory status`` prints."""
+        by_status = dict(
+            Memory.select(Memory.status, fn.COUNT(Memory.id)).group_by(Memory.status).tuples()
+        )
+        return StoreStatus(
+            db_path=str(self.path),
+            schema_version=SCHEMA_VERSION,
+            write_policy=self.write_policy,
+            delete_policy=self.get_setting("memory.deletePolicy"),
+            paused=self.paused,
+            governance=self.get_setting("memory.governance"),
+            counts={s: by_status.get(s, 0) for s in ("pending", "approved", "rejected", "forgotten")},
+            tiers=self.tier_counts(),
+            messages=Message.select().count(),
+            events=Event.select().count(),
+        )
+
+    def summary(self, recent: int = 5) -> Summary:
+        """Counts by status, tier, kind and scope, plus the ``recent`` newest approved memories."""
+        now = self.clock()
+        out = Summary()
+        for field_name, target in (("status", out.by_status), ("kind", out.by_kind), ("scope", out.by_scope)):
+            column = getattr(Memory, field_name)
+            target.update(dict(Memory.select(column, fn.COUNT(Memory.id)).group_by(column).tuples()))
+        out.by_tier = {t: n for t, n in self.tier_counts().items() if t != "pending"}
+        active = Memory.status == "approved"
+        out.expired = Memory.select().where(active & (Memory.expires_at <= now)).count()
+        out.stale = Memory.select().where(active & Memory.stale).count()
+        out.pinned = Memory.select().where(active & Memory.pinned).count()
+        out.recent = self.list(status="approved", limit=recent)
+        return out
+
+    def history(self, memory_id: int | None = None, limit: int = 50) -> list[EventRecord]:
+        """Audit events, newest first; only those of ``memory_id`` when given."""
+        q = Event.select().order_by(Event.id.desc()).limit(_clamp(limit))
+        if memory_id is not None:
+            q = q.where(Event.memory_id == memory_id)
+        return [
+            EventRecord(
+                id=e.id, batch=e.batch, memory_id=e.memory_id, action=e.action, actor=e.actor, at=e.at,
+                before=json.loads(e.before) if e.before else None,
+                after=json.loads(e.after) if e.after else None, note=e.note, undone=e.undone,
+            )
+            for e in q
+        ]

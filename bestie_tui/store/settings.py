@@ -1,0 +1,116 @@
+"""Settings: one registry of every key the owner can set, its default and its check.
+
+Values are stored as JSON in the ``setting`` table, so they travel with the database. The policy
+switches live here; the defaults of the scoring weights (``score.*``, documented with their formulas
+in ``scoring``) and of conversation context (``context.*``, in ``conversation``) are gathered from
+those modules by ``known_settings`` so each default is written once.
+
+Internal records kept as settings (``digest.log``, ``maintenance.entry``) are written by their modules
+directly, are not user settings and are not undo steps.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bestie_tui.errors import InvalidValueError
+
+#: Policy switches: key → default.
+DEFAULTS: dict[str, Any] = {
+    "memory.writePolicy": "ask",
+    "memory.deletePolicy": "ask",
+    "memory.paused": False,
+    "memory.governance": "governed",
+    "memory.coreTokenCap": 200,
+}
+CHOICES: dict[str, tuple[Any, ...]] = {
+    "memory.writePolicy": ("allow", "ask", "deny"),
+    "memory.deletePolicy": ("allow", "ask", "deny"),
+    "memory.paused": (True, False),
+    "memory.governance": ("governed", "full"),
+    "context.tokenMode": ("chars4", "tiktoken_cl100k"),
+}
+#: Optional text settings (default ``None``): base URLs of the chat APIs for proxies and tests.
+TEXT_SETTINGS = ("digest.telegramApi", "digest.zaloApi")
+#: Written by the program itself, never by ``config``.
+INTERNAL = ("digest.log", "maintenance.entry")
+#: Integer settings and their inclusive range.
+INT_RANGES: dict[str, tuple[int, int]] = {"memory.coreTokenCap": (1, 100_000)}
+
+
+def known_settings() -> dict[str, Any]:
+    """Every user setting → its default: policies, ``score.*``, ``context.*`` and the digest URLs."""
+    from bestie_tui.conversation.compress import CONTEXT_DEFAULTS
+    from bestie_tui.store.scoring import DEFAULT_TUNING, DEFAULT_WEIGHTS
+
+    known = dict(DEFAULTS)
+    known.update({f"score.{part}": weight for part, weight in DEFAULT_WEIGHTS.items()})
+    known.update(DEFAULT_TUNING)
+    known.update(CONTEXT_DEFAULTS)
+    known.update({key: None for key in TEXT_SETTINGS})
+    return known
+
+
+def check_internal(key: str) -> None:
+    """Raise InvalidValueError unless ``key`` is one of the program's own records (``INTERNAL``)."""
+    if key not in INTERNAL:
+        raise InvalidValueError(f"{key!r} is not an internal record; use one of {', '.join(INTERNAL)}")
+
+
+def validate(key: str, value: Any) -> Any:
+    """Check a setting value against its default's kind; return it in its stored type.
+
+    Choices must be one of their values; booleans must be JSON ``true``/``false``; numbers must be
+    finite and ≥ 0 (whole where the default is whole, within ``INT_RANGES`` where given); text
+    settings take a string or ``null``.
+
+    Raises:
+        InvalidValueError: an unknown or internal key, or a value of the wrong kind.
+    """
+    known = known_settings()
+    if key in INTERNAL:
+        raise InvalidValueError(f"{key} is kept by bestie itself and cannot be set")
+    if key not in known:
+        raise InvalidValueError(f"unknown setting {key!r}; known: {', '.join(sorted(known))}")
+    default = known[key]
+    if key in CHOICES:
+        if not any(value is c or (type(value) is type(c) and value == c) for c in CHOICES[key]):
+            allowed = ", ".join(str(c).lower() for c in CHOICES[key])
+            raise InvalidValueError(f"{key} must be one of {allowed}, not {value!r}")
+        return value
+    if key in TEXT_SETTINGS:
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise InvalidValueError(f"{key} must be text (a URL) or null, not {value!r}")
+        from bestie_tui.maintenance.delivery import check_base_url
+
+        return check_base_url(value, key)
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise InvalidValueError(f"{key} must be true or false, not {value!r}")
+        return value
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise InvalidValueError(f"{key} must be text, not {value!r}")
+        return value
+    return _number(key, value, whole=isinstance(default, int))
+
+
+def _number(key: str, value: Any, whole: bool) -> int | float:
+    if isinstance(value, str):
+        try:
+            value = float(value) if not value.strip().isdigit() else int(value)
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise InvalidValueError(f"{key} must be a number ≥ 0, not {value!r}")
+    if whole:
+        if value != int(value):
+            raise InvalidValueError(f"{key} must be a whole number, not {value!r}")
+        value = int(value)
+        low, high = INT_RANGES.get(key, (0, 10**9))
+        if not low <= value <= high:
+            raise InvalidValueError(f"{key} must be a whole number from {low} to {high}, not {value!r}")
+    return value

@@ -1,0 +1,78 @@
+"""Helpers shared by the ``MemoryStore`` modules: turning Memory/Message rows into plain records and
+event snapshots (``to_record``, ``snapshot``, ``row_values``), checking a memory kind
+(``check_kind``), clamping ids and limits to SQLite's 64-bit range, and wording storage errors.
+``bestie_tui.store.memory_store`` re-exports the public ones.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from bestie_tui.text import words as textmod
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.models import Memory, Message
+from bestie_tui.store.records import DATETIME_FIELDS, MEMORY_FIELDS, MemoryRecord, MessageRecord
+
+
+def to_record(row: Memory) -> MemoryRecord:
+    return MemoryRecord(**{name: getattr(row, name) for name in MEMORY_FIELDS})
+
+
+def snapshot(row: Memory) -> dict[str, Any]:
+    """JSON-ready dict of a memory row: what an event stores as before/after."""
+    return to_record(row).to_dict()
+
+
+def _parse_dt(value: Any) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    return datetime.fromisoformat(str(value)).replace(tzinfo=None)
+
+
+def row_values(data: dict[str, Any]) -> dict[str, Any]:
+    """Model field values from a snapshot/export dict (text indexes recomputed)."""
+    values = {k: data[k] for k in MEMORY_FIELDS if k in data}
+    for key in DATETIME_FIELDS:
+        if key in values:
+            values[key] = _parse_dt(values[key])
+    values["norm"] = textmod.normalize(values["text"])
+    values["terms"] = textmod.search_text(values["text"])
+    return values
+
+
+
+#: SQLite integers are signed 64-bit; larger ids or limits cannot exist.
+MAX_ID = 2**63 - 1
+_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]{0,63}$")
+
+
+def check_kind(kind: str) -> str:
+    """A memory kind is an identifier such as ``communication_preference`` (letters, digits, ``_.-``,
+    at most 64 characters). Returns it stripped; raises InvalidValueError otherwise."""
+    kind = (kind or "").strip() if isinstance(kind, str) else kind
+    if not isinstance(kind, str) or not _KIND.match(kind):
+        raise InvalidValueError(
+            f"memory kind must be a word such as preference or project_context, not {kind!r}"
+        )
+    return kind
+
+
+def _clamp(n: int | None) -> int | None:
+    return None if n is None else max(0, min(int(n), MAX_ID))
+
+
+def _storage_message(path: Path, exc: Exception) -> str:
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return f"{path} is read-only; nothing was changed"
+    if "locked" in text or "busy" in text:
+        return f"{path} is busy (another process holds the write lock); nothing was changed, try again"
+    return f"database error on {path}: {text}; nothing was changed"
+
+
+def _message_record(row: Message) -> MessageRecord:
+    return MessageRecord(id=row.id, role=row.role, text=row.text, user=row.user, channel=row.channel,
+                         session=row.session, created_at=row.created_at)

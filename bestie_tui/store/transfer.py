@@ -1,0 +1,242 @@
+"""Export, import and clear.
+
+Export format (JSON object)::
+
+    {"format": "bestie-memory-export", "version": 1, "exported_at": ISO,
+     "memories": [ {every MemoryRecord field}, ... ],
+     "messages": [ {"role", "text", "user", "channel", "session", "created_at"}, ... ]}
+
+Import accepts that shape. A memory with an ``id`` keeps it when the id is free; when the id holds
+the same text it is skipped; when it holds something else the memory gets a new id. A memory without
+``id`` (e.g. proposals from a converted conversation) is skipped when a memory with the same
+normalised text and user exists. Messages are skipped when an identical message (role, text, user,
+session, time) exists. So importing the same file twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bestie_tui.text import words as textmod
+from bestie_tui.store.db import backup_database
+from bestie_tui.errors import BestieError, ImportFormatError
+from bestie_tui.store.models import LAYERS, ROLES, SCOPE_DEFAULT_LAYER, SCOPES, STATUSES, Event, Memory, Message, database_proxy
+from bestie_tui.store.records import ImportResult, iso
+from bestie_tui.store.secrets import detect_secret
+
+if TYPE_CHECKING:
+    from bestie_tui.store.memory_store import MemoryStore
+
+FORMAT = "bestie-memory-export"
+VERSION = 1
+
+
+def export_data(store: "MemoryStore") -> dict[str, Any]:
+    """Every memory (all statuses) and message, as a JSON-ready dict in the export format."""
+    memories = [m.to_dict() for m in reversed(store.list())]
+    messages = [
+        {k: v for k, v in m.to_dict().items() if k != "id"}
+        for m in reversed(store.messages(limit=None))
+    ]
+    return {"format": FORMAT, "version": VERSION, "exported_at": iso(store.clock()),
+            "memories": memories, "messages": messages}
+
+
+def load_import_file(path: str | Path) -> dict[str, Any]:
+    """Read and validate an import file. Raises ImportFormatError with the reason; reads only."""
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportFormatError(f"cannot read {path}: {exc}") from exc
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from exc
+    except RecursionError:
+        raise ImportFormatError(f"{path} nests too deeply to be a bestie export") from None
+    validate(data, str(path))
+    return data
+
+
+_MAX_INT = 2**62
+_OPTIONAL_TEXT = ("user", "channel", "project", "session", "source")
+
+
+def validate(data: Any, where: str = "import data") -> None:
+    """Check the export format shape and every field's type. Raises ImportFormatError naming the
+    first bad entry; reads only."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ImportFormatError(f"{where} is not a bestie export (expected \"format\": \"{FORMAT}\")")
+    version = data.get("version")
+    if not _is_int(version) or not 1 <= version <= VERSION:
+        raise ImportFormatError(f"{where} has export version {version!r}; this program reads {VERSION}")
+    for key in ("memories", "messages"):
+        if not isinstance(data.get(key, []), list):
+            raise ImportFormatError(f"{where}: \"{key}\" must be a list")
+    seen: set[int] = set()
+    for i, m in enumerate(data.get("memories", [])):
+        _check_memory(m, f"{where}: memories[{i}]")
+        if m.get("id") is not None:
+            if m["id"] in seen:
+                raise ImportFormatError(f"{where}: memories[{i}].id {m['id']} appears twice")
+            seen.add(m["id"])
+    for i, m in enumerate(data.get("messages", [])):
+        if not isinstance(m, dict) or not isinstance(m.get("text"), str) or m.get("role") not in ROLES:
+            raise ImportFormatError(f"{where}: messages[{i}] needs a text and a role ({', '.join(ROLES)})")
+        for key in ("user", "channel", "session"):
+            if m.get(key) is not None and not isinstance(m[key], str):
+                raise ImportFormatError(f"{where}: messages[{i}].{key} must be text or null")
+        for key in ("text", "user", "channel", "session"):
+            try:
+                textmod.check_encodable(m.get(key), f"{where}: messages[{i}].{key}")
+            except BestieError as exc:
+                raise ImportFormatError(str(exc)) from None
+        _check_time(m.get("created_at"), f"{where}: messages[{i}].created_at", required=True)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_memory(m: Any, where: str) -> None:
+    from bestie_tui.store.memory_store import check_kind
+
+    if not isinstance(m, dict):
+        raise ImportFormatError(f"{where} is not an object")
+    if not isinstance(m.get("text"), str) or not textmod.normalize(m["text"]):
+        raise ImportFormatError(f"{where} has no text")
+    for key in ("text", *_OPTIONAL_TEXT):
+        try:
+            textmod.check_encodable(m.get(key), f"{where}.{key}")
+        except BestieError as exc:
+            raise ImportFormatError(str(exc)) from None
+    for key, allowed in (("status", STATUSES), ("scope", SCOPES), ("layer", LAYERS)):
+        if key in m and m[key] not in allowed:
+            raise ImportFormatError(f"{where}.{key} is {m[key]!r}; expected one of {', '.join(allowed)}")
+    for key in ("id", "superseded_by"):
+        if m.get(key) is not None and (not _is_int(m[key]) or not 0 < m[key] < _MAX_INT):
+            raise ImportFormatError(f"{where}.{key} must be a positive whole number")
+    if m.get("access_count") is not None and (not _is_int(m["access_count"]) or not 0 <= m["access_count"] < _MAX_INT):
+        raise ImportFormatError(f"{where}.access_count must be a whole number ≥ 0")
+    for key in ("pinned", "stale"):
+        if key in m and not isinstance(m[key], bool):
+            raise ImportFormatError(f"{where}.{key} must be true or false")
+    for key in _OPTIONAL_TEXT:
+        if m.get(key) is not None and not isinstance(m[key], str):
+            raise ImportFormatError(f"{where}.{key} must be text or null")
+    if m.get("kind") is not None:
+        try:
+            check_kind(m["kind"])
+        except BestieError as exc:
+            raise ImportFormatError(f"{where}.kind: {exc}") from None
+    conf = m.get("confidence", 0.5)
+    if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 <= conf <= 1:
+        raise ImportFormatError(f"{where}.confidence must be a number between 0 and 1")
+    for key in ("created_at", "updated_at", "expires_at", "last_accessed_at"):
+        _check_time(m.get(key), f"{where}.{key}")
+
+
+def _check_time(value: Any, where: str, required: bool = False) -> None:
+    if value is None and not required:
+        return
+    try:
+        datetime.fromisoformat(str(value))
+    except ValueError:
+        raise ImportFormatError(f"{where} is not an ISO date-time: {value!r}") from None
+
+
+def import_data(store: "MemoryStore", data: dict[str, Any], actor: str = "import",
+                allow_secrets: bool = False) -> ImportResult:
+    """Validate, then write ``data`` in one transaction (all or nothing), one undoable event batch.
+
+    Memories whose text looks like a secret (``secrets.detect_secret``) are not written and are
+    counted in ``ImportResult.secrets_refused``, unless ``allow_secrets`` (the owner's explicit ask).
+
+    Raises:
+        ImportFormatError: the data is not in the export format; nothing is written.
+    """
+    from bestie_tui.store.memory_store import row_values, snapshot
+
+    validate(data)
+    now = store.clock()
+    added = skipped = msg_added = msg_skipped = refused = 0
+    with store.change("import", actor) as batch:
+        for m in data.get("memories", []):
+            if not allow_secrets and detect_secret(m["text"]):
+                refused += 1
+                continue
+            values = _memory_values(m, now)
+            mid = m.get("id")
+            holder = Memory.get_or_none(Memory.id == mid) if mid else None
+            if holder is not None and holder.norm == textmod.normalize(m["text"]):
+                skipped += 1
+                continue
+            if holder is None and not mid and _same_memory_exists(values):
+                skipped += 1
+                continue
+            values["id"] = mid if holder is None and mid else store.next_memory_id()
+            row_id = Memory.insert(**row_values(values)).execute()
+            store.record_event(batch, "import", row_id, None, snapshot(Memory.get_by_id(row_id)), actor)
+            added += 1
+        for m in data.get("messages", []):
+            at = datetime.fromisoformat(str(m["created_at"])).replace(tzinfo=None)
+            exists = Message.select().where(
+                (Message.role == m["role"]) & (Message.text == m["text"]) & (Message.created_at == at)
+                & _eq(Message.user, m.get("user")) & _eq(Message.session, m.get("session"))
+            ).exists()
+            if exists:
+                msg_skipped += 1
+                continue
+            Message.create(role=m["role"], text=m["text"], user=m.get("user"), channel=m.get("channel"),
+                           session=m.get("session"), created_at=at, terms=textmod.search_text(m["text"]))
+            msg_added += 1
+    return ImportResult(added, skipped, msg_added, msg_skipped, refused)
+
+
+def _eq(column, value):
+    return column.is_null() if value is None else column == value
+
+
+def _same_memory_exists(values: dict[str, Any]) -> bool:
+    return Memory.select().where(
+        (Memory.norm == textmod.normalize(values["text"])) & _eq(Memory.user, values.get("user"))
+    ).exists()
+
+
+def _memory_values(m: dict[str, Any], now: datetime) -> dict[str, Any]:
+    scope = m.get("scope", "project")
+    values = {
+        "text": m["text"].strip(), "kind": m.get("kind") or "note", "status": m.get("status", "pending"),
+        "scope": scope, "layer": m.get("layer") or SCOPE_DEFAULT_LAYER[scope],
+        "pinned": bool(m.get("pinned", False)), "stale": bool(m.get("stale", False)),
+        "superseded_by": m.get("superseded_by"), "access_count": int(m.get("access_count") or 0),
+        "confidence": float(m.get("confidence", 0.7)),
+        "created_at": m.get("created_at") or iso(now), "updated_at": m.get("updated_at") or iso(now),
+    }
+    for key in ("last_accessed_at", "expires_at", "user", "channel", "project", "session", "source"):
+        values[key] = m.get(key)
+    return values
+
+
+def clear(store: "MemoryStore", actor: str = "owner") -> Path:
+    """Back up the database (``VACUUM INTO`` under ``backups/``), then delete every memory, message and
+    event. Settings stay. Returns the backup path; the backup is how a clear is undone."""
+    from bestie_tui.paths import backup_dir
+
+    stamp = store.clock().strftime("%Y%m%dT%H%M%S")
+    target = backup_dir(store.path) / f"{store.path.stem}-{stamp}.db"
+    n = 1
+    while target.exists():
+        n += 1
+        target = target.with_name(f"{store.path.stem}-{stamp}-{n}.db")
+    backup_database(store.db, target)
+    with database_proxy.atomic():
+        Memory.delete().execute()
+        Message.delete().execute()
+        Event.delete().execute()
+        store.record_event("clear-" + stamp, "clear", None, None, None, actor, note=f"backup at {target}")
+    return target

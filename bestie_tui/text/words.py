@@ -1,0 +1,84 @@
+"""Text normalisation shared by search, duplicate detection and (later) the TF-IDF index.
+
+Three views of a text:
+
+* ``fold(text)``: Unicode NFKD, combining marks dropped, ``đ``→``d``, lower case. "Hà Nội" → "ha noi".
+* ``normalize(text)``: ``fold`` plus punctuation removed and whitespace collapsed; two memories with
+  the same ``normalize`` value are the same memory written differently (case, spacing, accents).
+* ``search_terms(text)``: the tokens of ``normalize`` reduced by the Snowball English stemmer, so
+  "replies"/"reply" and "concise"/"concisely" meet.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SPECIAL = str.maketrans({"đ": "d", "Đ": "d", "ß": "ss", "æ": "ae", "ø": "o", "ł": "l"})
+
+
+def fold(text: str) -> str:
+    """Lower-case ``text`` and strip accents (Vietnamese diacritics included). Returns a str."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_SPECIAL))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+
+
+def tokens(text: str) -> list[str]:
+    """Folded word tokens of ``text`` (letters and digits; punctuation splits words)."""
+    return _WORD.findall(fold(text).replace("'", ""))
+
+
+def normalize(text: str) -> str:
+    """Folded tokens joined by one space: the key for "same text, written differently"."""
+    return " ".join(tokens(text))
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(token: str) -> str:
+    """Snowball (Porter 2) English stem of one folded token; digits and short tokens unchanged."""
+    if len(token) <= 3 or not token.isalpha():
+        return token
+    return _stemmer().stemWord(token)
+
+
+def search_terms(text: str) -> list[str]:
+    """Stemmed, folded tokens of ``text``: what search matches on."""
+    return [stem(t) for t in tokens(text)]
+
+
+def search_text(text: str) -> str:
+    """Space-separated ``search_terms`` with a leading and trailing space (for word-boundary LIKE)."""
+    return " " + " ".join(search_terms(text)) + " "
+
+
+# C0/C1 controls, and the invisible bidirectional controls that can reorder what a line appears to say.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """Show control characters (ESC, BEL…) and bidi controls (U+202E…) as visible ``\\x1b`` /
+    ``\\u202e`` escapes: a terminal never runs them and a line never reads backwards."""
+    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
+                        else "\\u%04x" % ord(m.group()), text)
+
+
+def check_encodable(value: str | None, what: str) -> None:
+    """Raise ``InvalidValueError`` when ``value`` cannot be stored as UTF-8 — lone surrogates, which
+    is how Python carries bytes that were not valid UTF-8 on the command line."""
+    if not isinstance(value, str):
+        return  # None, or a wrong type that the caller's own type check reports
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        from bestie_tui.errors import InvalidValueError
+
+        raise InvalidValueError(f"{what} is not valid UTF-8 text (check the terminal's encoding)") from None
