@@ -72,11 +72,11 @@ def main(data: Path, repeat: int, turns: int) -> None:
     rows = []
     for label, history in ((f"{convs[0]['sample_id']}", one), (f"{turns:,} turns", big)):
         for mode in ("chars4", "tiktoken_cl100k"):
-            times, result = timed(lambda: compress(history, 40, 10, token_mode=mode), repeat)
+            times, result = timed(lambda h=history, m=mode: compress(h, 40, 10, token_mode=m), repeat)
             rows.append((f"compress {label}", len(history), mode, times, result.tokens_before,
                          result.tokens_after, len(result.summary or "")))
     for mode in ("chars4", "tiktoken_cl100k"):
-        times, pack = timed(lambda: build_pack(None, one if one[-1]["role"] == "user" else one + [
+        times, pack = timed(lambda mode=mode: build_pack(None, one if one[-1]["role"] == "user" else one + [
             {"role": "user", "content": "What did we talk about?"}], token_mode=mode, budget=2000), repeat)
         rows.append(("pack (budget 2000)", len(one), mode, times, None, pack.manifest.total_tokens, None))
 

@@ -45,9 +45,9 @@ def load_facts(scenario: str) -> list[tuple[str, str]]:
 
 def build_store(path: Path, facts: list[tuple[str, str]]):
     """A real store with every fact approved; bulk-inserted (setup, not measured as doctor time)."""
-    from bestie_tui.text import words as textmod
-    from bestie_tui.store.models import Memory
     from bestie_tui.store.memory_store import MemoryStore
+    from bestie_tui.store.models import Memory
+    from bestie_tui.text import words as textmod
 
     base = datetime(2026, 11, 30, 12, 0, 0)
     store = MemoryStore(path, clock=lambda: base)

@@ -42,7 +42,7 @@ def persona_facts(path: Path) -> list[str]:
     seen: dict[str, None] = {}
     for dialogs in data.values():
         for dialog in dialogs:
-            for speaker, facts in dialog.items():
+            for facts in dialog.values():
                 if isinstance(facts, list):
                     for fact in facts:
                         seen.setdefault(" ".join(str(fact).split()), None)

@@ -72,7 +72,7 @@ def pct(values: list[float], q: float) -> float:
 
 def measure(size: int, facts, queries: int, one_user: bool, workdir: Path) -> list[str]:
     from bestie_tui.retrieval.assembly import build_context
-    from bestie_tui.store.index import get_index
+    from bestie_tui.retrieval.index import get_index
 
     docs = rows_for(size, facts, one_user)
     store, ids = seed_store(workdir / f"{size}-{int(one_user)}.db", docs, NOW)

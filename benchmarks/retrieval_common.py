@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
-from bestie_tui.text import words as textmod
-from bestie_tui.store.models import Memory
 from bestie_tui.store.memory_store import MemoryStore
+from bestie_tui.store.models import Memory
+from bestie_tui.text import words as textmod
 
 RANKERS = ("scorer", "relevance only", "fts5 plain", "fts5 porter+stop")
 
@@ -42,7 +42,7 @@ def seed_store(path: Path, docs: list[Doc], now: datetime) -> tuple[MemoryStore,
 
 def relevance_only(store: MemoryStore) -> None:
     """Zero every weight but relevance: the lexical relevance alone orders the records."""
-    from bestie_tui.store.scoring import PARTS
+    from bestie_tui.retrieval.scoring import PARTS
 
     for part in PARTS[1:]:
         store.set_setting(f"score.{part}", 0)

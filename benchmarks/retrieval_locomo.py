@@ -31,7 +31,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo  # noqa: E402  (benchmarks/locomo.py: the shared LoCoMo parsing)
 from retrieval_common import (  # noqa: E402
-    RANKERS, Doc, fts5_ranker, relevance_only, scorer_ranker, seed_store, table,
+    RANKERS,
+    Doc,
+    fts5_ranker,
+    relevance_only,
+    scorer_ranker,
+    seed_store,
+    table,
 )
 
 KS = (5, 10, 25)

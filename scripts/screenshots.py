@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import tempfile
-from pathlib import Path
-
 import shutil
+import tempfile
 from datetime import datetime
+from pathlib import Path
 
 from bestie_tui.cli.demo import populate
 from bestie_tui.store.memory_store import MemoryStore

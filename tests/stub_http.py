@@ -62,7 +62,7 @@ class StubServer:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
-    def __enter__(self) -> "StubServer":
+    def __enter__(self) -> StubServer:
         self.thread.start()
         return self
 
@@ -115,7 +115,7 @@ class RawServer:
             except OSError:  # the client gave up (what several tests want it to do)
                 pass
 
-    def __enter__(self) -> "RawServer":
+    def __enter__(self) -> RawServer:
         self.thread.start()
         return self
 

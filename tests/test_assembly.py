@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.retrieval.assembly import build_context
+from bestie_tui.retrieval.search import search
 from bestie_tui.text.tokens import count_tokens
 
 
@@ -96,14 +97,14 @@ def test_exclusions_happen_in_sql(store, linh, monkeypatch):
 def test_only_packed_records_get_an_access_bump(store, clock, linh):
     pack = build_context(store, "coffee", "linh")
     packed = {i.record.id for i in pack.items}
-    for key, memory_id in linh.items():
+    for memory_id in linh.values():
         m = store.get(memory_id)
         if memory_id in packed:
             assert m.access_count == 1 and m.last_accessed_at == clock.now
         else:
             assert m.access_count == 0 and m.last_accessed_at is None
     build_context(store, "coffee", "linh", record_access=False)  # a preview
-    store.search("coffee")
+    search(store, "coffee")
     store.list()
     assert store.get(linh["coffee"]).access_count == 1
 

@@ -11,8 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 from bestie_tui.cli.main import cli
-from bestie_tui.store import transfer
-from bestie_tui.store.db import APPLICATION_ID
 from bestie_tui.errors import (
     ImportFormatError,
     InvalidValueError,
@@ -20,6 +18,8 @@ from bestie_tui.errors import (
     SchemaError,
     StorageError,
 )
+from bestie_tui.store import transfer
+from bestie_tui.store.db import APPLICATION_ID
 from bestie_tui.store.memory_store import MemoryStore
 
 
@@ -233,7 +233,8 @@ def test_config_lists_every_setting_with_its_default_and_checks_each(db_path):
     listed = json.loads(runner.invoke(cli, ["--db", str(db_path), "memory", "config", "--json"]).output)
     assert listed["score.relevance"] == 0.8 and listed["context.keepRecent"] == 10
     assert listed["memory.writePolicy"] == "ask"
-    for key, value in (("score.relevance", "abc"), ("score.recency", "1e309"), ("context.keepRecent", "ten"), ("context.tokenMode", "words"),
+    for key, value in (("score.relevance", "abc"), ("score.recency", "1e309"), ("context.keepRecent", "ten"),
+                       ("context.tokenMode", "words"),
                        ("digest.log", "[]"), ("score.nonsense", "1")):
         result = runner.invoke(cli, ["--db", str(db_path), "memory", "config", key, value])
         assert result.exit_code == 1, (key, result.output)

@@ -6,12 +6,12 @@ import json
 import os
 
 import pytest
+from conftest import finishes
 
 from bestie_tui.conversation.compress import SUMMARY_SESSION
 from bestie_tui.conversation.pins import is_summary
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.text.tokens import count_tokens
-from conftest import finishes
 
 
 def chat(n: int) -> list[dict]:

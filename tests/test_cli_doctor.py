@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-
 SEED = ["User prefers Vietnamese.", "User wants Vietnamese-first.", "Always answer in Vietnamese with diacritics."]
 APPROVED = "User prefers Vietnamese replies with proper diacritics unless they ask for another language."
 
@@ -112,7 +111,7 @@ def test_hygiene_apply_and_rebalance(run):
 
 
 def _fingerprint(output: str) -> str:
-    [line] = [l for l in output.splitlines() if l.startswith("plan fingerprint ")]
+    [line] = [text for text in output.splitlines() if text.startswith("plan fingerprint ")]
     return line.split()[2]
 
 
@@ -172,8 +171,8 @@ def test_report_shows_the_user_of_a_group_and_plain_metadata_wording(run, db_pat
     out = run("memory", "analyze").output
     assert "user an" in out and "min cosine" in out and "cosine ≥" not in out
     from bestie_tui.hygiene.doctor import run_doctor
-    from bestie_tui.store.models import Memory
     from bestie_tui.store.memory_store import MemoryStore
+    from bestie_tui.store.models import Memory
 
     store = MemoryStore(db_path)
     row = Memory.get_by_id(1)
@@ -191,9 +190,10 @@ def test_an_empty_plan_fingerprint_is_a_usage_error(run):
 
 
 def test_an_archived_expired_record_is_no_longer_stale(store):
+    from datetime import timedelta
+
     from bestie_tui.hygiene.doctor import run_doctor
     from bestie_tui.store.models import Memory
-    from datetime import timedelta
 
     m = store.add("note", "On call this week")
     Memory.update(expires_at=store.clock() - timedelta(days=1)).where(Memory.id == m.id).execute()

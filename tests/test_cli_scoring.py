@@ -7,7 +7,6 @@ import json
 import pytest
 
 
-
 @pytest.fixture
 def seeded(run):
     run("memory", "add", "communication_preference", "Always answer in Vietnamese", "--user", "linh",

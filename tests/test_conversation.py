@@ -5,11 +5,16 @@ from __future__ import annotations
 import pytest
 
 from bestie_tui.conversation.compress import (
-    SUMMARY_SESSION, compress, compress_history, context_settings, history_tokens, persist_summary,
+    SUMMARY_SESSION,
+    compress,
+    compress_history,
+    context_settings,
+    history_tokens,
+    persist_summary,
 )
-from bestie_tui.errors import InvalidValueError
 from bestie_tui.conversation.pins import USER_INFO, is_summary, make_pin
 from bestie_tui.conversation.summarize import ExtractiveSummarizer
+from bestie_tui.errors import InvalidValueError
 from bestie_tui.text.tokens import count_tokens
 
 FILLER = [

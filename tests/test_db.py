@@ -7,8 +7,8 @@ import sqlite3
 
 import pytest
 
-from bestie_tui.store.db import APPLICATION_ID, SCHEMA_VERSION
 from bestie_tui.errors import SchemaError
+from bestie_tui.store.db import APPLICATION_ID, SCHEMA_VERSION
 from bestie_tui.store.memory_store import MemoryStore
 
 

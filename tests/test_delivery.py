@@ -32,8 +32,11 @@ try:
 except ImportError:  # before the fix
     MAX_TOKEN_FILE_BYTES = 65536
     MAX_ANSWER_BYTES = 1_000_000
-from bestie_tui.errors import InvalidValueError
+from datetime import UTC
+
 from conftest import finishes
+
+from bestie_tui.errors import InvalidValueError
 
 TOKEN = "123456:SECRET-token_value"
 ZALO_TOKEN = "zalo-SECRET-access-token"
@@ -276,9 +279,9 @@ def test_split_message_keeps_lines_and_surrogate_pairs():
 
 
 def test_retry_after_accepts_seconds_and_http_dates():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    now = datetime(2026, 11, 30, 9, 0, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC)
     assert retry_after_seconds("12") == 12.0
     assert retry_after_seconds("Mon, 30 Nov 2026 09:00:30 GMT", now) == 30.0
     assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None

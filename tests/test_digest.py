@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from stub_http import Reply, StubServer
 
 from bestie_tui.cli.main import cli
+from bestie_tui.hygiene.health import trend
 from bestie_tui.maintenance import digest as dg
 from bestie_tui.maintenance.delivery import DeliveryAuthError, RetryPolicy
-from bestie_tui.hygiene.health import trend
 
 TOKEN = "999:SECRET-digest-token"
 
@@ -204,8 +204,8 @@ def test_a_command_with_a_backtick_stays_one_code_span():
 
 
 def test_the_digest_keeps_the_same_duplicate_as_the_cleanup_plan(store):
+    from bestie_tui.hygiene.plan_build import build_cleanup_plan
     from bestie_tui.maintenance.digest import build_digest
-    from bestie_tui.hygiene.plans import build_cleanup_plan
 
     store.add("preference", "Prefers trains to flights for trips under 600 km.")
     store.add("preference", "Prefers the train to flights for trips under 600 km!")

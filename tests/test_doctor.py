@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bestie_tui.hygiene.doctor import run_doctor
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.hygiene.doctor import run_doctor
 from bestie_tui.hygiene.health import health_score, hygiene_status, record_snapshot, trend
 from bestie_tui.store.models import Memory
 

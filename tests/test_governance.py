@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.retrieval.governance import bindings, governance_status, set_policy
 
 CHANNELS = ("telegram:1", "zalo:2", None)

@@ -9,10 +9,10 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
-from bestie_tui.maintenance import schedule as m
-from bestie_tui.errors import InvalidValueError
 from conftest import finishes
+
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.maintenance import schedule as m
 
 #: A crontab the owner wrote by hand: env lines in several styles, odd spacing, a disabled job,
 #: a job whose command contains ``#``, no newline at the end. python-crontab's own re-render would

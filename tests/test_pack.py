@@ -6,12 +6,12 @@ import os
 import re
 
 import pytest
+from conftest import finishes
 
-from bestie_tui.errors import InvalidValueError
 from bestie_tui.conversation.pack import ArtifactSpec, BudgetError, build_pack, read_artifact
 from bestie_tui.conversation.pins import ARTIFACT, MEMORY_BLOCK, PROJECT_CONTEXT, USER_INFO, is_summary
+from bestie_tui.errors import InvalidValueError
 from bestie_tui.text.tokens import count_tokens
-from conftest import finishes
 
 
 def recount(messages, mode):

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.conversation.pins import (
-    ARTIFACT, BUILD_STATE, CONTEXT_SUMMARY, MEMORY_BLOCK, PIN_PREFIXES, PROJECT_CONTEXT, RESOURCE_DIGEST,
-    USER_INFO, candidate_statements, guess_kind, is_pinned, make_pin, propose_from_turn, strip_injected,
+    ARTIFACT,
+    BUILD_STATE,
+    CONTEXT_SUMMARY,
+    MEMORY_BLOCK,
+    PIN_PREFIXES,
+    PROJECT_CONTEXT,
+    RESOURCE_DIGEST,
+    USER_INFO,
+    candidate_statements,
+    guess_kind,
+    is_pinned,
+    make_pin,
+    propose_from_turn,
+    strip_injected,
 )
+from bestie_tui.retrieval.assembly import build_context
 
 INJECTED = ["I prefer concise replies in Vietnamese.", "I always work on the bestie project in the evening."]
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 import pytest
 
 from bestie_tui.errors import PolicyError
+from bestie_tui.hygiene.plan_apply import apply_plan
+from bestie_tui.hygiene.plan_build import build_cleanup_plan, build_hygiene_plan, build_rebalance_plan
 from bestie_tui.store.models import Event, Memory
-from bestie_tui.hygiene.plans import apply_plan, build_cleanup_plan, build_hygiene_plan, build_rebalance_plan
 
 SEED = ["User prefers Vietnamese.", "User wants Vietnamese-first.", "Always answer in Vietnamese with diacritics."]
 APPROVED = "User prefers Vietnamese replies with proper diacritics unless they ask for another language."
 
 
 def active(store):
-    return sorted((m.text for m in store.list(status="approved") if m.superseded_by is None))
+    return sorted(m.text for m in store.list(status="approved") if m.superseded_by is None)
 
 
 def test_seed_example_merges_into_the_owner_approved_text(store):
@@ -307,8 +308,8 @@ def test_forgotten_records_show_their_tier_in_the_diff(store, clock):
 
 
 def test_a_pinned_record_never_swallows_what_only_the_others_say(store):
-    from bestie_tui.hygiene.plans import build_cleanup_plan
     from bestie_tui.hygiene.doctor import run_doctor
+    from bestie_tui.hygiene.plan_build import build_cleanup_plan
 
     pinned = store.add("communication_preference", "Linh prefers Vietnamese replies.", user="linh", pinned=True)
     extra = store.add("communication_preference", "Linh prefers concise replies in Vietnamese.", user="linh")

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 import pytest
 
 from bestie_tui.errors import InvalidValueError
-from bestie_tui.store.index import get_index
-from bestie_tui.store.scoring import (
+from bestie_tui.retrieval.index import get_index
+from bestie_tui.retrieval.scoring import (
     DEFAULT_WEIGHTS,
     ScoringConfig,
     access_part,
@@ -19,6 +19,7 @@ from bestie_tui.store.scoring import (
     score,
     when_part,
 )
+from bestie_tui.retrieval.search import search
 
 
 def test_parts_follow_their_formulas(store, clock):
@@ -132,8 +133,8 @@ def test_search_ranks_by_the_scorer_and_keeps_tolerance(store):
     a = store.add("note", "Went to Hà Nội for the weekend; Hà Nội was hot", user="linh")
     b = store.add("preference", "Prefers concise replies", user="linh")
     c = store.add("preference", "Concise replies, concise plans, concise everything", user="linh")
-    assert [m.id for m in store.search("hanoi")] == [a.id]
-    found = [m.id for m in store.search("concise")]
+    assert [m.id for m in search(store, "hanoi")] == [a.id]
+    found = [m.id for m in search(store, "concise")]
     assert set(found) == {b.id, c.id}
     assert found[0] == c.id  # more about the query: higher TF-IDF relevance
     # the access count is not bumped by a search
@@ -168,7 +169,7 @@ def test_named_periods_read_days_months_and_years(store, clock):
 @pytest.mark.parametrize("query", ["31 December 9999", "December 9999", "Dec 9999", "tháng 12 năm 9999", "9999"])
 def test_dates_at_the_end_of_the_calendar_are_ignored_not_fatal(store, query):
     from bestie_tui.retrieval.assembly import build_context
-    from bestie_tui.store.scoring import named_periods
+    from bestie_tui.retrieval.scoring import named_periods
 
     store.add("note", "Plans for the far future", user="u")
     assert all(end.year <= 9999 for _, end in named_periods(query))

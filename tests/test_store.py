@@ -8,6 +8,7 @@ from datetime import datetime
 import pytest
 
 from bestie_tui.errors import InvalidValueError, NotFoundError, PolicyError, SecretRefusedError
+from bestie_tui.retrieval.search import search
 from bestie_tui.store.models import Event, Memory
 
 
@@ -176,12 +177,12 @@ def test_search_is_case_accent_and_inflection_tolerant(store):
     store.add("identity", "Lives in Hà Nội")
     store.add("communication_preference", "Prefers concise replies")
     store.add("preference", "Enjoys hiking in Sa Pa")
-    assert [m.text for m in store.search("hanoi")] == ["Lives in Hà Nội"]
-    assert [m.text for m in store.search("HA NOI")] == ["Lives in Hà Nội"]
-    assert [m.text for m in store.search("concise")] == ["Prefers concise replies"]
-    assert [m.text for m in store.search("reply")] == ["Prefers concise replies"]
-    assert [m.text for m in store.search("hikes")] == ["Enjoys hiking in Sa Pa"]
-    assert store.search("durian") == []
+    assert [m.text for m in search(store, "hanoi")] == ["Lives in Hà Nội"]
+    assert [m.text for m in search(store, "HA NOI")] == ["Lives in Hà Nội"]
+    assert [m.text for m in search(store, "concise")] == ["Prefers concise replies"]
+    assert [m.text for m in search(store, "reply")] == ["Prefers concise replies"]
+    assert [m.text for m in search(store, "hikes")] == ["Enjoys hiking in Sa Pa"]
+    assert search(store, "durian") == []
 
 
 def test_list_filters_and_tiers(store):

@@ -6,9 +6,9 @@ from datetime import datetime
 
 import pytest
 
-from bestie_tui.text import words as text
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.secrets import detect_secret, iban_ok, luhn_ok
+from bestie_tui.text import words as text
 from bestie_tui.text.ttl import parse_ttl
 
 NOW = datetime(2026, 11, 30, 12, 0)  # a Monday

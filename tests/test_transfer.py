@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bestie_tui.store import transfer
 from bestie_tui.errors import ImportFormatError
+from bestie_tui.store import transfer
 
 
 def seed(store):

@@ -84,3 +84,17 @@ class MemoryIdType(click.ParamType):
 
 
 MEMORY_ID = MemoryIdType()
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+pass_app = click.make_pass_decorator(AppContext)
+
+
+def memory_id_arg(name: str = "memory_id"):
+    return click.argument(name, type=MEMORY_ID, metavar=name.upper().replace("MEMORY_", ""))
+
+
+@click.group(cls=BestieGroup)
+@db_option
+def memory() -> None:
+    """Inspect and curate long-term memories."""

@@ -15,6 +15,7 @@ import click
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.text.words import printable
+
 from .common import AppContext, BestieGroup, db_option
 
 pass_app = click.make_pass_decorator(AppContext)
@@ -144,7 +145,8 @@ def compress(app, source, threshold, keep, summary_chars, token_mode, as_json) -
     With --json the output is a JSON array that can be fed back in. When the setting
     context.persistSummary is on, the new summary is also stored as a system message.
     """
-    from bestie_tui.conversation.compress import compress as run, persist_summary
+    from bestie_tui.conversation.compress import compress as run
+    from bestie_tui.conversation.compress import persist_summary
 
     settings = _settings(app)
     messages = parse_messages(_read(source), "standard input" if source == "-" else source)

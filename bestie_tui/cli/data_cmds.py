@@ -9,7 +9,8 @@ import click
 
 from bestie_tui.store import transfer
 from bestie_tui.store.models import ROLES
-from .memory_cmds import json_option, memory, pass_app
+
+from .common import json_option, memory, pass_app
 from .render import emit_json, message_line
 
 

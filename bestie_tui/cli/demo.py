@@ -8,8 +8,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bestie_tui.store.models import Memory
+from bestie_tui.retrieval.search import search
 from bestie_tui.store.memory_store import MemoryStore, utcnow
+from bestie_tui.store.models import Memory
 
 USER = "linh"
 TG = "telegram:5550001"
@@ -124,8 +125,8 @@ def _populate(store: MemoryStore, now: datetime) -> None:
             values["last_accessed_at"] = now - timedelta(days=1)
         Memory.update(**values).where(Memory.id == record.id).execute()
     _at(store, now - timedelta(days=3))
-    fridays = store.search("every friday evening", status="approved", limit=1)
-    tuesdays = store.search("tuesdays thursdays", status="approved", limit=1)
+    fridays = search(store, "every friday evening", status="approved", limit=1)
+    tuesdays = search(store, "tuesdays thursdays", status="approved", limit=1)
     if fridays and tuesdays:
         store.supersede(fridays[0].id, tuesdays[0].id, actor="demo")
     for i, (kind, text, extra) in enumerate(PENDING):

@@ -10,7 +10,8 @@ from __future__ import annotations
 import click
 
 from bestie_tui.text.words import printable
-from .memory_cmds import json_option, memory, pass_app
+
+from .common import json_option, memory, pass_app
 from .render import emit_json
 
 SECTION_LIMIT = 20
@@ -112,7 +113,7 @@ def _plan_options(func):
 
 def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bool, selected=None,
               fingerprint: str | None = None) -> None:
-    from bestie_tui.hygiene.plans import apply_plan
+    from bestie_tui.hygiene.plan_apply import apply_plan
 
     if dry_run and do_apply:
         raise click.UsageError("--dry-run and --apply exclude each other")
@@ -155,7 +156,7 @@ def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, tex
     in the shell). A plain number is a position in the plan, which shifts when memories change, so
     with --apply it needs --plan FP, the fingerprint of the plan the dry run showed."""
     from bestie_tui.hygiene.plan_apply import check_merged_text
-    from bestie_tui.hygiene.plans import build_cleanup_plan
+    from bestie_tui.hygiene.plan_build import build_cleanup_plan
 
     store = app.store()
     plan = build_cleanup_plan(store, user=user)
@@ -194,7 +195,7 @@ def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, tex
 @pass_app
 def rebalance(app, dry_run, do_apply, yes, fingerprint, as_json) -> None:
     """Move records between layers: over-cap core → working, unused working → archive, used archive → working."""
-    from bestie_tui.hygiene.plans import build_rebalance_plan
+    from bestie_tui.hygiene.plan_build import build_rebalance_plan
 
     store = app.store()
     _run_plan(store, build_rebalance_plan(store), dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
@@ -209,7 +210,7 @@ def hygiene(ctx, dry_run, do_apply, yes, fingerprint, as_json) -> None:
         return
     store = ctx.obj.store()
     if dry_run or do_apply:
-        from bestie_tui.hygiene.plans import build_hygiene_plan
+        from bestie_tui.hygiene.plan_build import build_hygiene_plan
 
         _run_plan(store, build_hygiene_plan(store), dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
         return
@@ -249,7 +250,8 @@ def hygiene_status(app, as_json) -> None:
 def hygiene_doctor(app, fix, as_json) -> None:
     """The full doctor report with the health score; --fix applies safe metadata fixes."""
     from bestie_tui.hygiene.health import hygiene_status as run_status
-    from bestie_tui.hygiene.plans import apply_plan, build_hygiene_plan
+    from bestie_tui.hygiene.plan_apply import apply_plan
+    from bestie_tui.hygiene.plan_build import build_hygiene_plan
 
     store = app.store()
     status = run_status(store)

@@ -31,6 +31,7 @@ def tui(app: AppContext, demo: bool, reset_demo: bool) -> None:
     """Open the memory console (keyboard-driven review of tiers and pending proposals)."""
     if demo:
         from bestie_tui.cli.demo import ensure_demo_db
+
         from ..paths import demo_db_path
 
         path = ensure_demo_db(demo_db_path(), reset=reset_demo)
@@ -41,21 +42,20 @@ def tui(app: AppContext, demo: bool, reset_demo: bool) -> None:
     BestieApp(store).run()
 
 
-#: (module under bestie_tui.cli, click command name) of every top-level command group.
-COMMAND_MODULES = [
-    ("memory_cmds", "memory"),
-    ("context_cmds", "context"),
-]
+# Each command module adds its commands to the ``memory`` group (``common``) as it is imported.
+from . import (  # noqa: E402, F401
+    data_cmds,
+    doctor_cmds,
+    maintenance_cmds,
+    memory_cmds,  # noqa: E402, F401  (first: its commands lead the help)
+    review_cmds,
+    scoring_cmds,
+)
+from .common import memory  # noqa: E402
+from .context_cmds import context  # noqa: E402
 
-
-def _register() -> None:
-    from importlib import import_module
-
-    for module, name in COMMAND_MODULES:
-        cli.add_command(getattr(import_module(f"{__package__}.{module}"), name))
-
-
-_register()
+cli.add_command(memory)
+cli.add_command(context)
 
 
 def main() -> None:

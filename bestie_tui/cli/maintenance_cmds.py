@@ -10,8 +10,8 @@ import click
 
 from bestie_tui.maintenance.schedule import DEFAULT_SCHEDULE
 from bestie_tui.text.words import printable
-from .common import db_option
-from .memory_cmds import json_option, memory, pass_app
+
+from .common import db_option, json_option, memory, pass_app
 from .render import emit_json, kv
 
 crontab_option = click.option(

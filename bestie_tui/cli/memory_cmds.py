@@ -1,29 +1,19 @@
 """``bestie memory …``: status, listing, search and the owner's edits of single memories.
 
 Review commands (pending/approve/reject) live in ``review_cmds``, history/transfer/config in
-``data_cmds``; they register themselves on the ``memory`` group defined here.
+``data_cmds``, and so on; every one of them adds its commands to the ``memory`` group of ``common``,
+and ``main`` imports them all.
 """
 
 from __future__ import annotations
 
 import click
 
+from bestie_tui.retrieval.search import search as search_memories
 from bestie_tui.store.models import LAYERS, SCOPES, STATUSES
-from .common import MEMORY_ID, AppContext, BestieGroup, db_option
+
+from .common import AppContext, json_option, memory, memory_id_arg, pass_app
 from .render import emit_json, kv, memory_detail, memory_line, memory_lines
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-pass_app = click.make_pass_decorator(AppContext)
-
-
-def memory_id_arg(name: str = "memory_id"):
-    return click.argument(name, type=MEMORY_ID, metavar=name.upper().replace("MEMORY_", ""))
-
-
-@click.group(cls=BestieGroup)
-@db_option
-def memory() -> None:
-    """Inspect and curate long-term memories."""
 
 
 @memory.command()
@@ -128,7 +118,7 @@ def summary(app: AppContext, as_json: bool) -> None:
 def search(app: AppContext, query, status, limit, as_json) -> None:
     """Find memories by words (case-, accent- and inflection-tolerant)."""
     store = app.store()
-    items = store.search(query, status=status, limit=limit)
+    items = search_memories(store, query, status=status, limit=limit)
     if as_json:
         emit_json([m.to_dict() for m in items])
     else:
@@ -273,5 +263,3 @@ def undo(app: AppContext, as_json: bool) -> None:
     else:
         click.echo(r.message)
 
-
-from . import data_cmds, doctor_cmds, maintenance_cmds, review_cmds, scoring_cmds  # noqa: E402,F401  (they add commands to ``memory``)

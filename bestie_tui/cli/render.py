@@ -4,8 +4,9 @@ shown as visible escapes and nothing is ever interpreted as markup."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
 import click
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import MEMORY_ID
-from .memory_cmds import json_option, memory, memory_id_arg, pass_app
+from .common import MEMORY_ID, json_option, memory, memory_id_arg, pass_app
 from .render import emit_json, memory_detail, memory_line, memory_lines
 
 

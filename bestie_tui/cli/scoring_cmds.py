@@ -6,13 +6,14 @@ from __future__ import annotations
 import click
 
 from bestie_tui.text.words import printable
-from .common import BestieGroup
-from .memory_cmds import json_option, memory, pass_app
+
+from .common import BestieGroup, json_option, memory, pass_app
 from .render import emit_json, kv
+
 
 def parts_line(parts) -> str:
     """``total 0.71 = rel 0.82 scope 0.83 rec 1.00 acc 0.00 conf 1.00 pin 0.00 when —``."""
-    from bestie_tui.store.scoring import PART_LABELS, format_part
+    from bestie_tui.retrieval.scoring import PART_LABELS, format_part
 
     return f"total {parts.total:.2f} = " + " ".join(f"{label} {format_part(parts, name)}"
                                                     for name, label in PART_LABELS)

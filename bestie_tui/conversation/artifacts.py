@@ -45,7 +45,7 @@ class ArtifactSpec:
                                     f"{MAX_ARTIFACT_CHARS:,} characters, not {self.max_chars}")
 
     @classmethod
-    def parse(cls, value: str) -> "ArtifactSpec":
+    def parse(cls, value: str) -> ArtifactSpec:
         """``PATH`` or ``PATH:MAXCHARS`` (the CLI's ``--artifact``). Raises InvalidValueError."""
         path, sep, cap = value.rpartition(":")
         if sep and cap.isdigit():

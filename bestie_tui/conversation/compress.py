@@ -27,13 +27,15 @@ header and the closing marker come on top.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from bestie_tui.errors import InvalidValueError
 from bestie_tui.conversation.messages_io import MAX_NESTING, ROLES, data_problem, normalize_messages, parse_messages  # noqa: F401 (API)
 from bestie_tui.conversation.pins import CONTEXT_SUMMARY, is_pinned, is_summary
 from bestie_tui.conversation.summarize import ExtractiveSummarizer, message_day, message_text
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.settings import CONTEXT_DEFAULTS
 from bestie_tui.text.tokens import TOKEN_MODES, count_tokens
 
 #: ``(previous summary body or None, evicted messages) -> new summary body``. An LLM call fits here.
@@ -46,14 +48,6 @@ REPLY_PRIMING_TOKENS = 3
 #: Session marker of summaries persisted as ``system`` messages (setting ``context.persistSummary``).
 SUMMARY_SESSION = "context-summary"
 
-#: ``context.*`` settings this module reads, with their defaults.
-CONTEXT_DEFAULTS: dict[str, Any] = {
-    "context.compressThreshold": 40,
-    "context.keepRecent": 10,
-    "context.summaryChars": 2000,
-    "context.tokenMode": "chars4",
-    "context.persistSummary": False,
-}
 
 _HEADER = re.compile(r"^\[CONTEXT_SUMMARY(?P<attrs>[^\]\n]*)\]\n?")
 _ATTR = re.compile(r"(\w+)=(\S+)")

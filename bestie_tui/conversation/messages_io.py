@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 import reprlib
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from bestie_tui.errors import InvalidValueError
 

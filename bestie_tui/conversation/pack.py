@@ -7,7 +7,8 @@ marker where it was cut), the compressed history, then the task as the last ``us
 
 The manifest lists every segment applied with its size in characters and tokens, what was cut and
 which artifact files were left out (``missing``; ``skipped`` with the reason: missing, not a
-regular file (a FIFO, socket, device or directory is never opened), unreadable, binary). With a token ``budget`` the pack is fitted (``pack_fit``), giving things up in this order:
+regular file (a FIFO, socket, device or directory is never opened), unreadable, binary). With a
+token ``budget`` the pack is fitted (``pack_fit``), giving things up in this order:
 verbatim history turns (they move into the summary), the summary body line by line down to its
 header (oldest ``- `` lines first, then ``Dates:``, then ``Names:``), then artifact text down to the
 cut marker. The task, the pins, the memory block, the history's system prompt and the newest user turn
@@ -19,22 +20,47 @@ when even the smallest pack does not fit, ``BudgetError`` gives its size part by
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from bestie_tui.conversation.artifacts import (
-    DEFAULT_ARTIFACT_CHARS, MAX_ARTIFACT_CHARS, READ_LIMIT_CHARS, ArtifactSpec, Excerpt, read_artifact,
+    DEFAULT_ARTIFACT_CHARS,
+    MAX_ARTIFACT_CHARS,
+    READ_LIMIT_CHARS,
+    ArtifactSpec,
+    Excerpt,
+    read_artifact,
     total_text,
 )
 from bestie_tui.conversation.compress import (
-    REPLY_PRIMING_TOKENS, CompressionResult, Summarizer, compress, message_tokens, normalize_messages,
+    REPLY_PRIMING_TOKENS,
+    CompressionResult,
+    Summarizer,
+    compress,
+    message_tokens,
+    normalize_messages,
 )
-from bestie_tui.errors import InvalidValueError
 from bestie_tui.conversation.pack_fit import (
-    artifact_message, fit_history, floor_parts, shrink_artifacts, smallest_excerpt, smallest_history, trim_summary,
+    artifact_message,
+    fit_history,
+    floor_parts,
+    shrink_artifacts,
+    smallest_excerpt,
+    smallest_history,
+    trim_summary,
 )
-from bestie_tui.conversation.pins import ARTIFACT, MEMORY_BLOCK, PIN_KINDS, PIN_PREFIXES, is_summary, make_pin, split_pins
+from bestie_tui.conversation.pins import (
+    ARTIFACT,
+    MEMORY_BLOCK,
+    PIN_KINDS,
+    PIN_PREFIXES,
+    is_summary,
+    make_pin,
+    split_pins,
+)
 from bestie_tui.conversation.summarize import message_text
+from bestie_tui.errors import InvalidValueError
 from bestie_tui.text.tokens import count_tokens
 
 __all__ = ["DEFAULT_ARTIFACT_CHARS", "MAX_ARTIFACT_CHARS", "READ_LIMIT_CHARS", "ArtifactSpec", "BudgetError",

@@ -11,8 +11,9 @@ steps reach: a pack that fits one budget fits every larger one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from bestie_tui.conversation.artifacts import Excerpt, recut
 from bestie_tui.conversation.compress import CompressionResult, message_tokens

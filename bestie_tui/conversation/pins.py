@@ -18,8 +18,9 @@ injected-memory and summary block, so a recalled memory is never learned again
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 #: What the runtime knows about the owner (name, language, time zone…).
 USER_INFO = "[USER_INFO]"

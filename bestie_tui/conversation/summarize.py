@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Iterable
+from typing import Any
 
 DEFAULT_MAX_CHARS = 2000
 #: Longest sentence kept whole (characters); longer ones are shortened with an ellipsis.

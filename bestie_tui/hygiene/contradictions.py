@@ -21,8 +21,8 @@ durian.") is neither a duplicate nor a contradiction: it shares no relation and 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from bestie_tui.hygiene.duplicates import DuplicateAnalysis
 from bestie_tui.hygiene.facts import STATES, read_claims, read_fact

@@ -12,14 +12,15 @@ metadata. ``mode`` narrows it: ``duplicates``, ``stale`` or ``conflicts``.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable
 
+from bestie_tui.errors import InvalidValueError
 from bestie_tui.hygiene.contradictions import Contradiction
 from bestie_tui.hygiene.duplicates import DuplicateGroup
-from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.records import MEMORY_FIELDS, MemoryRecord, iso
+from bestie_tui.store.support import to_record
 
 MODES = ("duplicates", "stale", "conflicts")
 #: A working memory not used (opened or injected) for this many days is stale.
@@ -255,7 +256,6 @@ def _missing_metadata(store, records: list[MemoryRecord]) -> list[Finding]:
     missing_target = Memory.alias()
     dangling = Memory.select().where(Memory.superseded_by.is_null(False) & Memory.superseded_by.not_in(
         missing_target.select(missing_target.id)))
-    from bestie_tui.store.memory_store import to_record
 
     for row in dangling:
         out.append(Finding(to_record(row), f"missing superseded_by target #{row.superseded_by}"))

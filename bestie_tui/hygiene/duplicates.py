@@ -31,12 +31,12 @@ linked: it is returned in ``opposite_pairs`` for the contradiction finder instea
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
-from bestie_tui.text import words as textmod
 from bestie_tui.hygiene.facts import FactFeatures, read_fact
 from bestie_tui.store.records import MemoryRecord
+from bestie_tui.text import words as textmod
 
 #: Default TF-IDF cosine threshold of rung 4 (tuned on MSC persona facts; see benchmarks/doctor_msc.py).
 DEFAULT_THRESHOLD = 0.8
@@ -149,7 +149,7 @@ def find_duplicates(records: Sequence[MemoryRecord], *, threshold: float = DEFAU
     clusters: dict[int, list[int]] = defaultdict(list)
     for i in range(n):
         clusters[find(i)].append(i)
-    for i, j, score in sorted(edges, key=lambda e: -e[2]):
+    for i, j, _score in sorted(edges, key=lambda e: -e[2]):
         a, b = find(i), find(j)
         if a == b:
             continue
@@ -160,7 +160,7 @@ def find_duplicates(records: Sequence[MemoryRecord], *, threshold: float = DEFAU
             parent[b] = a
             ma.extend(mb)
             del clusters[b]
-    for root, idx in clusters.items():
+    for idx in clusters.values():
         members = sorted((r for i in idx for r in units.members[i]), key=lambda r: r.id)
         if len(members) < 2:
             continue

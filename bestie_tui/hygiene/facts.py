@@ -186,7 +186,8 @@ def read_fact(text: str) -> FactFeatures:
                              or bool(set(raw) & _TIME_WORDS))
     return FactFeatures(core=tuple(core), subject=subject, relation=relation, polarity=polarity, negated=negations % 2 == 1,
                         frame=_frame(folded, stems, relation), event=event, state=state, items=items,
-                        item_words=tuple(item_words), numbers=tuple(sorted(t for t in folded if t in _NUMBERS or any(c.isdigit() for c in t))))
+                        item_words=tuple(item_words),
+                        numbers=tuple(sorted(t for t in folded if t in _NUMBERS or any(c.isdigit() for c in t))))
 
 
 _CLAUSE = re.compile(r"[;:,.!?]+|\s(?:and|but|so|while|because|though|although|và|nhưng)\s")

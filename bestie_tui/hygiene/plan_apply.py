@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
-from bestie_tui.text import words as textmod
 from bestie_tui.errors import InvalidValueError, PolicyError, SecretRefusedError
-from bestie_tui.store.models import Memory
 from bestie_tui.hygiene.plans import Operation, Plan, _survivor, merged_binding
+from bestie_tui.store.models import Memory
 from bestie_tui.store.secrets import detect_secret
+from bestie_tui.store.support import snapshot
+from bestie_tui.text import words as textmod
 
 #: Fields whose change since the plan makes an operation stale (the owner planned on other data).
 _WATCHED = ("updated_at", "text", "status", "layer", "superseded_by", "pinned", "kind", "expires_at")
@@ -80,7 +81,7 @@ def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str |
 
     Args:
         store: the open ``MemoryStore``.
-        plan: a plan from ``plans.build_*`` (operation texts possibly edited by the owner).
+        plan: a plan from ``plan_build.build_*`` (operation texts possibly edited by the owner).
         yes: the owner confirmed (required when ``memory.deletePolicy`` is ask).
         selected: operation keys or 1-based numbers to apply; default: the operations whose
             ``selected`` flag is on. Blocked operations never apply.
@@ -138,7 +139,6 @@ def _current(op: Operation, records=None) -> list[Memory] | str:
 
 
 def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult) -> str | None:
-    from bestie_tui.store.memory_store import snapshot
 
     if op.action == "supersede":
         return _supersede(store, op, result, save_event=lambda row, before: _save(store, batch, row, before, actor,
@@ -175,7 +175,6 @@ def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult
 
 
 def _save(store, batch: str, row: Memory, before: dict, actor: str, result: ApplyResult, note: str) -> None:
-    from bestie_tui.store.memory_store import snapshot
 
     row.updated_at = store.clock()
     row.save()
@@ -186,7 +185,6 @@ def _save(store, batch: str, row: Memory, before: dict, actor: str, result: Appl
 def _supersede(store, op: Operation, result: ApplyResult, save_event) -> str | None:
     """Supersede ``op.records`` by the active head of ``op.target``. Records a merge of this apply
     folded are replaced by their merged record (its own changes are ours, not a stale plan)."""
-    from bestie_tui.store.memory_store import snapshot
 
     rows: dict[int, Memory] = {}
     unmerged = [r for r in op.records if r.id not in result.merged_into]
@@ -217,7 +215,6 @@ def _supersede(store, op: Operation, result: ApplyResult, save_event) -> str | N
 
 
 def _merge(store, batch, op, rows, actor, result, save) -> str | None:
-    from bestie_tui.store.memory_store import snapshot
 
     if any(r.status != "approved" or r.superseded_by is not None for r in rows):
         return "a member is no longer active"

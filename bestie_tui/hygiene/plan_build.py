@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from bestie_tui.hygiene.plans import Operation, Plan, merged_binding
 from bestie_tui.store.records import MemoryRecord
 
 #: Forgotten/rejected records become eligible for a hard delete this many days after their last change.
@@ -224,7 +225,3 @@ def build_hygiene_plan(store, report=None, *, fixes_only: bool = False) -> Plan:
                                                  changes={"layer": "archive"}))
     return plan
 
-
-# Imported last, like the re-export at the end of ``plans``: the two modules import each other, and
-# this way either can be imported first (the builders need these names only when they run).
-from bestie_tui.hygiene.plans import Operation, Plan, merged_binding  # noqa: E402

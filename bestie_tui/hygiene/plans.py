@@ -2,7 +2,7 @@
 
 A ``Plan`` is a list of ``Operation``s. ``--dry-run`` prints ``plan.diff()`` (``-`` old, ``+`` new)
 and the console draws the same object, so the preview and the apply cannot disagree. Applying is
-``apply_plan(store, plan, yes=..., selected=...)`` (module ``plan_apply``): one transaction, one
+``plan_apply.apply_plan(store, plan, yes=..., selected=...)``; the builders are in ``plan_build``: one transaction, one
 event batch, undone as a whole by ``store.undo()``.
 
 Rules every builder keeps:
@@ -271,25 +271,4 @@ def merged_binding(records: list[MemoryRecord]) -> dict[str, Any]:
     return out
 
 
-def apply_plan(store, plan: Plan, *, yes: bool = False, selected=None, actor: str = "owner"):
-    """Apply ``plan``; see ``plan_apply.apply_plan`` (re-exported here for callers)."""
-    from bestie_tui.hygiene.plan_apply import apply_plan as _apply
-
-    return _apply(store, plan, yes=yes, selected=selected, actor=actor)
-
-
-# The builders live in ``plan_build``, which builds the classes above: imported last so that
-# either module can be imported first.
-from bestie_tui.hygiene.plan_build import (  # noqa: E402, F401  (re-exported)
-    ACTIVE_DAYS,
-    ACTIVE_USES,
-    PURGE_AFTER_DAYS,
-    UNUSED_DAYS,
-    best_text,
-    build_cleanup_plan,
-    build_hygiene_plan,
-    build_rebalance_plan,
-)
-
-__all__ = ["Operation", "Plan", "PlanChangedError", "build_cleanup_plan", "build_rebalance_plan", "build_hygiene_plan",
-           "apply_plan", "best_text"]
+__all__ = ["Operation", "Plan", "PlanChangedError", "merged_binding"]

@@ -9,12 +9,11 @@ from __future__ import annotations
 import os
 import re
 import stat
-import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
-from bestie_tui.maintenance.delivery_errors import DeliveryAuthError, DeliveryConfigError
-from bestie_tui.errors import InvalidValueError
+from bestie_tui.errors import DeliveryAuthError, InvalidValueError
+from bestie_tui.store.settings import check_base_url  # noqa: F401  (re-exported)
 
 CHANNEL_KINDS = ("telegram", "zalo")
 # [0-9], not \d: \d also matches Arabic-Indic, fullwidth and other digits, which no API takes.
@@ -119,36 +118,6 @@ def read_token(kind: str, env: Mapping[str, str] | None = None) -> str:
             return check_token(token, f"{name}_FILE ({path})")
         raise DeliveryAuthError(f"{name}_FILE ({path}) is empty")
     raise DeliveryAuthError(f"no {kind} token: set {name} (or {name}_FILE, a file holding it)")
-
-
-def check_base_url(value: str, source: str) -> str:
-    """Validate an API base URL and return it without surrounding spaces or a trailing ``/``:
-    ``http``/``https``, a host (and a valid port if any), an optional path prefix, no spaces, no
-    query or fragment (request paths are appended to it).
-
-    Raises:
-        DeliveryConfigError: anything else, naming ``source`` (where the value came from).
-    """
-    text = str(value).strip()
-    problem = None
-    try:
-        parts = urllib.parse.urlsplit(text)
-        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
-    except ValueError as exc:
-        problem = str(exc)
-    else:
-        if parts.scheme not in ("http", "https"):
-            problem = "use http:// or https://"
-        elif not parts.hostname:
-            problem = "no host"
-        elif any(c.isspace() or not c.isprintable() for c in text):
-            problem = "it contains spaces or control characters"
-        elif parts.query or parts.fragment or text.endswith(("?", "#")):
-            problem = "a base URL takes no ?query or #fragment"
-    if problem:
-        raise DeliveryConfigError(f"{source} {text!r} is not a usable API base URL ({problem}), "
-                                  "e.g. https://api.telegram.org or http://127.0.0.1:8080/prefix")
-    return text.rstrip("/")
 
 
 def base_url_for(kind: str, store=None, env: Mapping[str, str] | None = None) -> str | None:

@@ -10,8 +10,8 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from bestie_tui.errors import BestieError
 
@@ -40,7 +40,7 @@ class CrontabTarget:
         self.path = Path(path).expanduser().absolute() if path else None
 
     @classmethod
-    def resolve(cls, crontab_file: str | Path | None = None, env: Mapping[str, str] | None = None) -> "CrontabTarget":
+    def resolve(cls, crontab_file: str | Path | None = None, env: Mapping[str, str] | None = None) -> CrontabTarget:
         """``crontab_file``, else ``BESTIE_CRONTAB``, else the user's crontab."""
         env = os.environ if env is None else env
         return cls(crontab_file or env.get("BESTIE_CRONTAB") or None)

@@ -28,8 +28,14 @@ re-exports their public names and offers ``sender_for`` and ``deliver``.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
+from bestie_tui.errors import (  # noqa: F401  (re-exported)
+    DeliveryAuthError,
+    DeliveryConfigError,
+    DeliveryError,
+    DeliveryForbiddenError,
+)
 from bestie_tui.maintenance.channels import (  # noqa: F401  (re-exported)
     CHANNEL_KINDS,
     Channel,
@@ -37,12 +43,6 @@ from bestie_tui.maintenance.channels import (  # noqa: F401  (re-exported)
     check_base_url,
     parse_channel,
     read_token,
-)
-from bestie_tui.maintenance.delivery_errors import (  # noqa: F401  (re-exported)
-    DeliveryAuthError,
-    DeliveryConfigError,
-    DeliveryError,
-    DeliveryForbiddenError,
 )
 from bestie_tui.maintenance.retry import (  # noqa: F401  (re-exported)
     RequestDeadline,
@@ -59,7 +59,6 @@ from bestie_tui.maintenance.senders import (  # noqa: F401  (re-exported)
     split_message,
     utf16_len,
 )
-
 
 
 def sender_for(channel: Channel | str, store=None, *, env: Mapping[str, str] | None = None,

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from bestie_tui.maintenance.digest_render import (  # noqa: F401  (re-exported)
     SECTION_TITLES,

@@ -14,9 +14,10 @@ import socket
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime
+from typing import Any
 
 
 @dataclass
@@ -83,8 +84,8 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 class RequestDeadline:
@@ -100,7 +101,7 @@ class RequestDeadline:
         self._timer = threading.Timer(max(0.0, seconds), self._expire)
         self._timer.daemon = True
 
-    def __enter__(self) -> "RequestDeadline":
+    def __enter__(self) -> RequestDeadline:
         self._timer.start()
         return self
 

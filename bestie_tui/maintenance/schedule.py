@@ -19,10 +19,11 @@ import os
 import re
 import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.maintenance.crontab_file import MAX_CRONTAB_BYTES, CrontabError, CrontabTarget, NoCrontabProgram  # noqa: F401 (API)

@@ -13,11 +13,12 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
+from bestie_tui.errors import DeliveryAuthError, DeliveryError, DeliveryForbiddenError, InvalidValueError
 from bestie_tui.maintenance.channels import check_base_url, check_token
-from bestie_tui.maintenance.delivery_errors import DeliveryAuthError, DeliveryError, DeliveryForbiddenError
 from bestie_tui.maintenance.retry import (
     RequestDeadline,
     RetryPolicy,
@@ -25,7 +26,6 @@ from bestie_tui.maintenance.retry import (
     retry_after_seconds,
     usable_delay,
 )
-from bestie_tui.errors import InvalidValueError
 from bestie_tui.text.words import printable
 
 #: An answer larger than this (bytes) is not read further: API answers are a few hundred bytes.
@@ -169,7 +169,7 @@ class Sender:
             try:
                 message_id, attempts = self._post_with_retries(target, part, send_by)
             except DeliveryError as exc:
-                raise exc.after_parts(index, len(parts))
+                raise exc.after_parts(index, len(parts))  # noqa: B904 - the same error, re-raised with its progress
             except Exception as exc:  # noqa: BLE001 - the last line of defence, see _unexpected
                 unexpected = self._unexpected(exc)
             if unexpected is not None:  # raised outside the except block: nothing chained

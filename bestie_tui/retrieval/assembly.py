@@ -24,9 +24,17 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bestie_tui.retrieval.governance import active_condition, check_mode, scope_condition, user_condition
+from bestie_tui.retrieval.scoring import (
+    ScoreParts,
+    ScoringConfig,
+    describe_weights,
+    named_periods,
+    score,
+    settings_snapshot,
+)
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord, iso
-from bestie_tui.store.scoring import ScoreParts, ScoringConfig, describe_weights, named_periods, score, settings_snapshot
+from bestie_tui.store.support import to_record
 from bestie_tui.text.tokens import count_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -142,7 +150,7 @@ class ContextPack:
         }
 
 
-def build_context(store: "MemoryStore", query: str, user: str | None, channel: str | None = None,
+def build_context(store: MemoryStore, query: str, user: str | None, channel: str | None = None,
                   project: str | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET, *,
                   governance: str | None = None, token_mode: str | None = None,
                   record_access: bool = True) -> ContextPack:
@@ -168,7 +176,7 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
     import numpy as np
 
     from bestie_tui.errors import InvalidValueError
-    from bestie_tui.store.index import get_index
+    from bestie_tui.retrieval.index import get_index
 
     if token_budget < 0:
         raise InvalidValueError("token budget must be zero or more")
@@ -235,7 +243,7 @@ def build_context(store: "MemoryStore", query: str, user: str | None, channel: s
     return pack
 
 
-def _eligible_ids(store: "MemoryStore", allowed) -> tuple[Any, Any]:
+def _eligible_ids(store: MemoryStore, allowed) -> tuple[Any, Any]:
     """(core ids, working ids) that governance and the exclusions allow, as int64 numpy arrays.
 
     The SQL (built by Peewee) returns one comma-joined string per layer: a user may own every row,
@@ -281,7 +289,6 @@ def _best(positions, relevance, ids, k: int):
 
 
 def _fetch(ids: list[int], allowed) -> dict[int, MemoryRecord]:
-    from bestie_tui.store.memory_store import to_record
 
     out: dict[int, MemoryRecord] = {}
     for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit

@@ -82,7 +82,7 @@ class Bindings:
         return asdict(self)
 
 
-def bindings(store: "MemoryStore") -> Bindings:
+def bindings(store: MemoryStore) -> Bindings:
     """Sorted distinct non-empty user, channel and project values of approved memories."""
     def distinct(column) -> list[str]:
         q = (Memory.select(column).distinct()
@@ -114,7 +114,7 @@ class GovernanceStatus:
         return asdict(self)
 
 
-def governance_status(store: "MemoryStore") -> GovernanceStatus:
+def governance_status(store: MemoryStore) -> GovernanceStatus:
     """The current mode and how the active approved records are bound."""
     mode = store.get_setting("memory.governance")
     active = active_condition(store.clock())
@@ -131,7 +131,7 @@ def governance_status(store: "MemoryStore") -> GovernanceStatus:
     )
 
 
-def set_policy(store: "MemoryStore", mode: str, actor: str = "owner") -> GovernanceStatus:
+def set_policy(store: MemoryStore, mode: str, actor: str = "owner") -> GovernanceStatus:
     """Set ``memory.governance`` to ``mode`` (an undoable setting event). Returns the new status.
 
     Raises:

@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 from bestie_tui.errors import NotFoundError
 from bestie_tui.store.models import Event, Memory, Setting
 from bestie_tui.store.records import UndoResult
+from bestie_tui.store.support import row_values, snapshot
 
 if TYPE_CHECKING:
     from bestie_tui.store.memory_store import MemoryStore
 
 
-def undo_last(store: "MemoryStore", actor: str) -> UndoResult:
+def undo_last(store: MemoryStore, actor: str) -> UndoResult:
     """Revert the newest not-undone batch (undo batches themselves are not undone again).
 
     Each event's ``before`` snapshot is written back, in reverse order; a memory that did not exist
@@ -24,7 +25,6 @@ def undo_last(store: "MemoryStore", actor: str) -> UndoResult:
     Raises:
         NotFoundError: nothing to undo.
     """
-    from bestie_tui.store.memory_store import row_values, snapshot
 
     last = (
         Event.select()

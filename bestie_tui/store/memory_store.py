@@ -8,24 +8,24 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from peewee import DatabaseError as PeeweeDatabaseError
 from peewee import OperationalError, fn
 
-from bestie_tui.store import settings as settings_mod
-from bestie_tui.text import words as textmod
-from bestie_tui.store.db import open_database
 from bestie_tui.errors import InvalidValueError, NotFoundError, SecretRefusedError, StorageError
+from bestie_tui.store import settings as settings_mod
+from bestie_tui.store.db import open_database
+from bestie_tui.store.messages import StoreMessages
 from bestie_tui.store.models import SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Setting, database_proxy
+from bestie_tui.store.reads import StoreReads
 from bestie_tui.store.records import MemoryRecord, iso
 from bestie_tui.store.secrets import detect_secret
-from bestie_tui.store.messages import StoreMessages
-from bestie_tui.store.reads import SEARCH_POOL, StoreReads  # noqa: F401  (SEARCH_POOL re-exported)
-from bestie_tui.store.support import (  # noqa: F401  (re-exported: other modules import these from ``store``)
+from bestie_tui.store.support import (  # noqa: F401  (re-exported for callers of the facade module)
     MAX_ID,
     _storage_message,
     check_kind,
@@ -34,12 +34,13 @@ from bestie_tui.store.support import (  # noqa: F401  (re-exported: other module
     to_record,
 )
 from bestie_tui.store.writes import StoreWrites
+from bestie_tui.text import words as textmod
 from bestie_tui.text.ttl import parse_ttl
 
 
 def utcnow() -> datetime:
     """Current time as a naive UTC datetime (the database's convention)."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class MemoryStore(StoreReads, StoreWrites, StoreMessages):

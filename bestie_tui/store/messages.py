@@ -8,11 +8,11 @@ from datetime import datetime
 
 from peewee import fn
 
-from bestie_tui.text import words as textmod
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.models import ROLES, Message
 from bestie_tui.store.records import MessageRecord
 from bestie_tui.store.support import _clamp, _message_record
+from bestie_tui.text import words as textmod
 
 
 class StoreMessages:

@@ -7,9 +7,9 @@ from operator import and_
 
 from peewee import fn
 
-from bestie_tui.text import words as textmod
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.models import LAYERS, SCOPES, STATUSES, Memory
+from bestie_tui.text import words as textmod
 
 
 def tier_condition(tier: str):

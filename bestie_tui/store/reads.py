@@ -1,6 +1,6 @@
-"""The read side of ``MemoryStore``: get/open, filtered listing, counts, tolerant search, the
+"""The read side of ``MemoryStore``: get/open, filtered listing (with a tolerant text match), counts, the
 pending queue, similar memories, status and summary figures, and the audit history. A mixin:
-``MemoryStore`` (``store.py``) supplies ``clock``, ``path``, ``_row`` and the settings it reads.
+``MemoryStore`` (``memory_store.py``) supplies ``clock``, ``path``, ``_row`` and the settings it reads.
 """
 
 from __future__ import annotations
@@ -10,17 +10,11 @@ from typing import Any
 
 from peewee import fn
 
-from bestie_tui.text import words as textmod
 from bestie_tui.store.db import SCHEMA_VERSION
-from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.models import LAYERS, Event, Memory, Message
 from bestie_tui.store.query import memory_query, tier_condition
 from bestie_tui.store.records import EventRecord, MemoryRecord, StoreStatus, Summary
 from bestie_tui.store.support import _clamp, to_record
-
-
-#: How many text matches ``search`` ranks with the scorer (newest first) before cutting to its limit.
-SEARCH_POOL = 2000
 
 
 class StoreReads:
@@ -72,23 +66,6 @@ class StoreReads:
         if not q.where(Memory.id == memory_id).exists():
             return None
         return q.where(Memory.id > memory_id).count()
-
-    def search(self, query: str, *, status: str | None = None, limit: int = 50) -> list[MemoryRecord]:
-        """Case-, accent- and inflection-tolerant search: every query word must occur as a stemmed
-        word prefix ("replies" ~ "reply") or inside the accent-folded text with spaces removed
-        ("hanoi" ~ "Hà Nội"). Ranked by approved first, then by the relevance score of
-        ``scoring.rank_records`` (the scorer ``build_context`` uses, without the scope part); only the
-        ``SEARCH_POOL`` newest matches are ranked. A search does not count as an access.
-
-        Raises:
-            InvalidValueError: the query has no words.
-        """
-        from bestie_tui.store.scoring import rank_records
-
-        if not textmod.tokens(query):
-            raise InvalidValueError("search query has no words")
-        q = memory_query(status=status, query=query).order_by(Memory.updated_at.desc()).limit(SEARCH_POOL)
-        return [m for m, _ in rank_records(self, query, [to_record(r) for r in q])][:limit]
 
     def pending(self, query: str | None = None, limit: int | None = None) -> list[MemoryRecord]:
         """Pending proposals, oldest first (the triage order)."""

@@ -1,9 +1,10 @@
 """Settings: one registry of every key the owner can set, its default and its check.
 
-Values are stored as JSON in the ``setting`` table, so they travel with the database. The policy
-switches live here; the defaults of the scoring weights (``score.*``, documented with their formulas
-in ``scoring``) and of conversation context (``context.*``, in ``conversation``) are gathered from
-those modules by ``known_settings`` so each default is written once.
+Values are stored as JSON in the ``setting`` table, so they travel with the database. Every default
+is declared here, once, as data: the policy switches, the scoring weights and tuning (``score.*``,
+whose formulas ``retrieval.scoring`` documents) and conversation context (``context.*``, read by
+``conversation.compress``). Those modules import their defaults from here; this module imports
+none of them.
 
 Internal records kept as settings (``digest.log``, ``maintenance.entry``) are written by their modules
 directly, are not user settings and are not undo steps.
@@ -12,9 +13,10 @@ directly, are not user settings and are not undo steps.
 from __future__ import annotations
 
 import math
+import urllib.parse
 from typing import Any
 
-from bestie_tui.errors import InvalidValueError
+from bestie_tui.errors import DeliveryConfigError, InvalidValueError
 
 #: Policy switches: key → default.
 DEFAULTS: dict[str, Any] = {
@@ -31,6 +33,28 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "memory.governance": ("governed", "full"),
     "context.tokenMode": ("chars4", "tiktoken_cl100k"),
 }
+#: Weight of each score part (``score.<part>``); the formula is in ``retrieval.scoring``.
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "relevance": 0.80, "scope": 0.06, "recency": 0.04, "access": 0.02, "confidence": 0.05, "pinned": 0.03,
+    "when": 1.0,
+}
+#: Tuning settings beside the weights: key → default.
+DEFAULT_TUNING: dict[str, float] = {
+    "score.halfLifeDays": 90.0,
+    "score.accessCap": 20.0,
+    "score.minRelevance": 0.1,
+    "score.candidates": 60.0,
+    "score.whenHalfLifeDays": 7.0,
+    "score.duplicateCosine": 0.9,
+}
+#: ``context.*`` settings ``conversation.compress`` reads, with their defaults.
+CONTEXT_DEFAULTS: dict[str, Any] = {
+    "context.compressThreshold": 40,
+    "context.keepRecent": 10,
+    "context.summaryChars": 2000,
+    "context.tokenMode": "chars4",
+    "context.persistSummary": False,
+}
 #: Optional text settings (default ``None``): base URLs of the chat APIs for proxies and tests.
 TEXT_SETTINGS = ("digest.telegramApi", "digest.zaloApi")
 #: Written by the program itself, never by ``config``.
@@ -41,9 +65,6 @@ INT_RANGES: dict[str, tuple[int, int]] = {"memory.coreTokenCap": (1, 100_000)}
 
 def known_settings() -> dict[str, Any]:
     """Every user setting → its default: policies, ``score.*``, ``context.*`` and the digest URLs."""
-    from bestie_tui.conversation.compress import CONTEXT_DEFAULTS
-    from bestie_tui.store.scoring import DEFAULT_TUNING, DEFAULT_WEIGHTS
-
     known = dict(DEFAULTS)
     known.update({f"score.{part}": weight for part, weight in DEFAULT_WEIGHTS.items()})
     known.update(DEFAULT_TUNING)
@@ -84,8 +105,6 @@ def validate(key: str, value: Any) -> Any:
             return None
         if not isinstance(value, str):
             raise InvalidValueError(f"{key} must be text (a URL) or null, not {value!r}")
-        from bestie_tui.maintenance.delivery import check_base_url
-
         return check_base_url(value, key)
     if isinstance(default, bool):
         if not isinstance(value, bool):
@@ -114,3 +133,33 @@ def _number(key: str, value: Any, whole: bool) -> int | float:
         if not low <= value <= high:
             raise InvalidValueError(f"{key} must be a whole number from {low} to {high}, not {value!r}")
     return value
+
+
+def check_base_url(value: str, source: str) -> str:
+    """Validate an API base URL and return it without surrounding spaces or a trailing ``/``:
+    ``http``/``https``, a host (and a valid port if any), an optional path prefix, no spaces, no
+    query or fragment (request paths are appended to it).
+
+    Raises:
+        DeliveryConfigError: anything else, naming ``source`` (where the value came from).
+    """
+    text = str(value).strip()
+    problem = None
+    try:
+        parts = urllib.parse.urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError as exc:
+        problem = str(exc)
+    else:
+        if parts.scheme not in ("http", "https"):
+            problem = "use http:// or https://"
+        elif not parts.hostname:
+            problem = "no host"
+        elif any(c.isspace() or not c.isprintable() for c in text):
+            problem = "it contains spaces or control characters"
+        elif parts.query or parts.fragment or text.endswith(("?", "#")):
+            problem = "a base URL takes no ?query or #fragment"
+    if problem:
+        raise DeliveryConfigError(f"{source} {text!r} is not a usable API base URL ({problem}), "
+                                  "e.g. https://api.telegram.org or http://127.0.0.1:8080/prefix")
+    return text.rstrip("/")

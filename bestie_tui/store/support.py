@@ -11,10 +11,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bestie_tui.text import words as textmod
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.models import Memory, Message
 from bestie_tui.store.records import DATETIME_FIELDS, MEMORY_FIELDS, MemoryRecord, MessageRecord
+from bestie_tui.text import words as textmod
 
 
 def to_record(row: Memory) -> MemoryRecord:

@@ -20,12 +20,23 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bestie_tui.text import words as textmod
-from bestie_tui.store.db import backup_database
 from bestie_tui.errors import BestieError, ImportFormatError
-from bestie_tui.store.models import LAYERS, ROLES, SCOPE_DEFAULT_LAYER, SCOPES, STATUSES, Event, Memory, Message, database_proxy
+from bestie_tui.store.db import backup_database
+from bestie_tui.store.models import (
+    LAYERS,
+    ROLES,
+    SCOPE_DEFAULT_LAYER,
+    SCOPES,
+    STATUSES,
+    Event,
+    Memory,
+    Message,
+    database_proxy,
+)
 from bestie_tui.store.records import ImportResult, iso
 from bestie_tui.store.secrets import detect_secret
+from bestie_tui.store.support import check_kind, row_values, snapshot
+from bestie_tui.text import words as textmod
 
 if TYPE_CHECKING:
     from bestie_tui.store.memory_store import MemoryStore
@@ -34,7 +45,7 @@ FORMAT = "bestie-memory-export"
 VERSION = 1
 
 
-def export_data(store: "MemoryStore") -> dict[str, Any]:
+def export_data(store: MemoryStore) -> dict[str, Any]:
     """Every memory (all statuses) and message, as a JSON-ready dict in the export format."""
     memories = [m.to_dict() for m in reversed(store.list())]
     messages = [
@@ -103,7 +114,6 @@ def _is_int(value: Any) -> bool:
 
 
 def _check_memory(m: Any, where: str) -> None:
-    from bestie_tui.store.memory_store import check_kind
 
     if not isinstance(m, dict):
         raise ImportFormatError(f"{where} is not an object")
@@ -149,7 +159,7 @@ def _check_time(value: Any, where: str, required: bool = False) -> None:
         raise ImportFormatError(f"{where} is not an ISO date-time: {value!r}") from None
 
 
-def import_data(store: "MemoryStore", data: dict[str, Any], actor: str = "import",
+def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
                 allow_secrets: bool = False) -> ImportResult:
     """Validate, then write ``data`` in one transaction (all or nothing), one undoable event batch.
 
@@ -159,7 +169,6 @@ def import_data(store: "MemoryStore", data: dict[str, Any], actor: str = "import
     Raises:
         ImportFormatError: the data is not in the export format; nothing is written.
     """
-    from bestie_tui.store.memory_store import row_values, snapshot
 
     validate(data)
     now = store.clock()
@@ -222,7 +231,7 @@ def _memory_values(m: dict[str, Any], now: datetime) -> dict[str, Any]:
     return values
 
 
-def clear(store: "MemoryStore", actor: str = "owner") -> Path:
+def clear(store: MemoryStore, actor: str = "owner") -> Path:
     """Back up the database (``VACUUM INTO`` under ``backups/``), then delete every memory, message and
     event. Settings stay. Returns the backup path; the backup is how a clear is undone."""
     from bestie_tui.paths import backup_dir

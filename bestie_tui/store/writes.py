@@ -6,11 +6,11 @@ supersede, forget/restore and ``undo``. A mixin: ``MemoryStore`` (``store.py``) 
 
 from __future__ import annotations
 
-from bestie_tui.text import words as textmod
 from bestie_tui.errors import InvalidValueError, PolicyError
 from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Memory
 from bestie_tui.store.records import MemoryRecord, ProposalResult, UndoResult
 from bestie_tui.store.support import snapshot, to_record
+from bestie_tui.text import words as textmod
 from bestie_tui.text.ttl import parse_ttl
 
 

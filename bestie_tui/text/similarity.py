@@ -14,7 +14,8 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 from bestie_tui.text import words as textmod
 

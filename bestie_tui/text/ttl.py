@@ -12,7 +12,7 @@ All results are naive UTC datetimes, like every timestamp in the database.
 from __future__ import annotations
 
 import re
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from dateutil import parser as date_parser
 from dateutil import relativedelta as rd
@@ -85,9 +85,8 @@ def _parse_date(target: str, now: datetime, original: str) -> datetime:
                 f"cannot read TTL {original!r}: use e.g. 7d, '2 weeks', 'until friday' or 2027-01-31"
             ) from exc
     if parsed.tzinfo is not None:
-        from datetime import timezone
 
-        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
     if len(target) == 10 and parsed.time() == time(0, 0):
         parsed = datetime.combine(parsed.date(), time(23, 59, 59))
     return parsed

@@ -67,8 +67,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u2
 def printable(text: str) -> str:
     """Show control characters (ESC, BEL…) and bidi controls (U+202E…) as visible ``\\x1b`` /
     ``\\u202e`` escapes: a terminal never runs them and a line never reads backwards."""
-    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
-                        else "\\u%04x" % ord(m.group()), text)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                        else f"\\u{ord(m.group()):04x}", text)
 
 
 def check_encodable(value: str | None, what: str) -> None:

@@ -6,7 +6,6 @@ from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.help_screen import HelpScreen
 
 
-
 async def test_help_lists_keys_of_every_view_and_the_list_widget(store):
     store.add("note", "Something to list")
     app = BestieApp(store, poll_interval=0)

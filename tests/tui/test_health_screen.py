@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from textual.app import App
 
+from bestie_tui.hygiene.health import hygiene_status, trend
 from bestie_tui.maintenance import digest as dg
 from bestie_tui.maintenance import schedule as maintenance
-from bestie_tui.hygiene.health import hygiene_status, trend
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.health_screen import TREND_POINTS, HealthScreen
 from bestie_tui.tui.widgets.health_chart import HealthChart

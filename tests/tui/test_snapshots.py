@@ -7,12 +7,11 @@ and look at the report before committing.
 from __future__ import annotations
 
 import pytest
+from conftest import FROZEN_NOW, FrozenClock
 
 from bestie_tui.cli.demo import populate
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.tui.app import BestieApp
-
-from conftest import FROZEN_NOW, FrozenClock
 
 SIZE = (120, 36)
 

@@ -7,7 +7,7 @@ in a worker. The screen never touches Peewee: it calls the core's plan functions
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.text import Text
 from textual import work
@@ -16,10 +16,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
+from ..widgets.plan_diff import PlanDiff
 from .base import BestieScreen
 from .confirm_modal import ConfirmModal
 from .edit_memory_modal import EditMemoryModal
-from ..widgets.plan_diff import PlanDiff
 
 
 class CleanupScreen(BestieScreen):
@@ -81,9 +81,9 @@ class CleanupScreen(BestieScreen):
     @work(thread=True, exclusive=True, group="cleanup")
     def build_plan(self) -> None:
         """Run the doctor and build the plan off the UI thread; results are handed back with call_from_thread."""
-        from bestie_tui.hygiene.doctor import run_doctor
         from bestie_tui.errors import BestieError
-        from bestie_tui.hygiene.plans import build_cleanup_plan
+        from bestie_tui.hygiene.doctor import run_doctor
+        from bestie_tui.hygiene.plan_build import build_cleanup_plan
 
         def progress(stage: str, fraction: float) -> None:
             self.app.call_from_thread(self._progress, fraction)
@@ -225,7 +225,7 @@ class CleanupScreen(BestieScreen):
     @work(thread=True, exclusive=True, group="cleanup-apply")
     def apply_selected(self) -> None:
         from bestie_tui.errors import BestieError
-        from bestie_tui.hygiene.plans import apply_plan
+        from bestie_tui.hygiene.plan_apply import apply_plan
 
         try:
             result = apply_plan(self.store, self.plan, yes=True)

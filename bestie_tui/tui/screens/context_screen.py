@@ -9,7 +9,7 @@ left out are listed with the reason.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.text import Text
 from textual import work
@@ -20,7 +20,8 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
-from bestie_tui.store.scoring import PART_LABELS, format_part
+from bestie_tui.retrieval.scoring import PART_LABELS, format_part
+
 from .base import BestieScreen
 
 #: Seconds of quiet typing before the pack is rebuilt.

@@ -7,7 +7,7 @@ store); each run records one hygiene snapshot, like ``bestie memory hygiene stat
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.text import Text
 from textual import work

@@ -9,7 +9,8 @@ pressing ``r`` repeatedly does not fill the trend with duplicate points.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from rich.text import Text
 from textual import work

@@ -3,7 +3,8 @@ shows), paged, with a role filter, and preview what history compression would do
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -17,6 +18,7 @@ from textual.worker import get_current_worker
 from bestie_tui.errors import BestieError
 from bestie_tui.store.records import MessageRecord, iso
 from bestie_tui.text.words import printable, tokens
+
 from .base import BestieScreen
 
 PAGE_SIZE = 50

@@ -8,7 +8,7 @@ moving the owner: the current proposal stays current while it is still pending.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.text import Text
 from textual import work
@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 
 from bestie_tui.errors import BestieError, NotFoundError
 from bestie_tui.store.records import MemoryRecord
+
 from ..widgets.proposal_card import ProposalCard
 from ..widgets.similar_list import SimilarList
 from .base import BestieScreen

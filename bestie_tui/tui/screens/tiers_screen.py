@@ -3,7 +3,7 @@ lifecycle actions (pin, move, edit, forget, restore, supersede, copy, undo)."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,6 +15,7 @@ from bestie_tui.errors import BestieError
 from bestie_tui.store.models import LAYERS
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.text.words import tokens
+
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList
 from .base import BestieScreen

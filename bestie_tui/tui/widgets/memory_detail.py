@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Sequence
 
 from rich.console import Group
 from rich.table import Table
@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from bestie_tui.store.records import EventRecord, MemoryRecord, iso
 from bestie_tui.text.words import printable
+
 from .memory_list import memory_flags
 
 #: Snapshot keys a history line never lists as "changed" (they change with every write).

@@ -112,13 +112,13 @@ class MemoryList(ScrollView, can_focus=True):
     class Highlighted(Message):
         """The highlighted memory changed; ``memory`` is ``None`` when the list is empty."""
 
-        def __init__(self, memory_list: "MemoryList", memory: MemoryRecord | None) -> None:
+        def __init__(self, memory_list: MemoryList, memory: MemoryRecord | None) -> None:
             super().__init__()
             self.memory_list = memory_list
             self.memory = memory
 
         @property
-        def control(self) -> "MemoryList":
+        def control(self) -> MemoryList:
             return self.memory_list
 
     def __init__(self, store, *, filters: dict[str, Any] | None = None, empty_text: str = "No memories.",

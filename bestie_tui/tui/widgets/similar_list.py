@@ -10,8 +10,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from bestie_tui.store.records import MemoryRecord
-from bestie_tui.text.words import printable, stem, tokens
 from bestie_tui.text.analysis import NEGATIONS
+from bestie_tui.text.words import printable, stem, tokens
 
 #: Scores (IDF cosine, 0..1) from which a pair is flagged, read off the demo database: rephrasings of
 #: one fact score 0.5–0.85 there, unrelated records about the same project or person at most ~0.38.

@@ -2,7 +2,7 @@
 ``CHAR_B``, ``WORD_SHARE``, ``QUERY_STOP_WORDS``), one fitted BM25 part (``_Part``), a fit of the word
 and character parts together (``_Fitted``), the cached character n-gram analyzer, and the sparse
 dot-product and L2 helpers. The formulas and how the constants were chosen are in the docstring of
-``bestie_tui.store.index``, which re-exports the constants. numpy, scipy and scikit-learn are imported
+``bestie_tui.retrieval.index``, which re-exports the constants. numpy, scipy and scikit-learn are imported
 inside functions, so importing this module stays cheap.
 """
 

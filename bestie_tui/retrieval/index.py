@@ -47,18 +47,19 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from peewee import fn
 
-from bestie_tui.store.bm25 import (  # noqa: F401  (the weighting constants are re-exported)
-    B,
+from bestie_tui.retrieval.bm25 import (  # noqa: F401  (the weighting constants are re-exported)
     CHAR_B,
     CHAR_K1,
     K1,
     QUERY_STOP_WORDS,
     WORD_SHARE,
+    B,
     _dot_columns,
     _dot_rows,
     _Fitted,
@@ -97,7 +98,7 @@ class MemoryIndex:
         store: the ``MemoryStore`` whose database is indexed.
     """
 
-    def __init__(self, store: "MemoryStore"):
+    def __init__(self, store: MemoryStore):
         self._store_ref = weakref.ref(store)
         self._lock = threading.RLock()
         self._fitted: _Fitted | None = None
@@ -336,11 +337,11 @@ def _event_mark() -> tuple[int, int]:
     return (low or 0, high or 0)
 
 
-_INDEXES: "weakref.WeakKeyDictionary[Any, MemoryIndex]" = weakref.WeakKeyDictionary()
+_INDEXES: weakref.WeakKeyDictionary[Any, MemoryIndex] = weakref.WeakKeyDictionary()
 _REGISTRY_LOCK = threading.Lock()
 
 
-def get_index(store: "MemoryStore") -> MemoryIndex:
+def get_index(store: MemoryStore) -> MemoryIndex:
     """The one ``MemoryIndex`` of ``store`` (created on first call, not fitted until queried)."""
     with _REGISTRY_LOCK:
         index = _INDEXES.get(store)

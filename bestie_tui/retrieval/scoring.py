@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.records import MemoryRecord
+from bestie_tui.store.settings import DEFAULT_TUNING, DEFAULT_WEIGHTS
 
 if TYPE_CHECKING:  # pragma: no cover
     from bestie_tui.store.memory_store import MemoryStore
@@ -72,28 +73,15 @@ PART_LABELS = (("relevance", "rel"), ("scope", "scope"), ("recency", "rec"), ("a
                ("confidence", "conf"), ("pinned", "pin"), ("when", "when"))
 
 
-def format_part(parts: "ScoreParts", name: str) -> str:
+def format_part(parts: ScoreParts, name: str) -> str:
     """One part as two decimals, or ``—`` when it does not count for this query (``when`` for a
     query that names no date)."""
     value = getattr(parts, name, None)
     return "—" if value is None else f"{value:.2f}"
 
 
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "relevance": 0.80, "scope": 0.06, "recency": 0.04, "access": 0.02, "confidence": 0.05, "pinned": 0.03,
-    "when": 1.0,
-}
 #: Parts that always count; ``when`` counts only for a query that names a date.
 ALWAYS = PARTS[:6]
-#: Tuning settings beside the weights: key → default.
-DEFAULT_TUNING: dict[str, float] = {
-    "score.halfLifeDays": 90.0,
-    "score.accessCap": 20.0,
-    "score.minRelevance": 0.1,
-    "score.candidates": 60.0,
-    "score.whenHalfLifeDays": 7.0,
-    "score.duplicateCosine": 0.9,
-}
 
 
 @dataclass(frozen=True)
@@ -148,7 +136,7 @@ class ScoringConfig:
                                     "score.accessCap ≥ 1, score.candidates ≥ 1")
 
     @classmethod
-    def from_store(cls, store: "MemoryStore", settings: dict[str, Any] | None = None) -> "ScoringConfig":
+    def from_store(cls, store: MemoryStore, settings: dict[str, Any] | None = None) -> ScoringConfig:
         """Read ``score.<part>`` weights and tuning from the store's settings (defaults where unset);
         ``settings``: a ``settings_snapshot`` already read for this request (saves the queries).
 
@@ -164,14 +152,14 @@ class ScoringConfig:
                    when_half_life_days=tuning["score.whenHalfLifeDays"],
                    duplicate_cosine=tuning["score.duplicateCosine"])
 
-    def without(self, *parts: str) -> "ScoringConfig":
+    def without(self, *parts: str) -> ScoringConfig:
         """A copy with the weights of ``parts`` set to 0 (e.g. ``scope`` for a search without a user)."""
         weights = {p: (0.0 if p in parts else w) for p, w in self.weights.items()}
         return ScoringConfig(weights, self.half_life_days, self.access_cap, self.min_relevance, self.candidates,
                              self.when_half_life_days, self.duplicate_cosine)
 
 
-def settings_snapshot(store: "MemoryStore") -> dict[str, Any]:
+def settings_snapshot(store: MemoryStore) -> dict[str, Any]:
     """Every setting (stored value, else the default of ``settings.DEFAULTS``) in one query: a request
     reads a dozen settings, and one SELECT of the small ``setting`` table beats a dozen lookups."""
     import json
@@ -306,7 +294,7 @@ def score(m: MemoryRecord, relevance: float, *, user: str | None, channel: str |
     return ScoreParts(total=total, **parts)
 
 
-def rank_records(store: "MemoryStore", query: str, records: list[MemoryRecord], *,
+def rank_records(store: MemoryStore, query: str, records: list[MemoryRecord], *,
                  config: ScoringConfig | None = None) -> list[tuple[MemoryRecord, ScoreParts]]:
     """Order ``records`` (any status) for a search: approved first, then by total score without the
     scope part (a search has no request binding), then newest id. Approved records get their
@@ -314,7 +302,7 @@ def rank_records(store: "MemoryStore", query: str, records: list[MemoryRecord], 
 
     Returns ``[(record, ScoreParts)]`` in that order.
     """
-    from bestie_tui.store.index import get_index
+    from bestie_tui.retrieval.index import get_index
 
     if not records:
         return []

@@ -1,0 +1,43 @@
+"""Ranked search over memories of any status: the tolerant text match of ``MemoryStore.list`` cut
+to the newest ``SEARCH_POOL`` matches, then ordered by the scorer ``build_context`` uses (without
+its scope part, since a search has no request binding). A search does not count as an access.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.retrieval.scoring import rank_records
+from bestie_tui.store.models import Memory
+from bestie_tui.store.query import memory_query
+from bestie_tui.store.records import MemoryRecord
+from bestie_tui.store.support import to_record
+from bestie_tui.text import words as textmod
+
+if TYPE_CHECKING:
+    from bestie_tui.store.memory_store import MemoryStore
+
+#: How many text matches ``search`` ranks with the scorer (newest first) before cutting to its limit.
+SEARCH_POOL = 2000
+
+
+def search(store: MemoryStore, query: str, *, status: str | None = None, limit: int = 50) -> list[MemoryRecord]:
+    """Case-, accent- and inflection-tolerant search: every query word must occur as a stemmed
+    word prefix ("replies" ~ "reply") or inside the accent-folded text with spaces removed
+    ("hanoi" ~ "Hà Nội"). Ranked by approved first, then by the relevance score of
+    ``scoring.rank_records``; only the ``SEARCH_POOL`` newest matches are ranked.
+
+    Args:
+        store: the open store.
+        query: free text; at least one word.
+        status: only memories with this status (pending, approved, rejected, forgotten).
+        limit: at most this many records.
+
+    Raises:
+        InvalidValueError: the query has no words, or an unknown status.
+    """
+    if not textmod.tokens(query):
+        raise InvalidValueError("search query has no words")
+    q = memory_query(status=status, query=query).order_by(Memory.updated_at.desc()).limit(SEARCH_POOL)
+    return [m for m, _ in rank_records(store, query, [to_record(r) for r in q])][:limit]
