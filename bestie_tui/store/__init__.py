@@ -1,1 +1,12 @@
-"""TODO"""
+"""The store: one SQLite file and everything that writes it.
+
+Owns: opening and checking the database (``db``: WAL, schema version, refusal of a newer or foreign
+file), the Peewee models (``models``), plain records (``records``), the ``MemoryStore`` facade
+(``memory_store``) and its parts (``reads``, ``writes``, ``messages``, with ``query`` and ``support``
+beside them), the event log and undo (``history``), export/import (``transfer``), the secret guard
+(``secrets``) and the settings registry (``settings``: every key, its default and its check,
+declared once as data).
+
+May import: ``bestie_tui.text``, ``bestie_tui.errors``, ``bestie_tui.paths``. Never a domain package
+(retrieval, hygiene, conversation, maintenance) nor the CLI or console: they import the store.
+"""
