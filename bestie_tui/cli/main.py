@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import click
 
-from .. import __version__
+from .. import DISTRIBUTION
 from .common import AppContext, BestieGroup, db_option
 
 
 @click.group(cls=BestieGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", type=click.Path(dir_okay=False), envvar="BESTIE_DB",
               help="SQLite database file (default: BESTIE_DB or the user data dir's memory.db).")
-@click.version_option(__version__, prog_name="bestie")
+@click.version_option(package_name=DISTRIBUTION, prog_name="bestie")
 @click.pass_context
 def cli(ctx: click.Context, db: str | None) -> None:
     """Bestie's local-first memory: review, search and curate what the assistant remembers."""
