@@ -4,8 +4,9 @@ The public face, for an assistant runtime::
 
     from bestie_tui import MemoryStore, build_context, propose_from_turn
 
-Names (``__version__`` too: it is read from the package metadata) are loaded on first use (PEP 562), so ``import bestie_tui`` stays cheap: it imports neither
-Textual nor scikit-learn, nor even the database layer until a name is asked for.
+Names are loaded on first use (PEP 562), ``__version__`` too (read from the package metadata), so
+``import bestie_tui`` stays cheap: it imports neither Textual nor scikit-learn, nor even the
+database layer until a name is asked for.
 """
 
 from __future__ import annotations

@@ -44,6 +44,7 @@ from bestie_tui.maintenance.channels import (  # noqa: F401  (re-exported)
     parse_channel,
     read_token,
 )
+from bestie_tui.maintenance.parts import split_message, utf16_len  # noqa: F401  (re-exported)
 from bestie_tui.maintenance.retry import (  # noqa: F401  (re-exported)
     RequestDeadline,
     RetryPolicy,
@@ -56,8 +57,6 @@ from bestie_tui.maintenance.senders import (  # noqa: F401  (re-exported)
     Sender,
     TelegramSender,
     ZaloSender,
-    split_message,
-    utf16_len,
 )
 
 
