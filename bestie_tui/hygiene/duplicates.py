@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from bestie_tui.hygiene.facts import FactFeatures, read_fact
 from bestie_tui.store.records import MemoryRecord
@@ -191,7 +192,8 @@ def _same_frame(units: _Units, x: int, y: int) -> bool:
             and units.features[x].numbers == units.features[y].numbers)
 
 
-def _neighbour_pairs(units: _Units, threshold: float, k: int, progress) -> tuple[list, list]:
+def _neighbour_pairs(units: _Units, threshold: float, k: int,
+                     progress) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]], Any]:
     """``(similar_edges, opposite_edges, vectors)``: lists of ``(i, j, cosine)`` with ``i < j``, and the
     L2-normalised TF-IDF rows (CSR, relation token included) whose dot product is that cosine."""
     import numpy as np
@@ -232,7 +234,8 @@ def _neighbour_pairs(units: _Units, threshold: float, k: int, progress) -> tuple
             user_start[start:i], user_end[start:i] = start, i
             start = i
     low = min(threshold, OPPOSITE_THRESHOLD)
-    similar, opposite = [], []
+    similar: list[tuple[int, int, float]] = []
+    opposite: list[tuple[int, int, float]] = []
     for s in range(0, n, BLOCK):
         e = min(n, s + BLOCK)
         ws, we = int(user_start[s]), int(user_end[e - 1])

@@ -28,8 +28,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from bestie_tui.store.records import iso
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bestie_tui.hygiene.doctor import DoctorReport
 
 WEIGHTS = {"duplicates": 30.0, "contradictions": 25.0, "stale": 20.0, "noisy": 10.0, "metadata": 10.0,
            "core": 5.0}
@@ -67,7 +71,7 @@ class HygieneStatus:
     """What ``hygiene status`` shows: the report, its score, the snapshot written (if any) and the
     previous one (for the change since last time)."""
 
-    report: object
+    report: DoctorReport
     health: HealthScore
     snapshot: Snapshot | None = None
     previous: Snapshot | None = None

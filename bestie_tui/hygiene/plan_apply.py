@@ -70,7 +70,7 @@ def check_merged_text(key: str, text: str | None) -> None:
     """
     if not textmod.normalize(text or ""):
         raise InvalidValueError(f"the merged text of {key} must contain at least one word")
-    found = detect_secret(text)
+    found = detect_secret(text or "")  # text is not None here: normalize("") has no word
     if found:
         raise SecretRefusedError(found)
 
@@ -197,13 +197,15 @@ def _supersede(store, op: Operation, result: ApplyResult, save_event) -> str | N
         if r.id in result.merged_into:
             survivor = Memory.get_by_id(result.merged_into[r.id])
             rows[survivor.id] = survivor
-    head = Memory.get_or_none(Memory.id == op.target.id)
+    target = op.target
+    assert target is not None  # plan_build gives every supersede operation its target
+    head = Memory.get_or_none(Memory.id == target.id)
     seen = set()
     while head is not None and head.superseded_by is not None and head.id not in seen:
         seen.add(head.id)
         head = Memory.get_or_none(Memory.id == head.superseded_by)
     if head is None or head.status != "approved" or head.id in rows:
-        return f"#{op.target.id} is no longer an active record"
+        return f"#{target.id} is no longer an active record"
     for row in rows.values():
         if row.superseded_by is not None or row.status != "approved":
             return f"#{row.id} is no longer active"

@@ -100,6 +100,7 @@ class Operation:
                 for name in ("scope", "layer", "user", "channel", "project", "session"))))
         elif self.action == "supersede":
             t = self.target
+            assert t is not None  # plan_build gives every supersede operation its target
             newer = f"the merged record of {self.target_merge}" if self.target_merge else f"#{t.id}"
             for r in self.records:
                 out.append(("-", _line(r)))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.retrieval.governance import active_condition, check_mode, scope_condition, user_condition
 from bestie_tui.retrieval.scoring import (
@@ -181,7 +181,8 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     if token_budget < 0:
         raise InvalidValueError("token budget must be zero or more")
     settings = settings_snapshot(store)  # one query for every setting this request reads
-    mode = check_mode(governance or settings.get("memory.governance"))
+    # settings_snapshot starts from settings.DEFAULTS, so every key read here has a value
+    mode = check_mode(governance or cast(str, settings.get("memory.governance")))
     token_mode = token_mode or settings.get("context.tokenMode") or "chars4"
     count_tokens("", token_mode)  # validates the mode before any work
     config = ScoringConfig.from_store(store, settings)
@@ -189,7 +190,7 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     periods = named_periods(query)
     pack = ContextPack(query=query, user=user, channel=channel, project=project, governance=mode,
                        token_budget=token_budget, token_mode=token_mode,
-                       core_cap=int(settings.get("memory.coreTokenCap")),
+                       core_cap=int(cast(int, settings.get("memory.coreTokenCap"))),
                        weights=describe_weights(config), built_at=now,
                        named_dates=[(iso(a), iso(b)) for a, b in periods])
     if settings.get("memory.paused"):
@@ -219,7 +220,7 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
               for i, m in records.items()}
     header = count_tokens(HEADER + "\n", token_mode)
     left = token_budget - header
-    core_left = min(pack.core_cap, left)
+    core_left: int | None = min(pack.core_cap, left)
     core_order = sorted((i for i in core_ids if i in records),
                         key=lambda i: (not records[i].pinned, -scored[i].total, i))
     for i in core_order:

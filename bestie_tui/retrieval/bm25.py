@@ -80,6 +80,7 @@ class _Fitted:
         words = CountVectorizer(analyzer=analyze_words_and_bigrams, dtype=np.float32)
         chars = CountVectorizer(analyzer=_char_ngrams, dtype=np.float32)
         self.words = _Part(words, texts, K1, B)  # raises ValueError when every text is stop words
+        self.chars: _Part | None
         try:
             self.chars = _Part(chars, texts, CHAR_K1, CHAR_B)
         except ValueError:  # no text has a word of three letters or more

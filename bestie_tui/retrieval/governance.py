@@ -11,9 +11,10 @@ expired, pending, rejected and forgotten records in SQL, before any scoring.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from peewee import fn
 
@@ -87,7 +88,7 @@ def bindings(store: MemoryStore) -> Bindings:
     def distinct(column) -> list[str]:
         q = (Memory.select(column).distinct()
              .where((Memory.status == "approved") & column.is_null(False)).order_by(column).tuples())
-        return [v for (v,) in q]
+        return [v for (v,) in cast("Iterable[tuple[str]]", q)]
     return Bindings(distinct(Memory.user), distinct(Memory.channel), distinct(Memory.project))
 
 
@@ -118,7 +119,8 @@ def governance_status(store: MemoryStore) -> GovernanceStatus:
     """The current mode and how the active approved records are bound."""
     mode = store.get_setting("memory.governance")
     active = active_condition(store.clock())
-    per_user = dict(Memory.select(Memory.user, fn.COUNT(Memory.id)).where(active).group_by(Memory.user).tuples())
+    per_user = dict(cast("Iterable[tuple[str | None, int]]",
+                         Memory.select(Memory.user, fn.COUNT(Memory.id)).where(active).group_by(Memory.user).tuples()))
     users = {("(unbound)" if u is None else u): n for u, n in sorted(per_user.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))}
     count = lambda cond: Memory.select().where(active & cond).count()  # noqa: E731
     return GovernanceStatus(

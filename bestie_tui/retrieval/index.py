@@ -49,7 +49,7 @@ import time
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from peewee import fn
 
@@ -68,6 +68,9 @@ from bestie_tui.retrieval.bm25 import (  # noqa: F401  (the weighting constants 
 from bestie_tui.store.models import Event, Memory
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    from numpy.typing import NDArray
+
     from bestie_tui.store.memory_store import MemoryStore
 
 #: Refit when rows appended since the last fit exceed this share of the fitted rows.
@@ -102,10 +105,12 @@ class MemoryIndex:
         self._store_ref = weakref.ref(store)
         self._lock = threading.RLock()
         self._fitted: _Fitted | None = None
-        self._extra_words = None  # CSR rows appended since the fit (small: below REFIT_SHARE)
-        self._extra_chars = None
-        self._row_of_id = None  # numpy int64 array indexed by memory id; -1 = not indexed
-        self._id_of_row = None  # numpy int64 array indexed by row; -1 = row no longer mapped
+        # scipy is read as Any (no stubs), so the sparse matrices are typed Any
+        self._extra_words: Any = None  # CSR rows appended since the fit (small: below REFIT_SHARE)
+        self._extra_chars: Any = None
+        # both arrays are set by ``fit``, which ``ensure_fresh`` runs before anything reads them
+        self._row_of_id: NDArray[np.int64] | None = None  # indexed by memory id; -1 = not indexed
+        self._id_of_row: NDArray[np.int64] | None = None  # indexed by row; -1 = row no longer mapped
         self._event_mark: tuple[int, int] | None = None
         self._fitted_rows = 0
         self._appended = 0
@@ -134,7 +139,8 @@ class MemoryIndex:
         with self._lock:
             started = time.perf_counter()
             mark = _event_mark()
-            rows = list(Memory.select(Memory.id, Memory.text).where(Memory.status == "approved").tuples())
+            rows = list(cast("Iterable[tuple[int, str]]",
+                             Memory.select(Memory.id, Memory.text).where(Memory.status == "approved").tuples()))
             self._fitted = self._extra_words = self._extra_chars = None
             ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             if rows:
@@ -157,13 +163,15 @@ class MemoryIndex:
         import numpy as np
         from scipy.sparse import vstack
 
-        changed = [m for (m,) in Event.select(Event.memory_id).distinct()
-                   .where((Event.id > after_event) & Event.memory_id.is_null(False)).tuples()]
+        changed = [m for (m,) in cast("Iterable[tuple[int]]", Event.select(Event.memory_id).distinct()
+                   .where((Event.id > after_event) & Event.memory_id.is_null(False)).tuples())]
         self._event_mark = mark
         if not changed:
             return
-        rows = list(Memory.select(Memory.id, Memory.text, Memory.status).where(Memory.id.in_(changed)).tuples())
+        rows = list(cast("Iterable[tuple[int, str, str]]",
+                         Memory.select(Memory.id, Memory.text, Memory.status).where(Memory.id.in_(changed)).tuples()))
         self._grow(max(changed))
+        assert self._row_of_id is not None and self._id_of_row is not None  # set by the fit before any event
         changed_ids = np.asarray(changed, dtype=np.int64)
         old_rows = self._row_of_id[changed_ids]
         self._id_of_row[old_rows[old_rows >= 0]] = -1  # deleted, edited or no longer approved
@@ -197,19 +205,22 @@ class MemoryIndex:
     def _has_new_words(self, text: str) -> bool:
         from bestie_tui.text.analysis import analyze_words
 
+        assert self._fitted is not None  # only _apply_events asks, and ensure_fresh calls it with a fit in place
         vocabulary = self._fitted.words.vectorizer.vocabulary_
         return any(w not in vocabulary for w in analyze_words(text))
 
     def _grow(self, max_id: int) -> None:
         import numpy as np
 
-        if max_id >= len(self._row_of_id):
-            grown = np.full(max(max_id + 1, 2 * len(self._row_of_id)), -1, dtype=np.int64)
-            grown[: len(self._row_of_id)] = self._row_of_id
+        row_of_id = self._row_of_id
+        assert row_of_id is not None  # set by the fit before any event is applied
+        if max_id >= len(row_of_id):
+            grown = np.full(max(max_id + 1, 2 * len(row_of_id)), -1, dtype=np.int64)
+            grown[: len(row_of_id)] = row_of_id
             self._row_of_id = grown
 
     # ------------------------------------------------------------------ queries
-    def _row_scores(self, query: str):
+    def _row_scores(self, query: str) -> NDArray[np.float64] | None:
         """Relevance of ``query`` to every row (fitted, then appended); None without indexable words."""
         import numpy as np
 
@@ -226,6 +237,7 @@ class MemoryIndex:
         if self._extra_words is not None:
             extra = _dot_rows(self._extra_words, wcols, wvals, fitted.words.width)
             if self._extra_chars is not None:
+                assert fitted.chars is not None  # char rows are appended only by a fit with a char part
                 extra += _dot_rows(self._extra_chars, ccols, cvals, fitted.chars.width)
             scores = np.concatenate([scores, extra])
         return np.clip(scores, 0.0, 1.0)
@@ -250,9 +262,11 @@ class MemoryIndex:
             scores = self._row_scores(query)
             if scores is None:
                 return out, []
-            known = (ids >= 0) & (ids < len(self._row_of_id))
+            row_of_id = self._row_of_id
+            assert row_of_id is not None  # ensure_fresh has fitted
+            known = (ids >= 0) & (ids < len(row_of_id))
             rows = np.full(len(ids), -1, dtype=np.int64)
-            rows[known] = self._row_of_id[ids[known]]
+            rows[known] = row_of_id[ids[known]]
             hit = rows >= 0
             out[hit] = scores[rows[hit]]
             return out, (self._best(scores, k) if k > 0 else [])
@@ -265,14 +279,16 @@ class MemoryIndex:
             scores = self._row_scores(query)
             return self._best(scores, k) if scores is not None and k > 0 else []
 
-    def _best(self, scores, k: int) -> list[tuple[int, float]]:
+    def _best(self, scores: NDArray[np.float64], k: int) -> list[tuple[int, float]]:
         import numpy as np
 
-        scores = np.where(self._id_of_row >= 0, scores, 0.0)
+        id_of_row = self._id_of_row
+        assert id_of_row is not None  # callers ran ensure_fresh, which fits
+        scores = np.where(id_of_row >= 0, scores, 0.0)
         # a partial sort: only the k best are ordered, however large the index
         cut = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-        cut = cut[np.lexsort((self._id_of_row[cut], -scores[cut]))]
-        return [(int(self._id_of_row[r]), float(scores[r])) for r in cut if scores[r] > 0]
+        cut = cut[np.lexsort((id_of_row[cut], -scores[cut]))]
+        return [(int(id_of_row[r]), float(scores[r])) for r in cut if scores[r] > 0]
 
     def similarity(self, ids: Sequence[int]) -> Any:
         """Pairwise cosine of indexed memories, ``WORD_SHARE`` · word cosine + the rest · character
@@ -288,10 +304,12 @@ class MemoryIndex:
             fitted = self._fitted
             if fitted is None or n == 0:
                 return out
-            ids = np.asarray(ids, dtype=np.int64)
+            row_of_id = self._row_of_id
+            assert row_of_id is not None  # ensure_fresh has fitted
+            id_array = np.asarray(ids, dtype=np.int64)
             rows = np.full(n, -1, dtype=np.int64)
-            known = (ids >= 0) & (ids < len(self._row_of_id))
-            rows[known] = self._row_of_id[ids[known]]
+            known = (id_array >= 0) & (id_array < len(row_of_id))
+            rows[known] = row_of_id[id_array[known]]
             base = fitted.words.rows.shape[0]
             in_fit, appended = (rows >= 0) & (rows < base), rows >= base
             for part, extra, share in ((fitted.words, self._extra_words, WORD_SHARE),
@@ -314,12 +332,13 @@ class MemoryIndex:
         with self._lock:
             fitted = self._fitted
             q = fitted.query(query) if fitted is not None and query.strip() and texts else None
-            if q is None:
+            if fitted is None or q is None:  # q is None whenever fitted is
                 return [0.0] * len(texts)
             wcols, wvals, ccols, cvals = q
             words, chars = fitted.transform(texts)
             sims = _dot_rows(words, wcols, wvals, fitted.words.width)
             if chars is not None:
+                assert fitted.chars is not None  # transform returns char rows only when there is a char part
                 sims += _dot_rows(chars, ccols, cvals, fitted.chars.width)
             return [min(1.0, max(0.0, float(s))) for s in sims]
 
@@ -333,7 +352,7 @@ class MemoryIndex:
 
 
 def _event_mark() -> tuple[int, int]:
-    low, high = Event.select(fn.MIN(Event.id), fn.MAX(Event.id)).tuples().get()
+    low, high = cast("tuple[int | None, int | None]", Event.select(fn.MIN(Event.id), fn.MAX(Event.id)).tuples().get())
     return (low or 0, high or 0)
 
 

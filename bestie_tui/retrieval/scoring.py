@@ -56,9 +56,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.records import MemoryRecord
@@ -168,7 +169,8 @@ def settings_snapshot(store: MemoryStore) -> dict[str, Any]:
     from bestie_tui.store.models import Setting
 
     values = dict(settings_mod.DEFAULTS)
-    values.update((k, json.loads(v)) for k, v in Setting.select(Setting.key, Setting.value).tuples())
+    values.update((k, json.loads(v)) for k, v in cast("Iterable[tuple[str, str]]",
+                                                      Setting.select(Setting.key, Setting.value).tuples()))
     return values
 
 
@@ -278,7 +280,7 @@ def score(m: MemoryRecord, relevance: float, *, user: str | None, channel: str |
 
     Returns ``ScoreParts`` with every part and the weighted total (formula in the module docstring).
     """
-    parts = {
+    parts: dict[str, Any] = {  # floats; "when" is None when the query names no date
         "relevance": float(relevance),
         "scope": scope_part(m, user, channel, project),
         "recency": recency_part(m, now, config.half_life_days),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from bestie_tui.errors import NotFoundError
 from bestie_tui.store.models import Event, Memory, Setting
@@ -46,7 +46,8 @@ def undo_last(store: MemoryStore, actor: str) -> UndoResult:
             if event.memory_id is None:
                 if before is not None and "key" in before:
                     Setting.replace(key=before["key"], value=json.dumps(before["value"])).execute()
-                    store.record_event(batch, "undo", None, json.loads(event.after), before, actor,
+                    # a setting event (and its undo) always logs the value it set as ``after``
+                    store.record_event(batch, "undo", None, json.loads(cast(str, event.after)), before, actor,
                                  note=f"undo {event.action}")
                 continue
             row = Memory.get_or_none(Memory.id == event.memory_id)

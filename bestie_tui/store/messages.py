@@ -4,7 +4,9 @@ tolerant text query. A mixin: ``MemoryStore`` (``store.py``) supplies ``clock``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from peewee import fn
 
@@ -17,6 +19,9 @@ from bestie_tui.text import words as textmod
 
 class StoreMessages:
     """Chat message methods of ``MemoryStore``."""
+
+    if TYPE_CHECKING:  # supplied by ``MemoryStore``; declared here for the type checker only
+        clock: Callable[[], datetime]
 
     def log_message(self, role: str, text: str, *, user: str | None = None, channel: str | None = None,
                     session: str | None = None, at: datetime | None = None) -> MessageRecord:

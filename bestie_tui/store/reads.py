@@ -5,8 +5,12 @@ pending queue, similar memories, status and summary figures, and the audit histo
 
 from __future__ import annotations
 
+import builtins
 import json
-from typing import Any
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from peewee import fn
 
@@ -19,6 +23,17 @@ from bestie_tui.store.support import _clamp, to_record
 
 class StoreReads:
     """Read methods of ``MemoryStore``; none of them writes except ``open`` (access counters)."""
+
+    if TYPE_CHECKING:  # supplied by ``MemoryStore``; declared here for the type checker only
+        path: Path
+        clock: Callable[[], datetime]
+
+        def _row(self, memory_id: int) -> Memory: ...
+        def get_setting(self, key: str) -> Any: ...
+        @property
+        def write_policy(self) -> str: ...
+        @property
+        def paused(self) -> bool: ...
 
     def get(self, memory_id: int) -> MemoryRecord:
         """The memory with this id. Raises NotFoundError."""
@@ -67,14 +82,14 @@ class StoreReads:
             return None
         return q.where(Memory.id > memory_id).count()
 
-    def pending(self, query: str | None = None, limit: int | None = None) -> list[MemoryRecord]:
+    def pending(self, query: str | None = None, limit: int | None = None) -> builtins.list[MemoryRecord]:
         """Pending proposals, oldest first (the triage order)."""
         q = memory_query(status="pending", query=query).order_by(Memory.created_at, Memory.id)
         if limit is not None:
             q = q.limit(_clamp(limit))
         return [to_record(r) for r in q]
 
-    def pending_ids(self, query: str | None = None) -> list[int]:
+    def pending_ids(self, query: str | None = None) -> builtins.list[int]:
         """Ids of pending proposals in triage order (oldest first), optionally narrowed by a tolerant
         text ``query``: a triage queue that holds only ids, however long it is.
 
@@ -82,10 +97,10 @@ class StoreReads:
             InvalidValueError: the query has no words.
         """
         q = memory_query(status="pending", query=query).select(Memory.id)
-        return [row_id for (row_id,) in q.order_by(Memory.created_at, Memory.id).tuples()]
+        return [row_id for (row_id,) in cast("Iterable[tuple[int]]", q.order_by(Memory.created_at, Memory.id).tuples())]
 
     def similar(self, text: str, *, k: int = 5, user: str | None = None,
-                exclude_id: int | None = None) -> list[tuple[MemoryRecord, float]]:
+                exclude_id: int | None = None) -> builtins.list[tuple[MemoryRecord, float]]:
         """Active approved memories (not superseded, not expired) most like ``text``: cosine over binary term vectors weighted by IDF
         (computed over the approved set). Returns up to ``k`` ``(record, score 0..1)``, best first."""
         from bestie_tui.text.similarity import rank_similar
@@ -111,9 +126,9 @@ class StoreReads:
 
     def status(self) -> StoreStatus:
         """Policies, paused state and counts: what ``bestie memory status`` prints."""
-        by_status = dict(
-            Memory.select(Memory.status, fn.COUNT(Memory.id)).group_by(Memory.status).tuples()
-        )
+        by_status = dict(cast(
+            "Iterable[tuple[str, int]]", Memory.select(Memory.status, fn.COUNT(Memory.id)).group_by(Memory.status).tuples()
+        ))
         return StoreStatus(
             db_path=str(self.path),
             schema_version=SCHEMA_VERSION,
@@ -133,7 +148,8 @@ class StoreReads:
         out = Summary()
         for field_name, target in (("status", out.by_status), ("kind", out.by_kind), ("scope", out.by_scope)):
             column = getattr(Memory, field_name)
-            target.update(dict(Memory.select(column, fn.COUNT(Memory.id)).group_by(column).tuples()))
+            target.update(dict(cast("Iterable[tuple[str, int]]",
+                                    Memory.select(column, fn.COUNT(Memory.id)).group_by(column).tuples())))
         out.by_tier = {t: n for t, n in self.tier_counts().items() if t != "pending"}
         active = Memory.status == "approved"
         out.expired = Memory.select().where(active & (Memory.expires_at <= now)).count()
@@ -142,7 +158,7 @@ class StoreReads:
         out.recent = self.list(status="approved", limit=recent)
         return out
 
-    def history(self, memory_id: int | None = None, limit: int = 50) -> list[EventRecord]:
+    def history(self, memory_id: int | None = None, limit: int = 50) -> builtins.list[EventRecord]:
         """Audit events, newest first; only those of ``memory_id`` when given."""
         q = Event.select().order_by(Event.id.desc()).limit(_clamp(limit))
         if memory_id is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 #: Memory fields in a snapshot/export, in display order.
 MEMORY_FIELDS = (
@@ -15,6 +15,12 @@ MEMORY_FIELDS = (
 DATETIME_FIELDS = ("last_accessed_at", "expires_at", "created_at", "updated_at")
 
 
+@overload
+def iso(value: datetime) -> str: ...
+@overload
+def iso(value: None) -> None: ...
+@overload
+def iso(value: datetime | None) -> str | None: ...
 def iso(value: datetime | None) -> str | None:
     """ISO-8601 text of a naive UTC datetime (seconds precision), or ``None``."""
     return value.replace(microsecond=0).isoformat() if value else None

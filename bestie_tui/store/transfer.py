@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from bestie_tui.errors import BestieError, ImportFormatError
 from bestie_tui.store.db import backup_database
@@ -109,7 +109,7 @@ def validate(data: Any, where: str = "import data") -> None:
         _check_time(m.get("created_at"), f"{where}: messages[{i}].created_at", required=True)
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

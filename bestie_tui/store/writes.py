@@ -6,6 +6,11 @@ supersede, forget/restore and ``undo``. A mixin: ``MemoryStore`` (``store.py``) 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, cast
+
 from bestie_tui.errors import InvalidValueError, PolicyError
 from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Memory
 from bestie_tui.store.records import MemoryRecord, ProposalResult, UndoResult
@@ -13,9 +18,36 @@ from bestie_tui.store.support import snapshot, to_record
 from bestie_tui.text import words as textmod
 from bestie_tui.text.ttl import parse_ttl
 
+if TYPE_CHECKING:
+    from bestie_tui.store.memory_store import MemoryStore
+
 
 class StoreWrites:
     """Write methods of ``MemoryStore``; each change is one transaction and one undoable event batch."""
+
+    if TYPE_CHECKING:  # supplied by ``MemoryStore``; declared here for the type checker only
+        clock: Callable[[], datetime]
+
+        @property
+        def write_policy(self) -> str: ...
+        @property
+        def paused(self) -> bool: ...
+        def change(self, action: str, actor: str) -> AbstractContextManager[str]: ...
+        def record_event(self, batch: str, action: str, memory_id: int | None, before: dict | None,
+                         after: dict | None, actor: str, note: str | None = None) -> None: ...
+        def _row(self, memory_id: int) -> Memory: ...
+        def _mutate(self, memory_id: int, action: str, actor: str, apply: Callable[[Memory], None]) -> MemoryRecord: ...
+        def _create(self, text: str, kind: str, *, status: str, user, channel, project, session, scope,
+                    source, confidence, ttl, actor, action, pinned: bool = False) -> MemoryRecord: ...
+        def _set_text(self, row: Memory, text: str) -> None: ...
+        @staticmethod
+        def _check_text(text: str) -> str: ...
+        @staticmethod
+        def _check_scope(scope: str) -> None: ...
+        @staticmethod
+        def _guard_secret(text: str, kind: str) -> None: ...
+        @staticmethod
+        def _same_user(user: str | None) -> Any: ...
 
     def propose(
         self,
@@ -207,7 +239,8 @@ class StoreWrites:
         new = self._row(new_id)
         if new.status != "approved":
             raise InvalidValueError(f"memory #{new_id} is {new.status}; only an approved memory can replace another")
-        seen, cursor = set(), new
+        seen: set[int] = set()
+        cursor: Memory | None = new
         while cursor is not None and cursor.superseded_by is not None and cursor.id not in seen:
             if cursor.superseded_by == old_id:
                 raise InvalidValueError(f"#{new_id} is itself (through #{cursor.id}) superseded by #{old_id}; "
@@ -248,4 +281,4 @@ class StoreWrites:
         """
         from bestie_tui.store.history import undo_last
 
-        return undo_last(self, actor)
+        return undo_last(cast("MemoryStore", self), actor)  # only ever called on a MemoryStore
