@@ -58,8 +58,8 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     Write methods raise ``StorageError`` when the database is read-only or stays locked by another
     process past the busy timeout; nothing is changed then.
 
-    The read, write and message methods live in the mixins ``StoreReads`` (``store_reads.py``),
-    ``StoreWrites`` (``store_writes.py``) and ``StoreMessages`` (``store_messages.py``); this class
+    The read, write and message methods live in the mixins ``StoreReads`` (``reads.py``),
+    ``StoreWrites`` (``writes.py``) and ``StoreMessages`` (``messages.py``); this class
     keeps opening, settings and the transaction/event internals they share.
     """
 

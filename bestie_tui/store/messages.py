@@ -1,5 +1,5 @@
 """The raw chat history side of ``MemoryStore``: appending messages and listing them by role or
-tolerant text query. A mixin: ``MemoryStore`` (``store.py``) supplies ``clock``.
+tolerant text query. A mixin: ``MemoryStore`` (``memory_store.py``) supplies ``clock``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The lifecycle writes of ``MemoryStore``: the assistant's ``propose`` and the owner's ``add``,
 duplicate detection and reinforcement, approve/reject, edit, pin, scope/layer/TTL changes,
-supersede, forget/restore and ``undo``. A mixin: ``MemoryStore`` (``store.py``) supplies
+supersede, forget/restore and ``undo``. A mixin: ``MemoryStore`` (``memory_store.py``) supplies
 ``change``, ``record_event``, ``_mutate``, ``_create`` and the text/scope/secret checks.
 """
 
