@@ -24,8 +24,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bestie_tui.facts.reader import STATES, read_claims, read_fact
 from bestie_tui.hygiene.duplicates import DuplicateAnalysis
-from bestie_tui.hygiene.facts import STATES, read_claims, read_fact
 from bestie_tui.store.records import MemoryRecord
 
 KINDS = ("negation", "antonym", "value", "event_vs_state", "state_conflict")

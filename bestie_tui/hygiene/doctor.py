@@ -223,7 +223,7 @@ def _stale(records: list[MemoryRecord], now: datetime, stale_days: int) -> list[
 
 
 def _noisy(records: list[MemoryRecord]) -> list[Finding]:
-    from bestie_tui.hygiene.facts import read_fact
+    from bestie_tui.facts.reader import read_fact
 
     out = []
     for m in records:

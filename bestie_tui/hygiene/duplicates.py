@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bestie_tui.hygiene.facts import FactFeatures, read_fact
+from bestie_tui.facts.reader import FactFeatures, read_fact
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.text import words as textmod
 

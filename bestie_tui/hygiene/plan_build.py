@@ -26,7 +26,7 @@ def best_member(records: list[MemoryRecord]) -> MemoryRecord:
     """The member a merge keeps: a pinned one if any, else the most complete well-formed member —
     most distinct content terms, then well-formed (a capital first letter, a full stop at the end),
     then the longest, then the most used, then the newest. The digest advises the same one."""
-    from bestie_tui.hygiene.facts import read_fact
+    from bestie_tui.facts.reader import read_fact
 
     def weight(r: MemoryRecord):
         text = r.text.strip()

@@ -1,7 +1,7 @@
 """What a short memory says, read without a language model: its relation, polarity, content terms,
 an attribute/value frame, and whether it reports an event or a lasting state.
 
-Used by the duplicate ladder (``duplicates``) and the contradiction finder (``contradictions``).
+Used by the duplicate ladder (``hygiene.duplicates``) and the contradiction finder (``hygiene.contradictions``).
 
 * **relation**: the predicate class, from small lexicons: ``PREF`` (like, love, enjoy, prefer,
   favourite; Vietnamese thích, yêu), ``HAVE`` (have, own), ``BE`` (am, is, are). Antonyms
