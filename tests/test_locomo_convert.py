@@ -53,6 +53,7 @@ def raw_counts(path: Path, sample_id: str) -> tuple[int, int, set[str]]:
     return turns, facts, {f"{sample_id}:{k}" for k in real}
 
 
+@pytest.mark.slow
 def test_conv26_converts_and_imports_with_the_bestie_cli(tmp_path: Path):
     data_path = shared_data("locomo_dev.json")
     out = tmp_path / "conv26.json"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.help_screen import HelpScreen
 
 
+@pytest.mark.slow
 async def test_help_lists_keys_of_every_view_and_the_list_widget(store):
     store.add("note", "Something to list")
     app = BestieApp(store, poll_interval=0)
@@ -47,6 +50,7 @@ async def test_number_keys_switch_views_and_palette_has_view_commands(store):
         assert "view: Pending" in titles and "memory: Undo last change" in titles
 
 
+@pytest.mark.slow
 async def test_number_keys_and_quit_work_from_every_view(store):
     store.add("note", "Something")
     app = BestieApp(store, poll_interval=0)
@@ -65,6 +69,7 @@ async def test_number_keys_and_quit_work_from_every_view(store):
     assert app.return_code == 0
 
 
+@pytest.mark.slow
 async def test_footer_always_offers_help_and_quit(store):
     app = BestieApp(store, poll_interval=0)
     async with app.run_test(size=(100, 30)) as pilot:

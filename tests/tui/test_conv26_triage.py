@@ -6,6 +6,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 from bestie_tui.store.transfer import import_data
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.pending_screen import PendingScreen
@@ -29,6 +31,7 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow
 async def test_conv26_triage_by_keys_is_recorded_and_undoable(store):
     data = load_locomo_module().convert_file(shared_data("locomo_dev.json"), "conv-26")
     result = import_data(store, data)
