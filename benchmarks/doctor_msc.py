@@ -57,7 +57,7 @@ def build_store(path: Path, facts: list[tuple[str, str]]):
         rows.append(dict(text=fact, kind="persona", status="approved", scope="project", layer="working",
                          user=user, source="msc", confidence=0.8, created_at=created, updated_at=created,
                          norm=textmod.normalize(fact), terms=textmod.search_text(fact)))
-    with store.db.atomic():
+    with store.bound(), store.db.atomic():
         for start in range(0, len(rows), 500):
             Memory.insert_many(rows[start:start + 500]).execute()
     return store

@@ -31,10 +31,10 @@ def seed_store(path: Path, docs: list[Doc], now: datetime) -> tuple[MemoryStore,
     rows = [dict(text=d.text, kind="note", status="approved", scope="project", layer="working",
                  confidence=1.0, user=d.user, created_at=d.at, updated_at=d.at,
                  norm=textmod.normalize(d.text), terms=textmod.search_text(d.text)) for d in docs]
-    with store.db.atomic():
+    with store.bound(), store.db.atomic():
         for start in range(0, len(rows), 500):
             Memory.insert_many(rows[start:start + 500]).execute()
-    ids = [i for (i,) in Memory.select(Memory.id).order_by(Memory.id).tuples()]
+        ids = [i for (i,) in Memory.select(Memory.id).order_by(Memory.id).tuples()]
     # every record may be ranked (no relevance floor); 25 candidates are enough for recall@25
     store.set_setting("score.minRelevance", 0)
     return store, ids

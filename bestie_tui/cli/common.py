@@ -33,6 +33,12 @@ class AppContext:
             self._store = MemoryStore(self.db_path(), create_dirs=not self.db)
         return self._store
 
+    def close(self) -> None:
+        """Close the store if the command opened one."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
 
 class BestieGroup(click.Group):
     """A group that turns core errors into a one-line message and exit code 1."""

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bestie_tui.retrieval.search import search
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.memory_store import MemoryStore, utcnow
 from bestie_tui.store.models import Memory
 
@@ -89,6 +90,7 @@ CHAT = [
 ]
 
 
+@uses_store
 def populate(store: MemoryStore, now: datetime | None = None) -> None:
     """Fill ``store`` with the demo content (memories, history, messages). Each memory is written
     with the store's clock set to its own date, so its fields and its history agree."""

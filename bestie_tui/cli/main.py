@@ -20,6 +20,7 @@ from .common import AppContext, BestieGroup, db_option
 def cli(ctx: click.Context, db: str | None) -> None:
     """Bestie's local-first memory: review, search and curate what the assistant remembers."""
     ctx.obj = AppContext(db)
+    ctx.call_on_close(ctx.obj.close)  # one store per command, closed when the command ends
 
 
 @cli.command()

@@ -35,6 +35,7 @@ from bestie_tui.conversation.messages_io import MAX_NESTING, ROLES, data_problem
 from bestie_tui.conversation.pins import CONTEXT_SUMMARY, is_pinned, is_summary
 from bestie_tui.conversation.summarize import ExtractiveSummarizer, message_day, message_text
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.settings import CONTEXT_DEFAULTS
 from bestie_tui.text.tokens import TOKEN_MODES, count_tokens
 
@@ -313,6 +314,7 @@ def compress_history(messages: Iterable[dict[str, Any]], threshold: int, keep_re
 
 
 # ------------------------------------------------------------------ settings and persistence
+@uses_store
 def context_settings(store) -> dict[str, Any]:
     """The ``context.*`` settings (``CONTEXT_DEFAULTS`` where unset), checked.
 
@@ -335,6 +337,7 @@ def context_settings(store) -> dict[str, Any]:
     return out
 
 
+@uses_store
 def persist_summary(store, result: CompressionResult, *, user: str | None = None,
                     channel: str | None = None, force: bool = False):
     """Store ``result.summary`` as a ``system`` message in session ``SUMMARY_SESSION`` when the

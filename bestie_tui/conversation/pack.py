@@ -61,6 +61,7 @@ from bestie_tui.conversation.pins import (
 )
 from bestie_tui.conversation.summarize import message_text
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.binding import uses_store
 from bestie_tui.text.tokens import count_tokens
 
 __all__ = ["DEFAULT_ARTIFACT_CHARS", "MAX_ARTIFACT_CHARS", "READ_LIMIT_CHARS", "ArtifactSpec", "BudgetError",
@@ -141,6 +142,7 @@ def _normalize_pins(pins: dict[str, str] | Iterable[tuple[str, str]] | None) -> 
     return sorted(out, key=lambda kv: order[kv[0]])
 
 
+@uses_store
 def memory_block(store, query: str, user: str | None, channel: str | None, project: str | None,
                  token_budget: int, token_mode: str, record_access: bool = True):
     """``assembly.build_context`` (imported lazily) → ``(ContextPack, rendered block text)``."""
@@ -151,6 +153,7 @@ def memory_block(store, query: str, user: str | None, channel: str | None, proje
     return pack, pack.render()
 
 
+@uses_store
 def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
                pins: dict[str, str] | Iterable[tuple[str, str]] | None = None,
                artifacts: Iterable[ArtifactSpec | str] = (), store=None, query: str | None = None,

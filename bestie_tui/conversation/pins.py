@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from bestie_tui.store.binding import uses_store
+
 #: What the runtime knows about the owner (name, language, time zone…).
 USER_INFO = "[USER_INFO]"
 #: The current project's goal and constraints.
@@ -151,6 +153,7 @@ def guess_kind(sentence: str) -> str:
     return next((kind for pattern, kind in _KINDS if pattern.search(sentence)), "note")
 
 
+@uses_store
 def propose_from_turn(store, turn: dict[str, Any] | str, *, user: str | None = None,
                       channel: str | None = None, project: str | None = None,
                       session: str | None = None) -> list:

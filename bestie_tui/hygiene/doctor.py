@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.hygiene.contradictions import Contradiction
 from bestie_tui.hygiene.duplicates import DuplicateGroup
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.records import MEMORY_FIELDS, MemoryRecord, iso
 from bestie_tui.store.support import to_record
 
@@ -127,6 +128,7 @@ class DoctorReport:
 ProgressFn = Callable[[str, float], None]
 
 
+@uses_store
 def load_active(store, user: str | None = None) -> tuple[list[MemoryRecord], dict[int, str]]:
     """Active approved memories (not superseded) as records, and ``{id: normalised text}``."""
     from bestie_tui.store.models import Memory
@@ -142,6 +144,7 @@ def load_active(store, user: str | None = None) -> tuple[list[MemoryRecord], dic
     return records, norms
 
 
+@uses_store
 def run_doctor(store, mode: str | None = None, user: str | None = None, *,
                progress: ProgressFn | None = None, threshold: float | None = None,
                stale_days: int = STALE_DAYS) -> DoctorReport:

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.records import iso
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,6 +109,7 @@ def _snapshot(row) -> Snapshot:
     return Snapshot(row.id, row.at, json.loads(row.counts), row.health)
 
 
+@uses_store
 def record_snapshot(store, report, health: HealthScore | None = None) -> Snapshot:
     """Write one ``HygieneSnapshot`` row for ``report`` (at the store's clock) and return it.
 
@@ -122,6 +124,7 @@ def record_snapshot(store, report, health: HealthScore | None = None) -> Snapsho
     return _snapshot(row)
 
 
+@uses_store
 def trend(store, limit: int = 30) -> list[Snapshot]:
     """The newest ``limit`` snapshots, oldest first (what ``hygiene trend`` draws)."""
     from bestie_tui.store.models import HygieneSnapshot
@@ -130,6 +133,7 @@ def trend(store, limit: int = 30) -> list[Snapshot]:
     return [_snapshot(r) for r in reversed(rows)]
 
 
+@uses_store
 def hygiene_status(store, user: str | None = None, record: bool = True, progress=None) -> HygieneStatus:
     """Run the full doctor, score it and (unless ``record`` is False) write one snapshot."""
     from bestie_tui.hygiene.doctor import run_doctor

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from bestie_tui.errors import InvalidValueError, PolicyError, SecretRefusedError
 from bestie_tui.hygiene.plans import Operation, Plan, _survivor, merged_binding
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.models import Memory
 from bestie_tui.store.secrets import detect_secret
 from bestie_tui.store.support import snapshot
@@ -51,6 +52,7 @@ class ApplyResult:
                 "deleted_ids": self.deleted_ids, "message": self.message}
 
 
+@uses_store
 def check_policy(store, plan: Plan, yes: bool) -> None:
     """Raise ``PolicyError`` (nothing changed) when ``memory.deletePolicy`` forbids the apply now."""
     policy = store.get_setting("memory.deletePolicy")
@@ -75,6 +77,7 @@ def check_merged_text(key: str, text: str | None) -> None:
         raise SecretRefusedError(found)
 
 
+@uses_store
 def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str | int] | None = None,
                actor: str = "owner") -> ApplyResult:
     """Apply the selected operations of ``plan`` in one transaction with one event batch.

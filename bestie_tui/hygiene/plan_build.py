@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bestie_tui.hygiene.plans import Operation, Plan, merged_binding
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.records import MemoryRecord
 
 #: Forgotten/rejected records become eligible for a hard delete this many days after their last change.
@@ -41,6 +42,7 @@ def best_text(records: list[MemoryRecord]) -> str:
     return best_member(records).text
 
 
+@uses_store
 def build_cleanup_plan(store, report=None, *, user: str | None = None,
                        purge_after_days: int = PURGE_AFTER_DAYS) -> Plan:
     """The cleanup plan: merge duplicate groups, propose contradiction resolutions (unselected),
@@ -169,6 +171,7 @@ def _add_purges(store, plan: Plan, purge_after_days: int) -> None:
         plan.operations.append(op)
 
 
+@uses_store
 def build_rebalance_plan(store, *, unused_days: int = UNUSED_DAYS, active_days: int = ACTIVE_DAYS,
                          active_uses: int = ACTIVE_USES) -> Plan:
     """Move records between layers: core over its token cap → working (least used first); working
@@ -208,6 +211,7 @@ def build_rebalance_plan(store, *, unused_days: int = UNUSED_DAYS, active_days: 
     return plan
 
 
+@uses_store
 def build_hygiene_plan(store, report=None, *, fixes_only: bool = False) -> Plan:
     """Safe metadata fixes (kind normalised, source recovered from the event log, a dangling
     ``superseded_by`` cleared and the record marked stale, an impossible ``last_accessed_at``

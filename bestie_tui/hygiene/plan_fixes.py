@@ -4,8 +4,10 @@ knows (the event log, the record itself) and never changes what a memory says or
 from __future__ import annotations
 
 from bestie_tui.hygiene.plans import Operation
+from bestie_tui.store.binding import uses_store
 
 
+@uses_store
 def metadata_fixes(store, report) -> list[Operation]:
     """``fix`` operations for the report's missing-metadata findings that have a safe repair:
 

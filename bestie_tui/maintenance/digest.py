@@ -34,6 +34,7 @@ from bestie_tui.maintenance.digest_render import (  # noqa: F401  (re-exported)
     render,
     snippet,
 )
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.records import iso
 
 #: Items listed per section; the totals are always given.
@@ -140,6 +141,7 @@ def fix_prefix(db_path: str | Path, command: str = "memory") -> str:
     return f"bestie {command} --db {shlex.quote(str(Path(db_path).absolute()))}"
 
 
+@uses_store
 def build_digest(store, *, snapshot: bool = False,
                  analyser: Callable[[Any], tuple[DoctorSummary, float | None]] | None = None) -> Digest:
     """Build the digest of ``store`` now (``store.clock()``).
@@ -204,6 +206,7 @@ def findings_for(digest: Digest, prefix: str) -> Iterable[Finding]:
 
 
 # ------------------------------------------------------------------ the doctor and the health score
+@uses_store
 def analyse(store, record: bool = False) -> tuple[DoctorSummary, float | None]:
     """Run the doctor through ``hygiene.hygiene_status(store, record=record)`` — one doctor pass and
     its health score; with ``record`` one hygiene snapshot is written, so a recorded digest and
@@ -241,6 +244,7 @@ def summarize_report(report) -> DoctorSummary:
     return summary
 
 
+@uses_store
 def health_trend(store, limit: int = 26) -> list[tuple[datetime, float]]:
     """``(at, health)`` of the newest ``limit`` hygiene snapshots, oldest first (``hygiene.trend``)."""
     from bestie_tui.hygiene.health import trend
@@ -249,6 +253,7 @@ def health_trend(store, limit: int = 26) -> list[tuple[datetime, float]]:
 
 
 # ------------------------------------------------------------------ digest records in the database
+@uses_store
 def digest_log(store) -> list[dict[str, Any]]:
     """Recorded digests, newest first: ``{"at", "channel", "outcome" (sent|failed), "error",
     "parts" (messages delivered), "total_parts" (messages the text was split into; 0 when the
@@ -256,15 +261,18 @@ def digest_log(store) -> list[dict[str, Any]]:
     return list(store.get_setting("digest.log") or [])
 
 
+@uses_store
 def last_digest_record(store) -> dict[str, Any] | None:
     log = digest_log(store)
     return log[0] if log else None
 
 
+@uses_store
 def last_sent_record(store) -> dict[str, Any] | None:
     return next((r for r in digest_log(store) if r.get("outcome") == "sent"), None)
 
 
+@uses_store
 def record_delivery(store, digest: Digest, channel: str, text: str, *, outcome: str,
                     error: str | None = None, parts: int = 0, total_parts: int | None = None) -> dict[str, Any]:
     """Keep a digest and what happened to it (``outcome`` sent | failed) at the head of
@@ -277,6 +285,7 @@ def record_delivery(store, digest: Digest, channel: str, text: str, *, outcome: 
     return record
 
 
+@uses_store
 def put_record(store, key: str, value: Any) -> None:
     """Store a ``digest.``/``maintenance.`` bookkeeping value (JSON) without an event batch: it is a
     record of what the maintenance job did, not a change the owner would undo. ``None`` deletes it.
@@ -295,6 +304,7 @@ def put_record(store, key: str, value: Any) -> None:
             Setting.replace(key=key, value=json.dumps(value, ensure_ascii=False)).execute()
 
 
+@uses_store
 def send_digest(store, digest: Digest, channel: str, *, text: str | None = None, env=None,
                 retry=None) -> dict[str, Any]:
     """Deliver ``digest`` (its plain text unless ``text`` is given) to ``channel`` and record the

@@ -27,6 +27,7 @@ from typing import Any
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.maintenance.crontab_file import MAX_CRONTAB_BYTES, CrontabError, CrontabTarget, NoCrontabProgram  # noqa: F401 (API)
+from bestie_tui.store.binding import uses_store
 
 #: The trailing comment that marks our cron line.
 MARKER = "bestie-tui maintenance digest"
@@ -294,6 +295,7 @@ def token_warning(channel: str | None, command: str, env: Mapping[str, str] | No
             f"set {name}_FILE to its path and install again, or define {name} in the crontab")
 
 
+@uses_store
 def maintenance_status(store=None, crontab_file: str | Path | None = None, *, now: datetime | None = None,
                        env: Mapping[str, str] | None = None) -> MaintenanceStatus:
     """Our entry (with its next run), the last digest recorded in ``store`` and warnings: a token the
@@ -328,6 +330,7 @@ def maintenance_status(store=None, crontab_file: str | Path | None = None, *, no
     return status
 
 
+@uses_store
 def remember_entry(store, entry: MaintenanceEntry | None) -> None:
     """Keep the installed entry in ``store`` (setting ``maintenance.entry``; ``None`` clears it) so
     the Health view and ``status`` find it without being told which crontab. Not an undo step."""

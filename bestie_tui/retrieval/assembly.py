@@ -32,6 +32,7 @@ from bestie_tui.retrieval.scoring import (
     score,
     settings_snapshot,
 )
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord, iso
 from bestie_tui.store.support import to_record
@@ -150,6 +151,7 @@ class ContextPack:
         }
 
 
+@uses_store
 def build_context(store: MemoryStore, query: str, user: str | None, channel: str | None = None,
                   project: str | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET, *,
                   governance: str | None = None, token_mode: str | None = None,

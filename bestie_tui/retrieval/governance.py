@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from peewee import fn
 
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.models import Memory
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,6 +84,7 @@ class Bindings:
         return asdict(self)
 
 
+@uses_store
 def bindings(store: MemoryStore) -> Bindings:
     """Sorted distinct non-empty user, channel and project values of approved memories."""
     def distinct(column) -> list[str]:
@@ -115,6 +117,7 @@ class GovernanceStatus:
         return asdict(self)
 
 
+@uses_store
 def governance_status(store: MemoryStore) -> GovernanceStatus:
     """The current mode and how the active approved records are bound."""
     mode = store.get_setting("memory.governance")
@@ -133,6 +136,7 @@ def governance_status(store: MemoryStore) -> GovernanceStatus:
     )
 
 
+@uses_store
 def set_policy(store: MemoryStore, mode: str, actor: str = "owner") -> GovernanceStatus:
     """Set ``memory.governance`` to ``mode`` (an undoable setting event). Returns the new status.
 

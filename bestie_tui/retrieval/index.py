@@ -65,6 +65,7 @@ from bestie_tui.retrieval.bm25 import (  # noqa: F401  (the weighting constants 
     _Fitted,
     _l2,
 )
+from bestie_tui.store.binding import bind_methods, uses_store
 from bestie_tui.store.models import Event, Memory
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -93,6 +94,7 @@ class IndexStats:
     fit_seconds: float
 
 
+@bind_methods(lambda index: index._store_ref())  # each method reads its own store's file
 class MemoryIndex:
     """BM25 word rows and character n-gram rows of the approved memories of one store. Thread-safe
     (one lock around refreshes and queries).
@@ -360,6 +362,7 @@ _INDEXES: weakref.WeakKeyDictionary[Any, MemoryIndex] = weakref.WeakKeyDictionar
 _REGISTRY_LOCK = threading.Lock()
 
 
+@uses_store
 def get_index(store: MemoryStore) -> MemoryIndex:
     """The one ``MemoryIndex`` of ``store`` (created on first call, not fitted until queried)."""
     with _REGISTRY_LOCK:

@@ -62,6 +62,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.store.settings import DEFAULT_TUNING, DEFAULT_WEIGHTS
 
@@ -160,6 +161,7 @@ class ScoringConfig:
                              self.when_half_life_days, self.duplicate_cosine)
 
 
+@uses_store
 def settings_snapshot(store: MemoryStore) -> dict[str, Any]:
     """Every setting (stored value, else the default of ``settings.DEFAULTS``) in one query: a request
     reads a dozen settings, and one SELECT of the small ``setting`` table beats a dozen lookups."""
@@ -296,6 +298,7 @@ def score(m: MemoryRecord, relevance: float, *, user: str | None, channel: str |
     return ScoreParts(total=total, **parts)
 
 
+@uses_store
 def rank_records(store: MemoryStore, query: str, records: list[MemoryRecord], *,
                  config: ScoringConfig | None = None) -> list[tuple[MemoryRecord, ScoreParts]]:
     """Order ``records`` (any status) for a search: approved first, then by total score without the

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.retrieval.scoring import rank_records
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.models import Memory
 from bestie_tui.store.query import memory_query
 from bestie_tui.store.records import MemoryRecord
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 SEARCH_POOL = 2000
 
 
+@uses_store
 def search(store: MemoryStore, query: str, *, status: str | None = None, limit: int = 50) -> list[MemoryRecord]:
     """Case-, accent- and inflection-tolerant search: every query word must occur as a stemmed
     word prefix ("replies" ~ "reply") or inside the accent-folded text with spaces removed

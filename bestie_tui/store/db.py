@@ -14,7 +14,8 @@ from pathlib import Path
 from peewee import OperationalError, SqliteDatabase
 
 from bestie_tui.errors import SchemaError, StorageError
-from bestie_tui.store.models import ALL_MODELS, database_proxy
+from bestie_tui.store.binding import binding
+from bestie_tui.store.models import ALL_MODELS
 
 APPLICATION_ID = 0x42535449  # "BSTI"
 SCHEMA_VERSION = 1
@@ -95,7 +96,8 @@ def check_file(path: Path) -> None:
 
 
 def open_database(path: str | Path, *, create_dirs: bool = True) -> SqliteDatabase:
-    """Open (creating or migrating) the bestie database at ``path`` and bind the models to it.
+    """Open (creating or migrating) the bestie database at ``path``. The models talk to it only
+    where it is bound (``store.binding``): the caller's store binds it for each of its methods.
 
     Args:
         path: the database file.
@@ -121,12 +123,12 @@ def open_database(path: str | Path, *, create_dirs: bool = True) -> SqliteDataba
     # IMMEDIATE: a write transaction takes the write lock when it begins, so two writers queue on the
     # busy timeout instead of failing half-way when a read lock cannot be upgraded.
     db = SqliteDatabase(str(path), pragmas=PRAGMAS, timeout=BUSY_TIMEOUT_MS / 1000, lock_type="IMMEDIATE")
-    database_proxy.initialize(db)
     try:
         db.connect(reuse_if_open=True)
         version = db.execute_sql("PRAGMA user_version").fetchone()[0]
         if version < SCHEMA_VERSION:
-            _migrate(db, version)
+            with binding(db):
+                _migrate(db, version)
     except OperationalError as exc:
         db.close()
         raise StorageError(f"cannot open {path}: {exc}") from exc

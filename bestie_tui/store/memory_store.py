@@ -19,9 +19,10 @@ from peewee import OperationalError, fn
 
 from bestie_tui.errors import InvalidValueError, NotFoundError, SecretRefusedError, StorageError
 from bestie_tui.store import settings as settings_mod
+from bestie_tui.store.binding import bind_store_methods, binding, register_open, unregister_open
 from bestie_tui.store.db import open_database
 from bestie_tui.store.messages import StoreMessages
-from bestie_tui.store.models import SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Setting, database_proxy
+from bestie_tui.store.models import SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Setting
 from bestie_tui.store.reads import StoreReads
 from bestie_tui.store.records import MemoryRecord, iso
 from bestie_tui.store.secrets import detect_secret
@@ -43,8 +44,13 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+@bind_store_methods
 class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     """Open the bestie database at ``path`` and offer every memory operation.
+
+    Any number of stores may be open in one process, each on its own file: every method binds the
+    models to this store's database for its length, per thread and per task (``store.binding``).
+    Code that queries the models directly runs inside ``with store.bound():``.
 
     Args:
         path: SQLite file; created if missing.
@@ -68,10 +74,20 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         self.path = Path(path).expanduser()
         self.clock = clock or utcnow
         self.db = open_database(self.path, create_dirs=create_dirs)
+        register_open(self.db)
 
     def close(self) -> None:
+        """Close this thread's connection; unbound model code no longer falls back to this store."""
+        unregister_open(self.db)
         if not self.db.is_closed():
             self.db.close()
+
+    @contextmanager
+    def bound(self) -> Iterator[MemoryStore]:
+        """``with store.bound(): Memory.select()…`` — the models talk to this store's file in this
+        thread or task until the block ends (blocks nest)."""
+        with binding(self.db):
+            yield self
 
     # ---------------------------------------------------------------- settings
     def get_setting(self, key: str) -> Any:
@@ -110,7 +126,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         the change's name (``cleanup:3f2a…``) so undo can say what it reverts as a whole."""
         batch = f"{action}:{uuid.uuid4().hex[:12]}"
         try:
-            with database_proxy.atomic():
+            with binding(self.db), self.db.atomic():
                 yield batch
         except (OperationalError, PeeweeDatabaseError) as exc:
             raise StorageError(_storage_message(self.path, exc)) from exc

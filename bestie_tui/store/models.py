@@ -1,7 +1,8 @@
 """Peewee models: memory, message, event (audit log), setting, hygiene snapshot.
 
-All timestamps are naive UTC ``datetime`` values. The models are bound to ``database_proxy``;
-``bestie_tui.store.db.open_database`` binds it to a real SQLite file.
+All timestamps are naive UTC ``datetime`` values. The models are declared with
+``binding.context_database``, whose target is the store in use in this thread or task (see
+``bestie_tui.store.binding``): any number of stores, each with its own file, in one process.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 from peewee import (
     AutoField,
     BooleanField,
-    DatabaseProxy,
     DateTimeField,
     FloatField,
     IntegerField,
@@ -17,7 +17,10 @@ from peewee import (
     TextField,
 )
 
-database_proxy = DatabaseProxy()
+from bestie_tui.store.binding import context_database
+
+#: The name older code knew; it is the per-context database, not a process-wide target.
+database_proxy = context_database
 
 STATUSES = ("pending", "approved", "rejected", "forgotten")
 SCOPES = ("core", "project", "session")
@@ -29,7 +32,7 @@ SCOPE_DEFAULT_LAYER = {"core": "core", "project": "working", "session": "working
 
 class BaseModel(Model):
     class Meta:
-        database = database_proxy
+        database = context_database
 
 
 class Memory(BaseModel):

@@ -31,7 +31,6 @@ from bestie_tui.store.models import (
     Event,
     Memory,
     Message,
-    database_proxy,
 )
 from bestie_tui.store.records import ImportResult, iso
 from bestie_tui.store.secrets import detect_secret
@@ -243,7 +242,7 @@ def clear(store: MemoryStore, actor: str = "owner") -> Path:
         n += 1
         target = target.with_name(f"{store.path.stem}-{stamp}-{n}.db")
     backup_database(store.db, target)
-    with database_proxy.atomic():
+    with store.bound(), store.db.atomic():
         Memory.delete().execute()
         Message.delete().execute()
         Event.delete().execute()

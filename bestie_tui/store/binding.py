@@ -1,0 +1,204 @@
+"""Which database file the models talk to: one per ``MemoryStore``, chosen per thread and per task.
+
+The Peewee models are declared once, but a process may hold several stores at once (a runtime that
+serves two owners, the MCP server, a test that opens two files). Peewee's own answers do not fit:
+``Database.bind_ctx`` and ``Model.bind`` rebind the model *classes*, so two threads that bind two
+stores race on one global; a plain ``DatabaseProxy`` has one target for the whole process, so the
+first store silently reads and writes the file opened last.
+
+So the models' database is ``context_database``: a ``DatabaseProxy`` whose target is read, on every
+use, from a ``contextvars.ContextVar`` — local to a thread and to an asyncio task. A store binds
+itself for the length of each of its methods (``bind_store_methods`` wraps them all), and the domain
+entry points that take a ``store`` and query the models directly are decorated with ``uses_store``.
+Bindings nest (``ContextVar`` tokens restore the outer one), so a method of one store called inside a
+function bound to another talks to its own file and hands the outer binding back afterwards.
+
+Code that runs outside any binding (a script or a test that queries a model directly) gets the one
+store that is open in the process; when several are open it gets a ``StoreBindingError`` naming the
+fix, never a guess: ``with store.bound(): Memory.select()…``.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import inspect
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+from peewee import Database, DatabaseProxy
+
+from bestie_tui.errors import StorageError
+
+
+class StoreBindingError(StorageError):
+    """Model code ran with no store bound while none, or more than one, store is open."""
+
+
+_bound: ContextVar[Database | None] = ContextVar("bestie_store_database", default=None)
+#: Databases of the stores that are open now (a store that is closed or collected leaves).
+_open: weakref.WeakSet[Database] = weakref.WeakSet()
+_open_lock = threading.Lock()
+
+
+def register_open(db: Database) -> None:
+    """Count ``db`` among the open stores (``MemoryStore.__init__`` calls it)."""
+    with _open_lock:
+        _open.add(db)
+
+
+def unregister_open(db: Database) -> None:
+    """``db``'s store was closed: unbound code no longer falls back to it."""
+    with _open_lock:
+        _open.discard(db)
+
+
+def bound_database() -> Database | None:
+    """The database bound in this thread/task, or ``None`` outside every binding."""
+    return _bound.get()
+
+
+def current_database() -> Database:
+    """The database model code uses now: the bound one, else the only open store's.
+
+    Raises:
+        StoreBindingError: nothing is bound and no store, or several stores, are open.
+    """
+    db = _bound.get()
+    if db is not None:
+        return db
+    with _open_lock:
+        candidates = list(_open)
+    if len(candidates) > 1:
+        gc.collect()  # stores dropped without close() but still in a reference cycle
+        with _open_lock:
+            candidates = list(_open)
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise StoreBindingError("no memory store is open: open one with MemoryStore(path)")
+    raise StoreBindingError(
+        f"{len(candidates)} memory stores are open in this process and this code did not say which one "
+        "it means; run it inside `with store.bound():` (or call it through the store's methods)"
+    )
+
+
+@contextmanager
+def binding(db: Database) -> Iterator[Database]:
+    """Make ``db`` the models' database in this thread/task until the block ends (nests)."""
+    token = _bound.set(db)
+    try:
+        yield db
+    finally:
+        _bound.reset(token)
+
+
+class ContextDatabase(DatabaseProxy):
+    """A ``DatabaseProxy`` whose target is ``current_database()`` at the moment of each use, so the
+    same model classes serve any number of databases, each thread and task seeing its own."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_callbacks", [])
+
+    @property  # a read-only view of the binding instead of a slot
+    def obj(self) -> Database | None:
+        """The bound database, or ``None`` when the choice would be ambiguous (Peewee asks this
+        while declaring fields, before any store exists)."""
+        try:
+            return current_database()
+        except StoreBindingError:
+            return None
+
+    def initialize(self, obj: Any) -> None:
+        raise TypeError("the models follow the store in use; bind one with `with store.bound():`")
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(current_database(), attr)
+
+    def __enter__(self) -> Any:
+        return current_database().__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return current_database().__exit__(*exc)
+
+
+#: The database every model is declared with (``models.BaseModel.Meta.database``).
+context_database = ContextDatabase()
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _with_binding(func: F, get_db: Callable[[tuple, dict], Database | None]) -> F:
+    if inspect.isgeneratorfunction(func) or inspect.iscoroutinefunction(func):
+        raise TypeError(f"{func.__qualname__}: a generator or coroutine cannot hold a store binding")
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        db = get_db(args, kwargs)
+        if db is None or _bound.get() is db:
+            return func(*args, **kwargs)
+        token = _bound.set(db)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _bound.reset(token)
+
+    wrapper.__bestie_bound__ = True  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+def _store_db(store: Any) -> Database | None:
+    db = getattr(store, "db", None)
+    return db if isinstance(db, Database) else None
+
+
+def uses_store(func: F) -> F:
+    """Decorate a function whose first argument (or ``store=`` keyword) is a ``MemoryStore``: the
+    models talk to that store's file for the length of the call. Other arguments pass untouched; a
+    ``None`` store binds nothing."""
+
+    def get_db(args: tuple, kwargs: dict) -> Database | None:
+        store = kwargs["store"] if "store" in kwargs else (args[0] if args else None)
+        return _store_db(store)
+
+    return _with_binding(func, get_db)
+
+
+def bind_methods(store_of: Callable[[Any], Any]) -> Callable[[type], type]:
+    """Class decorator factory: every method and property of the class (its bases' included) binds
+    the database of ``store_of(self)`` for its length. Static methods and dunders are left alone. A
+    method that returns a context manager is bound only while it builds it, so its body must bind
+    itself for the block (``MemoryStore.change`` does); a generator method is refused, since it runs
+    after the call has returned."""
+
+    def get_db(args: tuple, kwargs: dict) -> Database | None:
+        return _store_db(store_of(args[0])) if args else None
+
+    def decorate(cls: type) -> type:
+        seen: set[str] = set()
+        for klass in cls.__mro__:
+            if klass is object:
+                continue
+            for name, attr in vars(klass).items():
+                if name in seen or (name.startswith("__") and name.endswith("__")):
+                    continue
+                seen.add(name)
+                if getattr(attr, "__bestie_bound__", False):
+                    continue
+                if isinstance(attr, property) and attr.fget is not None:
+                    setattr(cls, name, property(_with_binding(attr.fget, get_db), attr.fset, attr.fdel, attr.__doc__))
+                elif inspect.isfunction(attr):
+                    setattr(cls, name, _with_binding(attr, get_db))
+        return cls
+
+    return decorate
+
+
+#: For ``MemoryStore`` itself: each method binds ``self.db``.
+bind_store_methods = bind_methods(lambda store: store)
