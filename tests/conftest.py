@@ -66,6 +66,8 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Never touch the real user data dir; the default database lives in the test's temp dir."""
     monkeypatch.setenv("BESTIE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("BESTIE_DB", raising=False)
+    # The owner's calendar defaults to the system's zone: pin it, so no test depends on the machine.
+    monkeypatch.setenv("TZ", "UTC")
 
 
 def shared_data(name: str) -> Path:

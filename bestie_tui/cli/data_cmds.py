@@ -3,49 +3,57 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from pathlib import Path
 
 import click
 
 from bestie_tui.store import transfer
 from bestie_tui.store.models import ROLES
+from bestie_tui.text.clock import show
 
 from .common import json_option, memory, pass_app
 from .render import emit_json, message_line
 
 
-def _print_messages(items, as_json: bool, empty: str) -> None:
+def _print_messages(items, as_json: bool, empty: str, tz=UTC) -> None:
     if as_json:
         emit_json([m.to_dict() for m in items])
     elif not items:
         click.echo(empty)
     else:
         for m in items:
-            click.echo(message_line(m))
+            click.echo(message_line(m, tz))
 
 
 @memory.group(invoke_without_command=True)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--role", type=click.Choice(ROLES))
+@click.option("--user", help="Only this user's messages.")
 @json_option
 @click.pass_context
-def messages(ctx: click.Context, limit, role, as_json) -> None:
+def messages(ctx: click.Context, limit, role, user, as_json) -> None:
     """The raw chat history, newest first."""
     if ctx.invoked_subcommand:
         return
-    _print_messages(ctx.obj.store().messages(limit=limit, role=role), as_json, "no messages")
+    store = ctx.obj.store()
+    _print_messages(store.messages(limit=limit, role=role, user=user), as_json,
+                    f"no messages from user {user!r}" if user else "no messages", store.owner_zone)
 
 
 @messages.command("search")
 @click.argument("query")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--role", type=click.Choice(ROLES))
+@click.option("--user", help="Only this user's messages.")
 @json_option
 @pass_app
-def messages_search(app, query, limit, role, as_json) -> None:
+def messages_search(app, query, limit, role, user, as_json) -> None:
     """Chat messages matching QUERY (case-, accent- and inflection-tolerant)."""
-    items = app.store().messages(limit=limit, role=role, query=query)
-    _print_messages(items, as_json, f"no message matches {query!r}")
+    store = app.store()
+    items = store.messages(limit=limit, role=role, query=query, user=user)
+    _print_messages(items, as_json, f"no message matches {query!r}" + (f" for user {user!r}" if user else ""),
+                    store.owner_zone)
 
 
 @memory.command("export")
@@ -102,7 +110,8 @@ def clear(app, yes) -> None:
 @pass_app
 def history(app, limit, as_json) -> None:
     """The audit log of changes, newest first."""
-    events = app.store().history(limit=limit)
+    store = app.store()
+    events = store.history(limit=limit)
     if as_json:
         emit_json([e.to_dict() for e in events])
         return
@@ -111,7 +120,7 @@ def history(app, limit, as_json) -> None:
     for e in events:
         target = f"#{e.memory_id}" if e.memory_id else (e.after or {}).get("key", "-") if e.after else "-"
         mark = " (undone)" if e.undone else ""
-        click.echo(f"{e.at:%Y-%m-%d %H:%M:%S}  {e.action:<14} {target:<22} by {e.actor}{mark}")
+        click.echo(f"{show(e.at, store.owner_zone, seconds=True)}  {e.action:<14} {target:<22} by {e.actor}{mark}")
 
 
 def _value_or_default(stored, default):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from bestie_tui.text.clock import show
 from bestie_tui.text.words import printable
 
 from .common import json_option, memory, pass_app
@@ -278,7 +279,8 @@ def hygiene_trend(app, limit, as_json) -> None:
     """Health per recorded doctor run, oldest first, with a bar."""
     from bestie_tui.hygiene.health import trend
 
-    snaps = trend(app.store(), limit)
+    store = app.store()
+    snaps = trend(store, limit)
     if as_json:
         emit_json([s.to_dict() for s in snaps])
         return
@@ -288,6 +290,6 @@ def hygiene_trend(app, limit, as_json) -> None:
     for s in snaps:
         bar = "█" * int(round(s.health / 5))
         c = s.counts
-        click.echo(f"{s.at:%Y-%m-%d %H:%M}  {s.health:5.1f}  {bar:<20}  "
+        click.echo(f"{show(s.at, store.owner_zone, zone_name=False)}  {s.health:5.1f}  {bar:<20}  "
                    f"dup {c.get('duplicate_groups', 0)}  conflicts {c.get('contradictions', 0)}  "
                    f"stale {c.get('stale', 0)}  total {c.get('total', 0)}")

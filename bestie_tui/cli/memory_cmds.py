@@ -11,6 +11,7 @@ import click
 
 from bestie_tui.retrieval.search import search as search_memories
 from bestie_tui.store.models import LAYERS, SCOPES, STATUSES
+from bestie_tui.text.clock import show
 
 from .common import AppContext, json_option, memory, memory_id_arg, pass_app
 from .render import emit_json, kv, memory_detail, memory_line, memory_lines
@@ -113,12 +114,13 @@ def summary(app: AppContext, as_json: bool) -> None:
 @click.argument("query")
 @click.option("--status", type=click.Choice(STATUSES + ("all",)), default="all", show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--user", help="Only memories bound to this user.")
 @json_option
 @pass_app
-def search(app: AppContext, query, status, limit, as_json) -> None:
+def search(app: AppContext, query, status, limit, user, as_json) -> None:
     """Find memories by words (case-, accent- and inflection-tolerant)."""
     store = app.store()
-    items = search_memories(store, query, status=status, limit=limit)
+    items = search_memories(store, query, status=status, limit=limit, user=user)
     if as_json:
         emit_json([m.to_dict() for m in items])
     else:
@@ -190,11 +192,11 @@ def inspect(app: AppContext, memory_id: int, as_json: bool) -> None:
     if as_json:
         emit_json({"memory": m.to_dict(), "events": [e.to_dict() for e in events]})
         return
-    memory_detail(m)
+    memory_detail(m, store.owner_zone)
     click.echo("history:")
     for e in events:
         mark = " (undone)" if e.undone else ""
-        click.echo(f"  {e.at:%Y-%m-%d %H:%M:%S}  {e.action:<14} by {e.actor}{mark}")
+        click.echo(f"  {show(e.at, store.owner_zone, seconds=True)}  {e.action:<14} by {e.actor}{mark}")
 
 
 def _simple(name: str, help_text: str, method: str, verb: str):
@@ -238,8 +240,9 @@ def move(app: AppContext, memory_id: int, scope: str) -> None:
 @pass_app
 def expire(app: AppContext, memory_id: int, ttl: str) -> None:
     """Set when a memory expires: 7d, '2 weeks', 'until friday', 2027-01-31, or 'never'."""
-    m = app.store().set_ttl(memory_id, None if ttl.lower() == "never" else ttl)
-    click.echo(f"#{m.id} expires {m.expires_at:%Y-%m-%d %H:%M} UTC" if m.expires_at else f"#{m.id} never expires")
+    store = app.store()
+    m = store.set_ttl(memory_id, None if ttl.lower() == "never" else ttl)
+    click.echo(f"#{m.id} expires {show(m.expires_at, store.owner_zone)}" if m.expires_at else f"#{m.id} never expires")
 
 
 @memory.command()

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 import click
 
 from bestie_tui.store.records import MEMORY_FIELDS, MemoryRecord, MessageRecord, iso
+from bestie_tui.text.clock import show
 from bestie_tui.text.words import printable
 
 
@@ -57,22 +58,23 @@ def memory_lines(items: Iterable[MemoryRecord], now: datetime | None = None, emp
         click.echo(memory_line(m, now))
 
 
-def memory_detail(m: MemoryRecord) -> None:
-    """Every field, one per line, the text first."""
+def memory_detail(m: MemoryRecord, tz: tzinfo = UTC) -> None:
+    """Every field, one per line, the text first; times on the owner's clock ``tz``."""
     click.echo(f"#{m.id}  {printable(m.text)}")
     for name in MEMORY_FIELDS:
         if name in ("id", "text"):
             continue
         value = getattr(m, name)
         if isinstance(value, datetime):
-            value = iso(value)
+            value = show(value, tz, seconds=True)
         click.echo(f"  {name:<17} {'-' if value is None else printable(str(value))}")
     click.echo(f"  {'tier':<17} {m.tier}")
 
 
-def message_line(m: MessageRecord) -> str:
+def message_line(m: MessageRecord, tz: tzinfo = UTC) -> str:
+    """``id  time  role  user  text`` with the time on the owner's clock ``tz``."""
     who = m.user or "-"
-    return f"{m.id:<6} {iso(m.created_at)}  {m.role:<9} {printable(who):<12} {printable(m.text).replace(chr(10), ' ')}"
+    return f"{m.id:<6} {show(m.created_at, tz)}  {m.role:<9} {printable(who):<12} {printable(m.text).replace(chr(10), ' ')}"
 
 
 def kv(pairs: Iterable[tuple[str, Any]]) -> None:

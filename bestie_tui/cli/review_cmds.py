@@ -52,7 +52,7 @@ def pending_inspect(app, memory_id, as_json) -> None:
     if as_json:
         emit_json({"memory": m.to_dict(), "similar": [{"score": s, "memory": r.to_dict()} for r, s in similar]})
         return
-    memory_detail(m)
+    memory_detail(m, store.owner_zone)
     click.echo("most similar approved memories:")
     if not similar:
         click.echo("  none")

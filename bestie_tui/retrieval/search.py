@@ -24,7 +24,8 @@ SEARCH_POOL = 2000
 
 
 @uses_store
-def search(store: MemoryStore, query: str, *, status: str | None = None, limit: int = 50) -> list[MemoryRecord]:
+def search(store: MemoryStore, query: str, *, status: str | None = None, limit: int = 50,
+           user: str | None = None) -> list[MemoryRecord]:
     """Case-, accent- and inflection-tolerant search: every query word must occur as a stemmed
     word prefix ("replies" ~ "reply") or inside the accent-folded text with spaces removed
     ("hanoi" ~ "Hà Nội"). Ranked by approved first, then by the relevance score of
@@ -35,11 +36,12 @@ def search(store: MemoryStore, query: str, *, status: str | None = None, limit: 
         query: free text; at least one word.
         status: only memories with this status (pending, approved, rejected, forgotten).
         limit: at most this many records.
+        user: only memories bound to this user (exactly; ``None`` searches every user's).
 
     Raises:
         InvalidValueError: the query has no words, or an unknown status.
     """
     if not textmod.tokens(query):
         raise InvalidValueError("search query has no words")
-    q = memory_query(status=status, query=query).order_by(Memory.updated_at.desc()).limit(SEARCH_POOL)
+    q = memory_query(status=status, query=query, user=user).order_by(Memory.updated_at.desc()).limit(SEARCH_POOL)
     return [m for m, _ in rank_records(store, query, [to_record(r) for r in q])][:limit]

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from peewee import DatabaseError as PeeweeDatabaseError
 from peewee import OperationalError, fn
@@ -35,6 +36,7 @@ from bestie_tui.store.support import (  # noqa: F401  (re-exported for callers o
     to_record,
 )
 from bestie_tui.store.writes import StoreWrites
+from bestie_tui.text import clock
 from bestie_tui.text import words as textmod
 from bestie_tui.text.ttl import parse_ttl
 
@@ -102,6 +104,20 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         with self.change("setting", actor) as batch:
             Setting.replace(key=key, value=json.dumps(value)).execute()
             self.record_event(batch, "setting", None, {"key": key, "value": old}, {"key": key, "value": value}, actor)
+
+    @property
+    def owner_zone(self) -> ZoneInfo:
+        """The owner's time zone (``owner.timezone``, else the system's): TTL words and named days
+        are read on its calendar, and the console and CLI show times in it."""
+        try:
+            return clock.zone(self.get_setting("owner.timezone"))
+        except InvalidValueError:  # a name this machine's tz database does not know
+            return clock.zone(None)
+
+    def parse_ttl(self, ttl: str) -> datetime:
+        """``expires_at`` (naive UTC) for a TTL typed now, on the owner's calendar (``text.ttl``).
+        Raises InvalidValueError."""
+        return parse_ttl(ttl, self.clock(), self.owner_zone)
 
     @property
     def write_policy(self) -> str:
@@ -176,7 +192,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
             raise InvalidValueError(f"confidence must be between 0 and 1, not {confidence}")
         kind = check_kind(kind)
         now = self.clock()
-        expires = parse_ttl(ttl, now) if ttl else None
+        expires = parse_ttl(ttl, now, self.owner_zone) if ttl else None
         with self.change(action, actor) as batch:
             row = Memory.create(
                 id=self.next_memory_id(), text=text.strip(), kind=kind, status=status, scope=scope, layer=SCOPE_DEFAULT_LAYER[scope],

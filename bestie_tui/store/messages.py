@@ -35,8 +35,9 @@ class StoreMessages:
         return _message_record(row)
 
     def messages(self, *, limit: int | None = 50, role: str | None = None, query: str | None = None,
-                 offset: int = 0) -> list[MessageRecord]:
-        """Chat messages, newest first, filtered by role and a tolerant text query."""
+                 offset: int = 0, user: str | None = None) -> list[MessageRecord]:
+        """Chat messages, newest first, filtered by role, ``user`` (exactly that user's) and a
+        tolerant text query. Raises InvalidValueError for an unknown role or a negative limit."""
         from bestie_tui.store.query import text_condition
 
         if role is not None and role not in ROLES:
@@ -46,6 +47,8 @@ class StoreMessages:
         q = Message.select()
         if role:
             q = q.where(Message.role == role)
+        if user is not None:
+            q = q.where(Message.user == user)
         if query:
             q = q.where(text_condition(query, Message.terms, fn.REPLACE(Message.terms, " ", "")))
         q = q.order_by(Message.created_at.desc(), Message.id.desc()).offset(_clamp(offset) or None)
@@ -53,5 +56,7 @@ class StoreMessages:
             q = q.limit(_clamp(limit))
         return [_message_record(r) for r in q]
 
-    def message_count(self) -> int:
-        return Message.select().count()
+    def message_count(self, user: str | None = None) -> int:
+        """How many chat messages (only ``user``'s when given)."""
+        q = Message.select()
+        return (q.where(Message.user == user) if user is not None else q).count()

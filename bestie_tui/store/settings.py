@@ -17,6 +17,7 @@ import urllib.parse
 from typing import Any
 
 from bestie_tui.errors import DeliveryConfigError, InvalidValueError
+from bestie_tui.text.clock import check_zone
 
 #: Policy switches: key → default.
 DEFAULTS: dict[str, Any] = {
@@ -25,7 +26,12 @@ DEFAULTS: dict[str, Any] = {
     "memory.paused": False,
     "memory.governance": "governed",
     "memory.coreTokenCap": 200,
+    #: Days the event log keeps the text of a hard-deleted memory (what undo needs); the
+    #: maintenance run purges older text.
+    "memory.undoRetentionDays": 30,
 }
+#: Zone settings (default ``None`` = the system's zone): an IANA name checked by ``zoneinfo``.
+ZONE_SETTINGS: dict[str, Any] = {"owner.timezone": None}
 CHOICES: dict[str, tuple[Any, ...]] = {
     "memory.writePolicy": ("allow", "ask", "deny"),
     "memory.deletePolicy": ("allow", "ask", "deny"),
@@ -60,7 +66,7 @@ TEXT_SETTINGS = ("digest.telegramApi", "digest.zaloApi")
 #: Written by the program itself, never by ``config``.
 INTERNAL = ("digest.log", "maintenance.entry")
 #: Integer settings and their inclusive range.
-INT_RANGES: dict[str, tuple[int, int]] = {"memory.coreTokenCap": (1, 100_000)}
+INT_RANGES: dict[str, tuple[int, int]] = {"memory.coreTokenCap": (1, 100_000), "memory.undoRetentionDays": (0, 36_500)}
 
 
 def known_settings() -> dict[str, Any]:
@@ -70,6 +76,7 @@ def known_settings() -> dict[str, Any]:
     known.update(DEFAULT_TUNING)
     known.update(CONTEXT_DEFAULTS)
     known.update({key: None for key in TEXT_SETTINGS})
+    known.update(ZONE_SETTINGS)
     return known
 
 
@@ -84,7 +91,8 @@ def validate(key: str, value: Any) -> Any:
 
     Choices must be one of their values; booleans must be JSON ``true``/``false``; numbers must be
     finite and ≥ 0 (whole where the default is whole, within ``INT_RANGES`` where given); text
-    settings take a string or ``null``.
+    settings take a string or ``null``; ``owner.timezone`` takes an IANA zone name, or ``null`` /
+    ``system`` for the system's zone.
 
     Raises:
         InvalidValueError: an unknown or internal key, or a value of the wrong kind.
@@ -100,6 +108,11 @@ def validate(key: str, value: Any) -> Any:
             allowed = ", ".join(str(c).lower() for c in CHOICES[key])
             raise InvalidValueError(f"{key} must be one of {allowed}, not {value!r}")
         return value
+    if key in ZONE_SETTINGS:
+        # ``null`` or "system" follow the system's zone; anything else must be a zone zoneinfo knows
+        if value is None or (isinstance(value, str) and value.strip().lower() in ("system", "local")):
+            return None
+        return check_zone(value)
     if key in TEXT_SETTINGS:
         if value is None:
             return None

@@ -16,7 +16,6 @@ from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Memory
 from bestie_tui.store.records import MemoryRecord, ProposalResult, UndoResult
 from bestie_tui.store.support import snapshot, to_record
 from bestie_tui.text import words as textmod
-from bestie_tui.text.ttl import parse_ttl
 
 if TYPE_CHECKING:
     from bestie_tui.store.memory_store import MemoryStore
@@ -40,6 +39,7 @@ class StoreWrites:
         def _create(self, text: str, kind: str, *, status: str, user, channel, project, session, scope,
                     source, confidence, ttl, actor, action, pinned: bool = False) -> MemoryRecord: ...
         def _set_text(self, row: Memory, text: str) -> None: ...
+        def parse_ttl(self, ttl: str) -> datetime: ...
         @staticmethod
         def _check_text(text: str) -> str: ...
         @staticmethod
@@ -226,7 +226,7 @@ class StoreWrites:
 
     def set_ttl(self, memory_id: int, ttl: str | None, *, actor: str = "owner") -> MemoryRecord:
         """Set ``expires_at`` from a TTL (``7d``, ``2 weeks``, ``until friday``, ISO date); ``None`` clears."""
-        expires = parse_ttl(ttl, self.clock()) if ttl else None
+        expires = self.parse_ttl(ttl) if ttl else None
         return self._mutate(memory_id, "ttl", actor, lambda row: setattr(row, "expires_at", expires))
 
     def supersede(self, old_id: int, new_id: int, *, actor: str = "owner") -> MemoryRecord:

@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..paths import styles_dir
+from .display import shown
 from .messages import StoreChanged
 from .screens.cleanup_screen import CleanupScreen
 from .screens.context_screen import ContextScreen
@@ -90,6 +91,14 @@ class BestieApp(App[None]):
     def store_written(self) -> None:
         """A view wrote to the store: refresh the current view (others refresh when resumed)."""
         self.screen.post_message(StoreChanged(external=False))
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """A toast. A plain-text toast (``markup=False``, how every toast that quotes stored data is
+        sent) has its control characters shown as visible escapes; a markup toast is our own words."""
+        if not markup:
+            message, title = shown(message), shown(title)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

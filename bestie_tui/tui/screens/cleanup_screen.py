@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
+from ..display import append, data, one_line
 from ..widgets.plan_diff import PlanDiff
 from .base import BestieScreen
 from .confirm_modal import ConfirmModal
@@ -102,7 +103,7 @@ class CleanupScreen(BestieScreen):
     def _failed(self, message: str) -> None:
         self.busy = False
         self.query_one(ProgressBar).display = False
-        self.query_one("#cleanup-summary", Static).update(Text(f"Could not build the plan: {message}"))
+        self.query_one("#cleanup-summary", Static).update(data(f"Could not build the plan: {message}"))
 
     def _show_plan(self, plan) -> None:
         self.busy = False
@@ -151,7 +152,7 @@ class CleanupScreen(BestieScreen):
                 line.append("  (" + ", ".join(f"{n} {a}" for a, n in counts.items()) + ")")
         line.append(f"\n{plan.policy_text()}")
         for note in plan.notes[:3]:
-            line.append(f"\n• {note}")
+            append(line, f"\n• {one_line(note)}")
         if len(plan.notes) > 3:
             line.append(f"\n• … {len(plan.notes) - 3} more flagged pairs (Doctor view, key 4)")
         self.query_one("#cleanup-summary", Static).update(line)
@@ -238,13 +239,13 @@ class CleanupScreen(BestieScreen):
         self.busy = False
         box = self.query_one("#cleanup-result", Static)
         if error:
-            box.update(Text(f"Nothing applied: {error}"))
+            box.update(data(f"Nothing applied: {error}"))
             self.notify(error, severity="error", markup=False)
             return
         self.choices.clear()  # applied: the next plan starts from its own proposals
-        text = Text(result.message, style="bold")
+        text = data(result.message, style="bold")
         for key, reason in result.skipped:
-            text.append(f"\nskipped {key}: {reason}")
+            append(text, f"\nskipped {key}: {one_line(reason)}")
         if result.batch:
             text.append("\npress u to undo the whole apply")
         box.update(text)

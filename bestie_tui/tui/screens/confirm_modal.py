@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from ..display import data
 
 
 class ConfirmModal(ModalScreen[bool]):
@@ -30,7 +31,7 @@ class ConfirmModal(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog", classes="dialog"):
-            yield Static(Text(self.question), id="confirm-question")
+            yield Static(data(self.question), id="confirm-question")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.confirm_label} (y)", variant="error", id="confirm-yes")
                 yield Button("Cancel (n)", id="confirm-no")

@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 
 from bestie_tui.retrieval.scoring import PART_LABELS, format_part
 
+from ..display import append, data
 from .base import BestieScreen
 
 #: Seconds of quiet typing before the pack is rebuilt.
@@ -44,7 +45,7 @@ def pack_text(pack) -> Text:
             m, s = item.record, item.score
             out.append(f"{title:<8}", style="bold")
             out.append(f"#{m.id:<5}")
-            out.append(" ".join(m.text.split()))
+            append(out, m.text, single_line=True)
             out.append("\n         ")
             out.append(score_bar(s.total), style="bold")
             out.append(f" {s.total:.2f}  ")
@@ -56,9 +57,9 @@ def pack_text(pack) -> Text:
         out.append("\nLeft out\n", style="bold")
         for x in pack.left_out:
             out.append(f"  #{x.id:<5}{x.reason:<14}")
-            out.append(x.detail, style="dim")
+            append(out, x.detail, style="dim", single_line=True)
             out.append("  ")
-            out.append(" ".join(x.text.split()))
+            append(out, x.text, single_line=True)
             out.append("\n")
         if pack.unlisted_low_relevance:
             out.append(f"  … and {pack.unlisted_low_relevance} more under the relevance floor\n", style="dim")
@@ -115,7 +116,7 @@ class ContextScreen(BestieScreen):
                                  ("#context-project", found.projects)):
             select = self.query_one(selector, Select)
             current = select.value
-            select.set_options([(v, v) for v in values])
+            select.set_options([(data(v, single_line=True), v) for v in values])
             if current in values:
                 select.value = current
             elif selector == "#context-user" and values and current == Select.NULL:
@@ -166,7 +167,7 @@ class ContextScreen(BestieScreen):
         summary = self.query_one("#context-summary", Static)
         body = self.query_one("#context-pack-text", Static)
         if isinstance(result, Exception):
-            summary.update(Text(f"Cannot build the pack: {result}", style="bold"))
+            summary.update(data(f"Cannot build the pack: {result}", style="bold"))
             body.update("")
             return
         self.pack = pack = result

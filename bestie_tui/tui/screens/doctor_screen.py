@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static, Tree
 
+from ..display import append, data
 from .base import BestieScreen
 
 #: Items listed per section; the rest is summarised (the CLI's --json has everything).
@@ -90,7 +91,7 @@ class DoctorScreen(BestieScreen):
     def _show_error(self, message: str) -> None:
         self.busy = False
         self.query_one(ProgressBar).display = False
-        self.query_one("#doctor-summary", Static).update(Text(f"The doctor failed: {message}"))
+        self.query_one("#doctor-summary", Static).update(data(f"The doctor failed: {message}"))
 
     def _show(self, status) -> None:
         self.busy = False
@@ -121,8 +122,8 @@ class DoctorScreen(BestieScreen):
         for g in report.duplicates[:SECTION_ITEMS]:
             label = Text(f"{len(g.members)} × [{g.level}, min cosine {g.score:.2f}] ")
             if g.user:
-                label.append(f"user {g.user}: ")
-            label.append(g.members[0].text)
+                append(label, f"user {g.user}: ", single_line=True)
+            append(label, g.members[0].text, single_line=True)
             group = section.add(label)
             for m in g.members:
                 self._memory_leaf(group, m, "pinned" if m.pinned else None)
@@ -131,7 +132,7 @@ class DoctorScreen(BestieScreen):
     def _contradictions(self, tree: Tree, report) -> None:
         section = tree.root.add(Text(f"Contradiction candidates ({len(report.contradictions)})"), expand=True)
         for c in report.contradictions[:SECTION_ITEMS]:
-            pair = section.add(Text(f"[{c.kind}] {c.reason}"))
+            pair = section.add(data(f"[{c.kind}] {c.reason}", single_line=True))
             self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
             self._memory_leaf(pair, c.newer, "newer, pinned" if c.newer.pinned else "newer")
         self._more(section, len(report.contradictions))
@@ -146,8 +147,8 @@ class DoctorScreen(BestieScreen):
     def _memory_leaf(parent, memory, note: str | None = None) -> None:
         label = Text(f"#{memory.id} ")
         if note:
-            label.append(f"({note}) ", style="italic")
-        label.append(memory.text.replace("\n", " "))  # data, never markup
+            append(label, f"({note}) ", style="italic", single_line=True)
+        append(label, memory.text, single_line=True)
         parent.add_leaf(label, data=memory.id)
 
     @staticmethod

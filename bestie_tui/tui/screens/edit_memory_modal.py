@@ -11,13 +11,16 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
+from ..display import data, shown
+
 
 class EditMemoryModal(ModalScreen[str | None]):
     """A multi-line editor. ctrl+s saves, escape cancels. Text that would be refused stays in the
     editor with the reason shown in place, so the owner's next keys never reach the view beneath.
 
     Args:
-        text: the current text (shown as-is; it is data, not markup).
+        text: the current text. It is data, not markup; control characters in it are shown as
+            visible escapes (``\\x1b``), and saving without a change returns ``text`` unchanged.
         title: plain-text heading, e.g. "Edit #12" or "Edit, then approve #7".
         check: called with the new text before closing; a ``BestieError`` it raises (no words, looks
             like a secret) is shown and the editor stays open. ``store.check_text`` fits.
@@ -37,8 +40,8 @@ class EditMemoryModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="edit-dialog", classes="dialog"):
-            yield Static(Text(self.heading, style="bold"), id="edit-title")
-            yield TextArea(self.initial_text, id="edit-text", soft_wrap=True, show_line_numbers=False)
+            yield Static(data(self.heading, style="bold"), id="edit-title")
+            yield TextArea(shown(self.initial_text), id="edit-text", soft_wrap=True, show_line_numbers=False)
             yield Static("", id="edit-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="edit-save")
@@ -57,6 +60,9 @@ class EditMemoryModal(ModalScreen[str | None]):
 
     def action_save(self) -> None:
         text = self.query_one(TextArea).text.strip()
+        if text == shown(self.initial_text).strip():
+            self.dismiss(self.initial_text)  # untouched: keep the stored characters as they are
+            return
         if not text:
             self.query_one("#edit-error", Static).update(Text("The text cannot be empty."))
             return
@@ -66,7 +72,7 @@ class EditMemoryModal(ModalScreen[str | None]):
             try:
                 self.check(text)
             except BestieError as exc:
-                self.query_one("#edit-error", Static).update(Text(str(exc)))
+                self.query_one("#edit-error", Static).update(data(exc))
                 return
         self.dismiss(text)
 

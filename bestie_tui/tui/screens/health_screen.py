@@ -20,11 +20,22 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from ..display import append, data, when
 from ..widgets.health_chart import HealthChart
 from .base import BestieScreen
 
 #: Snapshots drawn in the trend chart.
 TREND_POINTS = 26
+
+
+def _recorded_at(value: Any, zone) -> str:
+    """A digest record's ISO (naive UTC) time on the owner's clock; the raw value if unreadable."""
+    from datetime import datetime
+
+    try:
+        return when(datetime.fromisoformat(str(value)), zone)
+    except ValueError:
+        return str(value)
 
 
 class HealthScreen(BestieScreen):
@@ -86,8 +97,9 @@ class HealthScreen(BestieScreen):
             moved = f"{change:+g}" if change else "no change"
             line.append(f"   {moved} since the previous snapshot", style="dim")
         score.update(line)
-        first, last = trend[0][0], trend[-1][0]
-        caption.update(Text(f"{len(values)} snapshot(s) {first:%Y-%m-%d} → {last:%Y-%m-%d}, "
+        zone = self.store.owner_zone
+        first, last = when(trend[0][0], zone)[:10], when(trend[-1][0], zone)[:10]
+        caption.update(Text(f"{len(values)} snapshot(s) {first} → {last}, "
                             f"lowest {min(values):g}, highest {max(values):g}", style="dim"))
 
     def _show_schedule(self, entry: dict[str, Any] | None) -> None:
@@ -99,11 +111,11 @@ class HealthScreen(BestieScreen):
         from bestie_tui.maintenance.schedule import next_run
 
         try:
-            when = f"next run {next_run(entry['schedule']):%Y-%m-%d %H:%M} local time"
+            next_at = f"next run {next_run(entry['schedule']):%Y-%m-%d %H:%M} (cron's local time)"
         except (BestieError, ValueError, KeyError):
-            when = "next run unknown"
-        widget.update(Text(f"Schedule: {entry.get('schedule')} → {entry.get('channel')}  ·  {when}  ·  "
-                           f"{entry.get('crontab')}"))
+            next_at = "next run unknown"
+        widget.update(data(f"Schedule: {entry.get('schedule')} → {entry.get('channel')}  ·  {next_at}  ·  "
+                           f"{entry.get('crontab')}", single_line=True))
 
     def _show_record(self, record: dict[str, Any] | None) -> None:
         title = self.query_one("#health-digest-title", Static)
@@ -113,15 +125,16 @@ class HealthScreen(BestieScreen):
             body.update("")
             return
         line = Text("Last digest: ")
+        at = _recorded_at(record.get("at"), self.store.owner_zone)
         if record["outcome"] == "sent":
-            line.append(f"sent {record['at']} UTC to {record['channel']}", style="bold")
+            append(line, f"sent {at} to {record['channel']}", style="bold", single_line=True)
             line.append(f" ({record['parts']} message(s))")
         else:
-            line.append(f"FAILED {record['at']} UTC to {record['channel']}", style="bold")
-            line.append(f": {record.get('error') or 'unknown error'} (kept below)")
+            append(line, f"FAILED {at} to {record['channel']}", style="bold", single_line=True)
+            append(line, f": {record.get('error') or 'unknown error'} (kept below)", single_line=True)
         title.set_class(record["outcome"] != "sent", "-failed")
         title.update(line)
-        body.update(Text(record["text"]))  # memory text is data: never markup
+        body.update(data(record["text"]))  # memory text is data: never markup
 
     # ------------------------------------------------------------------ actions
     def action_scroll(self, where: str) -> None:
@@ -152,12 +165,12 @@ class HealthScreen(BestieScreen):
         title = self.query_one("#health-digest-title", Static)
         if isinstance(result, Exception):
             title.set_class(True, "-failed")
-            title.update(Text(f"Building the digest failed: {result}"))
+            title.update(data(f"Building the digest failed: {result}"))
             return
         self.preview = result
         title.set_class(False, "-failed")
-        title.update(Text(f"Preview built {result.generated_at:%Y-%m-%d %H:%M} UTC (not sent)", style="bold"))
-        self.query_one("#health-digest-text", Static).update(Text(result.render_text()))
+        title.update(Text(f"Preview built {when(result.generated_at, self.store.owner_zone)} (not sent)", style="bold"))
+        self.query_one("#health-digest-text", Static).update(data(result.render_text()))
         self.refresh_data()
 
     def palette_commands(self) -> Iterable[tuple[str, str, object]]:

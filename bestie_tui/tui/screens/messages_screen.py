@@ -17,8 +17,9 @@ from textual.worker import get_current_worker
 
 from bestie_tui.errors import BestieError
 from bestie_tui.store.records import MessageRecord, iso
-from bestie_tui.text.words import printable, tokens
+from bestie_tui.text.words import tokens
 
+from ..display import append, one_line, when
 from .base import BestieScreen
 
 PAGE_SIZE = 50
@@ -30,7 +31,7 @@ TEXT_WIDTH = 80
 
 
 def _one_line(text: str, width: int = TEXT_WIDTH) -> str:
-    text = printable(" ".join(text.split()))  # chat text is data: escapes shown, never sent to the terminal
+    text = one_line(text).strip()  # chat text is data: escapes shown, never sent to the terminal
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -119,8 +120,9 @@ class MessagesScreen(BestieScreen):
         table = self.table
         cursor = table.cursor_row
         table.clear()
+        zone = self.store.owner_zone
         for m in self.rows:
-            table.add_row(Text(str(m.id)), Text(iso(m.created_at) or ""), Text(m.role),
+            table.add_row(Text(str(m.id)), Text(when(m.created_at, zone)), Text(m.role),
                           Text(_one_line(m.user or "-", 14)), self._mark(m.id), Text(_one_line(m.text)),
                           key=str(m.id))
         if self.rows:
@@ -161,11 +163,11 @@ class MessagesScreen(BestieScreen):
             return
         text = Text()
         text.append(f"#{m.id} · {m.role}", style="bold")
-        text.append(printable(f" · {m.user or '-'} · {m.channel or '-'} · session {m.session or '-'}")
-                    + f" · {iso(m.created_at)}\n")
+        append(text, f" · {m.user or '-'} · {m.channel or '-'} · session {m.session or '-'}", single_line=True)
+        text.append(f" · {when(m.created_at, self.store.owner_zone, seconds=True)}\n")
         if m.id in self.preview_marks:
             text.append(f"compression: {self.preview_marks[m.id]}\n", style="italic")
-        text.append(printable(m.text))  # data: never markup, escape sequences shown, not run
+        append(text, m.text)  # data: never markup, escape sequences shown, not run
         detail.update(text)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -316,7 +318,7 @@ def preview_text(result, ids: list[int], settings: dict[str, Any]) -> Text:
     if kept:
         text.append(f"keeps {len(kept):,} verbatim: #{kept[0]}–#{kept[-1]}\n")
     for reason in result.cut_moved:
-        text.append(f"cut moved: {reason}\n", style="italic")
+        append(text, f"cut moved: {one_line(reason)}\n", style="italic")
     text.append("\n")
-    text.append(printable(result.summary or ""))  # the summary quotes messages: data, never markup
+    append(text, result.summary or "")  # the summary quotes messages: data, never markup
     return text

@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 from bestie_tui.errors import BestieError, NotFoundError
 from bestie_tui.store.records import MemoryRecord
 
+from ..display import append, one_line
 from ..widgets.proposal_card import ProposalCard
 from ..widgets.similar_list import SimilarList
 from .base import BestieScreen
@@ -122,14 +123,14 @@ class PendingScreen(BestieScreen):
             self._similar_for = None
             similar.loading = False
             if self.filter_text:
-                card.show_empty(f"No pending proposal matches “{self.filter_text}”.",
+                card.show_empty(f"No pending proposal matches “{one_line(self.filter_text)}”.",
                                 "esc clears the filter · / changes it · u undoes the last change")
             else:
                 card.show_empty("Nothing pending.", "New proposals appear here as the assistant makes them. "
                                 "u undoes the last change · / filters · 1 shows the tiers")
             similar.show_message("Nothing to compare.")
         else:
-            card.show(self.current)
+            card.show(self.current, self.store.owner_zone)
             wanted = (self.current.id, self.current.text)
             if wanted != self._similar_for:
                 self._similar_for = wanted
@@ -148,7 +149,7 @@ class PendingScreen(BestieScreen):
             line.append("  ·  queue empty")
         if self.filter_text:
             line.append("  ·  filter: ")
-            line.append(self.filter_text)
+            append(line, self.filter_text, single_line=True)
         self.query_one("#pending-progress", Static).update(line)
 
     @work(thread=True, exclusive=True, group="pending-similar")

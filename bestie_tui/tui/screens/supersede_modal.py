@@ -12,7 +12,8 @@ from textual.widgets import Input, Static
 
 from bestie_tui.errors import BestieError
 from bestie_tui.store.records import MemoryRecord
-from bestie_tui.text.words import printable
+
+from ..display import data
 
 
 class SupersedeModal(ModalScreen[int | None]):
@@ -32,7 +33,7 @@ class SupersedeModal(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="supersede-dialog", classes="dialog"):
             yield Static(Text(f"Supersede #{self.old.id}", style="bold"), id="supersede-title")
-            yield Static(Text(printable(self.old.text)), id="supersede-old")
+            yield Static(data(self.old.text), id="supersede-old")
             yield Input(placeholder="id of the memory that replaces it", type="integer", id="supersede-id")
             yield Static("", id="supersede-error")
             yield Static(Text("enter confirms · esc cancels"), id="supersede-note")
@@ -44,7 +45,7 @@ class SupersedeModal(ModalScreen[int | None]):
         event.stop()
         error = self.check(event.value.strip())
         if error:
-            self.query_one("#supersede-error", Static).update(Text(error))
+            self.query_one("#supersede-error", Static).update(data(error))
         else:
             self.dismiss(int(event.value.strip()))
 

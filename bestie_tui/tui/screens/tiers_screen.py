@@ -137,7 +137,8 @@ class TiersScreen(BestieScreen):
         except BestieError:
             self.detail.show_message("This memory no longer exists.")
             return
-        self.detail.show(memory, self.store.history(memory.id, limit=HISTORY_LIMIT), self.store.clock())
+        self.detail.show(memory, self.store.history(memory.id, limit=HISTORY_LIMIT), self.store.clock(),
+                         self.store.owner_zone)
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         tier = event.tab.id

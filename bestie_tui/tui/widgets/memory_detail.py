@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 
 from rich.console import Group
 from rich.table import Table
@@ -12,29 +12,30 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from bestie_tui.store.records import EventRecord, MemoryRecord, iso
-from bestie_tui.text.words import printable
+from bestie_tui.store.records import EventRecord, MemoryRecord
 
+from ..display import data, shown, when
 from .memory_list import memory_flags
 
 #: Snapshot keys a history line never lists as "changed" (they change with every write).
 _QUIET_KEYS = {"updated_at", "norm", "terms"}
 
 
-def _value(value) -> str:
+def _value(value, tz: tzinfo = UTC) -> str:
     if value is None:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, datetime):
-        return iso(value) or "—"
+        return when(value, tz, seconds=True)
     if isinstance(value, float):
         return f"{value:.2f}"
-    return printable(str(value))
+    return shown(value)
 
 
-def event_summary(event: EventRecord) -> str:
-    """What an event changed, in words: ``pinned no → yes``, ``text edited``, ``created``."""
+def event_summary(event: EventRecord, tz: tzinfo = UTC) -> str:
+    """What an event changed, in words: ``pinned no → yes``, ``text edited``, ``created`` (times on
+    the owner's clock ``tz``; values with control characters made visible)."""
     if event.before is None:
         return "created"
     if event.after is None:
@@ -47,7 +48,7 @@ def event_summary(event: EventRecord) -> str:
         if key == "text":
             changes.append("text edited")
         else:
-            changes.append(f"{key} {_value(before)} → {_value(after)}")
+            changes.append(f"{key} {_value(before, tz)} → {_value(after, tz)}")
     return ", ".join(changes) or "no field changed"
 
 
@@ -83,12 +84,13 @@ class MemoryDetail(VerticalScroll):
         self.memory = None
         self.body.update(Text(message, style="italic"))
 
-    def show(self, memory: MemoryRecord, history: Sequence[EventRecord], now: datetime) -> None:
+    def show(self, memory: MemoryRecord, history: Sequence[EventRecord], now: datetime,
+             tz: tzinfo = UTC) -> None:
         """Draw ``memory`` with its fields and ``history`` (newest first). ``now``: naive UTC, for
-        the "expired" mark."""
+        the "expired" mark; ``tz``: the owner's zone, in which times are shown."""
         self.memory = memory
         title = Text(f"#{memory.id} · ", style="bold")
-        title.append(printable(memory.kind), style="bold")
+        title.append(shown(memory.kind), style="bold")
         flags = memory_flags(memory, now)
         if flags:
             title.append("  " + " ".join(flags), style="italic")
@@ -96,7 +98,7 @@ class MemoryDetail(VerticalScroll):
         fields = Table.grid(padding=(0, 2))
         fields.add_column(style="bold", no_wrap=True)
         fields.add_column()
-        expires = Text(_value(memory.expires_at))
+        expires = Text(_value(memory.expires_at, tz))
         if memory.is_expired(now):
             expires.append("  expired", style="bold reverse")
         superseded = Text("—" if memory.superseded_by is None else f"#{memory.superseded_by}")
@@ -110,30 +112,30 @@ class MemoryDetail(VerticalScroll):
             ("superseded by", superseded),
             ("confidence", Text(_value(memory.confidence))),
             ("expires at", expires),
-            ("last accessed", Text(_value(memory.last_accessed_at))),
+            ("last accessed", Text(_value(memory.last_accessed_at, tz))),
             ("access count", Text(str(memory.access_count))),
             ("user", Text(_value(memory.user))),
             ("channel", Text(_value(memory.channel))),
             ("project", Text(_value(memory.project))),
             ("session", Text(_value(memory.session))),
             ("source", Text(_value(memory.source))),
-            ("created", Text(_value(memory.created_at))),
-            ("updated", Text(_value(memory.updated_at))),
+            ("created", Text(_value(memory.created_at, tz))),
+            ("updated", Text(_value(memory.updated_at, tz))),
         ]
         for label, value in rows:
             fields.add_row(Text(label), value)
 
-        parts = [title, Text(""), Text(printable(memory.text)), Text(""), fields, Text("")]
+        parts = [title, Text(""), data(memory.text), Text(""), fields, Text("")]
         parts.append(Text("Recent history", style="bold underline"))
         if history:
             events = Table.grid(padding=(0, 2))
             events.add_column(no_wrap=True)
             events.add_column()
             for event in history:
-                what = Text(f"{event.action} by {printable(event.actor)}: {event_summary(event)}")
+                what = data(f"{event.action} by {event.actor}: {event_summary(event, tz)}")
                 if event.undone:
                     what.append("  (undone)", style="italic")
-                events.add_row(Text(iso(event.at) or ""), what)
+                events.add_row(Text(when(event.at, tz, seconds=True)), what)
             parts.append(events)
         else:
             parts.append(Text("no events", style="italic"))

@@ -21,7 +21,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from bestie_tui.store.records import MemoryRecord
-from bestie_tui.text.words import printable
+
+from ..display import shown
 
 #: Width of the kind column, in terminal cells.
 KIND_WIDTH = 16
@@ -46,7 +47,7 @@ def memory_flags(memory: MemoryRecord, now) -> list[str]:
 
 def one_line(text: str) -> str:
     """Memory text on one line, control characters made visible (it is data, never markup)."""
-    return printable(text.replace("\r\n", "\n").replace("\n", " ⏎ ").replace("\t", " "))
+    return shown(text.replace("\r\n", "\n").replace("\n", " ⏎ ").replace("\t", " "))
 
 
 class MemoryList(ScrollView, can_focus=True):
@@ -276,7 +277,7 @@ class MemoryList(ScrollView, can_focus=True):
         row = Text(no_wrap=True, overflow="ellipsis")
         row.append(f"{memory.id:>{id_width}} ", self.get_component_rich_style("memory-list--id", partial=True))
         kind = memory.kind if len(memory.kind) <= KIND_WIDTH else memory.kind[: KIND_WIDTH - 1] + "…"
-        row.append(f"{printable(kind):<{KIND_WIDTH}} ", self.get_component_rich_style("memory-list--kind", partial=True))
+        row.append(f"{shown(kind):<{KIND_WIDTH}} ", self.get_component_rich_style("memory-list--kind", partial=True))
         flags = " ".join(memory_flags(memory, self._now))
         room = width - row.cell_len - (len(flags) + 2 if flags else 1)
         body = Text(one_line(memory.text), no_wrap=True)

@@ -12,6 +12,8 @@ from textual.binding import Binding
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ..display import append
+
 
 class PlanDiff(OptionList):
     """Shows ``plan.operations``; ``refresh_operation(index)`` redraws one after a toggle or edit."""
@@ -63,14 +65,14 @@ class PlanDiff(OptionList):
         text.append(f"{index + 1:>3}. [{'x' if on else ' '}] ", style=header_style)
         text.append(op.key, style=header_style)  # the stable name the CLI's --accept/--skip take
         text.append(": ")
-        text.append(op.reason)
+        append(text, op.reason, single_line=True)
         if op.needs_acceptance and not op.selected:
             text.append("  (space accepts)", style=style("plan-diff--off"))
         if op.blocked:
-            text.append(f"  blocked: {op.blocked}", style=style("plan-diff--off"))
+            append(text, f"  blocked: {op.blocked}", style=style("plan-diff--off"), single_line=True)
         for sign, line in op.diff_lines():
             text.append("\n     ")
             kind = {"-": "removed", "+": "added"}.get(sign, "context")
             line_style = style(f"plan-diff--{kind}") if on else style("plan-diff--off")
-            text.append(f"{sign} {line}", style=line_style)
+            append(text, f"{sign} {line}", style=line_style, single_line=True)
         return text

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import UTC, tzinfo
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
 from bestie_tui.store.records import MemoryRecord
-from bestie_tui.text.words import printable
+
+from ..display import append, data, when
 
 
-def proposal_meta(record: MemoryRecord) -> Text:
-    """The proposal's fields as plain text (values are data: control characters made visible)."""
+def proposal_meta(record: MemoryRecord, tz: tzinfo = UTC) -> Text:
+    """The proposal's fields as plain text (values are data: control characters made visible;
+    the time on the owner's clock ``tz``)."""
     meta = Text()
     fields = [
         ("id", f"#{record.id}"),
@@ -20,14 +24,14 @@ def proposal_meta(record: MemoryRecord) -> Text:
         ("user", record.user or "—"),
         ("source", record.source or "—"),
         ("confidence", f"{record.confidence:.2f}"),
-        ("created", f"{record.created_at:%Y-%m-%d %H:%M:%S} UTC"),
+        ("created", when(record.created_at, tz, seconds=True)),
         ("session", record.session or "—"),
         ("channel", record.channel or "—"),
         ("scope", record.scope),
     ]
     for name, value in fields:
         meta.append(f"{name:<11}", style="bold")
-        meta.append(printable(str(value)))
+        append(meta, value, single_line=True)
         meta.append("\n")
     meta.rstrip()
     return meta
@@ -40,12 +44,12 @@ class ProposalCard(Vertical):
         yield Static("", id="proposal-text")
         yield Static("", id="proposal-meta")
 
-    def show(self, record: MemoryRecord) -> None:
+    def show(self, record: MemoryRecord, tz: tzinfo = UTC) -> None:
         self.remove_class("-empty")
-        self.query_one("#proposal-text", Static).update(Text(printable(record.text)))
-        self.query_one("#proposal-meta", Static).update(proposal_meta(record))
+        self.query_one("#proposal-text", Static).update(data(record.text))
+        self.query_one("#proposal-meta", Static).update(proposal_meta(record, tz))
 
     def show_empty(self, headline: str, hint: str) -> None:
         self.add_class("-empty")
-        self.query_one("#proposal-text", Static).update(Text(headline))
-        self.query_one("#proposal-meta", Static).update(Text(hint))
+        self.query_one("#proposal-text", Static).update(data(headline))
+        self.query_one("#proposal-meta", Static).update(data(hint))

@@ -11,7 +11,9 @@ from textual.widgets import Static
 
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.text.analysis import NEGATIONS
-from bestie_tui.text.words import printable, stem, tokens
+from bestie_tui.text.words import stem, tokens
+
+from ..display import append
 
 #: Scores (IDF cosine, 0..1) from which a pair is flagged, read off the demo database: rephrasings of
 #: one fact score 0.5–0.85 there, unrelated records about the same project or person at most ~0.38.
@@ -54,11 +56,11 @@ class SimilarList(Static):
             if hint:
                 out.append("  ")
                 out.append(hint, style="bold reverse")
-            out.append(f"\n#{record.id} · {printable(record.kind)}")
+            append(out, f"\n#{record.id} · {record.kind}")
             if record.user:
-                out.append(f" · {printable(record.user)}")
+                append(out, f" · {record.user}", single_line=True)
             out.append("\n")
-            out.append(printable(record.text))
+            append(out, record.text)
         self.update(out)
 
     def show_message(self, message: str) -> None:

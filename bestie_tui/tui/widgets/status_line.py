@@ -7,6 +7,8 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import Static
 
+from ..display import one_line
+
 
 def short_path(path: str, width: int) -> str:
     """``path`` with ``~`` for the home directory, cut from the left to ``width`` characters."""
@@ -50,5 +52,5 @@ class StatusLine(Static):
         )
         line.append("db ", style="bold")
         room = self.content_size.width - line.cell_len
-        line.append(short_path(status.db_path, room))
+        line.append(short_path(one_line(status.db_path), room))  # a path is data too
         return line
