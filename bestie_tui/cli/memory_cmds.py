@@ -12,6 +12,7 @@ import click
 from bestie_tui.retrieval.search import search as search_memories
 from bestie_tui.store.models import LAYERS, SCOPES, STATUSES
 from bestie_tui.text.clock import show
+from bestie_tui.text.words import printable
 
 from .common import AppContext, json_option, memory, memory_id_arg, pass_app
 from .render import emit_json, kv, memory_detail, memory_line, memory_lines
@@ -256,13 +257,17 @@ def supersede(app: AppContext, old_id: int, new_id: int) -> None:
 
 
 @memory.command()
+@click.option("--actor", "of", help="Undo this actor's last change instead of the owner's (e.g. assistant).")
+@click.option("--any", "any_actor", is_flag=True, help="Undo the newest change, whoever made it.")
 @json_option
 @pass_app
-def undo(app: AppContext, as_json: bool) -> None:
-    """Undo the most recent change (repeat to go further back)."""
-    r = app.store().undo()
+def undo(app: AppContext, of, any_actor, as_json: bool) -> None:
+    """Undo the owner's last change (repeat to go further back); --actor or --any reach others'."""
+    if of and any_actor:
+        raise click.UsageError("--actor and --any cannot be combined")
+    r = app.store().undo(of=(of,) if of else None, any_actor=any_actor)
     if as_json:
         emit_json({"action": r.action, "actor": r.actor, "memory_ids": r.memory_ids, "message": r.message})
     else:
-        click.echo(r.message)
+        click.echo(printable(r.message))
 

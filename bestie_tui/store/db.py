@@ -12,13 +12,14 @@ import sqlite3
 from pathlib import Path
 
 from peewee import OperationalError, SqliteDatabase
+from playhouse.migrate import SqliteMigrator, migrate
 
 from bestie_tui.errors import SchemaError, StorageError
 from bestie_tui.store.binding import binding
-from bestie_tui.store.models import ALL_MODELS
+from bestie_tui.store.models import ALL_MODELS, Event
 
 APPLICATION_ID = 0x42535449  # "BSTI"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 5000
 PRAGMAS = {
     "journal_mode": "wal",
@@ -136,11 +137,17 @@ def open_database(path: str | Path, *, create_dirs: bool = True) -> SqliteDataba
 
 
 def _migrate(db: SqliteDatabase, from_version: int) -> None:
-    """Bring a schema from ``from_version`` to ``SCHEMA_VERSION``. Version 0 is a new file."""
+    """Bring a schema from ``from_version`` to ``SCHEMA_VERSION``. Version 0 is a new file.
+
+    Steps: 1 → 2 adds ``event.origin`` (the store session that made a change; console undo).
+    """
     with db.atomic():
         if from_version == 0:
             db.create_tables(ALL_MODELS)
-        # Later versions add steps here with playhouse.migrate, one per version.
+        else:
+            migrator = SqliteMigrator(db)
+            if from_version < 2:
+                migrate(migrator.add_column("event", "origin", Event.origin))  # and its index
         db.execute_sql(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
 

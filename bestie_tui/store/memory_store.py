@@ -76,6 +76,8 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         self.path = Path(path).expanduser()
         self.clock = clock or utcnow
         self.db = open_database(self.path, create_dirs=create_dirs)
+        #: This store object's session id, written on every event it records (console undo).
+        self.origin = uuid.uuid4().hex[:12]
         register_open(self.db)
 
     def close(self) -> None:
@@ -83,6 +85,12 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         unregister_open(self.db)
         if not self.db.is_closed():
             self.db.close()
+
+    def begin_session(self) -> str:
+        """Start a new session on this store: the changes made from now on carry a fresh ``origin``
+        (the console calls it when it opens, so its ``u`` reaches only what was done in it)."""
+        self.origin = uuid.uuid4().hex[:12]
+        return self.origin
 
     @contextmanager
     def bound(self) -> Iterator[MemoryStore]:
@@ -156,7 +164,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     def record_event(self, batch: str, action: str, memory_id: int | None, before: dict | None,
                after: dict | None, actor: str, note: str | None = None) -> None:
-        Event.create(batch=batch, memory_id=memory_id, action=action, actor=actor, at=self.clock(),
+        Event.create(batch=batch, memory_id=memory_id, action=action, actor=actor, at=self.clock(), origin=self.origin,
                      before=json.dumps(before, ensure_ascii=False) if before is not None else None,
                      after=json.dumps(after, ensure_ascii=False) if after is not None else None, note=note)
 

@@ -98,6 +98,9 @@ class Event(BaseModel):
     after = TextField(null=True)
     note = TextField(null=True)
     undone = BooleanField(default=False)
+    #: The store object (one console session, one CLI command) that made the change: the console's
+    #: ``u`` undoes only its own session's batches. ``None`` for events older than schema 2.
+    origin = TextField(null=True, index=True)
 
     class Meta:
         table_name = "event"

@@ -273,12 +273,17 @@ class StoreWrites:
             row.superseded_by = None
         return self._mutate(memory_id, "restore", actor, apply)
 
-    def undo(self, *, actor: str = "owner") -> UndoResult:
-        """Revert the most recent change batch that has not been undone (memories and settings).
+    def undo(self, *, actor: str = "owner", of: tuple[str, ...] | None = None, any_actor: bool = False,
+             session: str | None = None) -> UndoResult:
+        """Revert ``actor``'s own most recent change batch (the owner's: ``history.OWNER_ACTORS``);
+        ``of`` other actors', ``any_actor`` anyone's, ``session`` only one made through the store
+        object with that ``origin`` (the console's own). See ``store.history``.
 
         Raises:
-            NotFoundError: there is nothing left to undo.
+            NotFoundError: there is nothing left to undo (for that actor or session).
+            InvalidValueError: a newer change touched the same record or fields; nothing was changed.
         """
         from bestie_tui.store.history import undo_last
 
-        return undo_last(cast("MemoryStore", self), actor)  # only ever called on a MemoryStore
+        return undo_last(cast("MemoryStore", self), actor, of=of, any_actor=any_actor,  # only ever a MemoryStore
+                         origin=session)

@@ -62,6 +62,8 @@ class BestieApp(App[None]):
     def __init__(self, store, *, poll_interval: float = 2.0, start_mode: str | None = None) -> None:
         super().__init__()
         self.store = store
+        #: This console's session: ``u`` undoes only the changes made under it.
+        self.session = store.begin_session()
         self.poll_interval = poll_interval
         self.start_mode = start_mode
         self._data_version = None
@@ -111,18 +113,23 @@ class BestieApp(App[None]):
             title = getattr(cls, "VIEW_TITLE", mode)
             yield SystemCommand(f"view: {title}", f"Switch to the {title} view (key {key})",
                                 lambda mode=mode: self.switch_mode(mode))
-        yield SystemCommand("memory: Undo last change", "Revert the most recent change", self.action_undo)
+        yield SystemCommand("memory: Undo last change", "Revert the last change made in this console", self.action_undo)
         yield SystemCommand("view: Help", "List every key", self.action_help)
         palette = getattr(screen, "palette_commands", None)
         if palette is not None:
             for title, help_text, callback in palette():
                 yield SystemCommand(title, help_text, callback)
 
+    def undo_own(self):
+        """Undo the last change made in this console session (never the assistant's, nor another
+        console's). Returns the ``UndoResult``; raises what ``MemoryStore.undo`` raises."""
+        return self.store.undo(session=self.session)
+
     def action_undo(self) -> None:
         from bestie_tui.errors import BestieError
 
         try:
-            result = self.store.undo()
+            result = self.undo_own()
         except BestieError as exc:
             self.notify(str(exc), severity="warning")
             return

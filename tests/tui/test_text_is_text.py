@@ -56,8 +56,15 @@ def assert_literal(app, where: str) -> None:
 
 
 async def settle(app, pilot) -> None:
+    from textual.worker import WorkerCancelled
+
     await pilot.pause()
-    await app.workers.wait_for_complete()
+    for _ in range(10):  # a debounced rebuild cancels the worker it replaces: wait for the newest
+        try:
+            await app.workers.wait_for_complete()
+            break
+        except WorkerCancelled:
+            await pilot.pause()
     await pilot.pause()
 
 

@@ -253,9 +253,10 @@ class PendingScreen(BestieScreen):
         self.app.push_screen(ConfirmModal(question, confirm_label="Reject all"), done)
 
     def action_undo(self) -> None:
-        """Undo the newest change; a decision that comes back to pending becomes the current proposal."""
+        """Undo this console session's last change; a decision that comes back to pending becomes the
+        current proposal."""
         try:
-            result = self.store.undo()
+            result = self.app.undo_own()
         except BestieError as exc:
             self.notify(str(exc), severity="warning", markup=False)
             return
