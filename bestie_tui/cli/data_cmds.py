@@ -11,6 +11,7 @@ import click
 from bestie_tui.store import transfer
 from bestie_tui.store.models import ROLES
 from bestie_tui.text.clock import show
+from bestie_tui.text.words import printable
 
 from .common import json_option, memory, pass_app
 from .render import emit_json, message_line
@@ -58,10 +59,11 @@ def messages_search(app, query, limit, role, user, as_json) -> None:
 
 @memory.command("export")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write to a file instead of stdout.")
+@click.option("--user", help="Only this user's memories and messages.")
 @pass_app
-def export_cmd(app, output) -> None:
+def export_cmd(app, output, user) -> None:
     """Export every memory and message as JSON (import reads it back)."""
-    data = transfer.export_data(app.store())
+    data = transfer.export_data(app.store(), user=user)
     text = json.dumps(data, ensure_ascii=False, indent=2)
     if output:
         try:
@@ -102,6 +104,35 @@ def clear(app, yes) -> None:
         raise click.UsageError("clear deletes every memory and message; add --yes to confirm (a backup is written first)")
     backup = transfer.clear(app.store())
     click.echo(f"cleared; backup written to {backup}")
+
+
+@memory.command()
+@click.option("--user", required=True, help="The user whose memories, messages and history text go.")
+@click.option("--yes", is_flag=True, help="Confirm without asking (scripts).")
+@json_option
+@pass_app
+def erase(app, user, yes, as_json) -> None:
+    """Erase one user for good: their memories, messages and the text of their history (a backup
+    is written first). Not undoable."""
+    from bestie_tui.store.erase import erase_user
+
+    store = app.store()
+    n_mem, n_msg = store.count(user=user), store.message_count(user=user)
+    warning = (f"erase deletes {n_mem} memories and {n_msg} messages of user {printable(user)!r} and the text of their "
+               "history for good; this cannot be undone (a backup of the database is written first)")
+    if not yes:
+        click.echo(warning, err=True)
+        if not click.confirm("Erase?", default=False, err=True):
+            raise click.ClickException("nothing was erased")
+    result = erase_user(store, user)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    click.echo(f"erased user {printable(user)!r}: {result.memories} memories, {result.messages} messages, "
+               f"history text of {result.events_purged} events purged"
+               + (f", {result.digests_scrubbed} recorded digests scrubbed" if result.digests_scrubbed else ""))
+    click.echo(f"backup of the database before the erase: {result.backup} (it still holds the erased data; "
+               "delete it to finish the erase)")
 
 
 @memory.command()

@@ -213,7 +213,28 @@ def _simple(name: str, help_text: str, method: str, verb: str):
 
 _simple("pin", "Pin a memory: never auto-cleaned, merged or archived.", "pin", "pinned")
 _simple("unpin", "Unpin a memory.", "unpin", "unpinned")
-_simple("forget", "Forget a memory (soft delete; restore or undo brings it back).", "forget", "forgot")
+
+
+@memory.command()
+@memory_id_arg()
+@click.option("--purge", is_flag=True, help="Delete it and the text of its history for good (not undoable).")
+@click.option("--yes", is_flag=True, help="With --purge: confirm without asking.")
+@pass_app
+def forget(app: AppContext, memory_id: int, purge: bool, yes: bool) -> None:
+    """Forget a memory (soft delete; restore or undo brings it back), or --purge it for good."""
+    store = app.store()
+    if not purge:
+        click.echo(f"forgot {memory_line(store.forget(memory_id))}")
+        return
+    from bestie_tui.store.erase import purge_memory
+
+    m = store.get(memory_id)
+    if not yes:
+        click.echo(f"forget --purge deletes #{m.id} and the text of its history for good; this cannot be undone", err=True)
+        if not click.confirm("Purge?", default=False, err=True):
+            raise click.ClickException("nothing was purged")
+    events = purge_memory(store, memory_id)
+    click.echo(f"purged #{m.id} and the text of {events} history events (not undoable)")
 _simple("restore", "Bring back a forgotten, rejected or superseded memory.", "restore", "restored")
 
 

@@ -31,8 +31,11 @@ if TYPE_CHECKING:
 OWNER_ACTORS = ("owner", "import")
 #: Snapshot keys that change with every write and never make a conflict.
 _QUIET = {"updated_at"}
-#: ``Event.note`` of an event whose snapshots were purged (``store.purge``): it cannot be undone.
+#: ``Event.note`` of an event whose snapshots were purged (``store.erase``): it cannot be undone.
 PURGED_NOTE = "text purged"
+#: Batches that are records, not undo steps: undos themselves, and erases, which cannot be undone
+#: (``erase --user``, ``forget --purge``) and say so before they act.
+NOT_UNDO_STEPS = ("undo", "erase", "purge")
 
 
 def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None, any_actor: bool = False,
@@ -55,7 +58,7 @@ def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None
             text was purged.
         InvalidValueError: a newer change touched the same fields or record; nothing was written.
     """
-    q = Event.select().where((Event.undone == False) & (Event.action != "undo"))  # noqa: E712
+    q = Event.select().where((Event.undone == False) & Event.action.not_in(NOT_UNDO_STEPS))  # noqa: E712
     whose = ""
     if origin is not None:
         q = q.where(Event.origin == origin)

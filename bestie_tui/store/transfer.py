@@ -44,12 +44,13 @@ FORMAT = "bestie-memory-export"
 VERSION = 1
 
 
-def export_data(store: MemoryStore) -> dict[str, Any]:
-    """Every memory (all statuses) and message, as a JSON-ready dict in the export format."""
-    memories = [m.to_dict() for m in reversed(store.list())]
+def export_data(store: MemoryStore, user: str | None = None) -> dict[str, Any]:
+    """Every memory (all statuses) and message — only ``user``'s when given — as a JSON-ready dict
+    in the export format."""
+    memories = [m.to_dict() for m in reversed(store.list(user=user))]
     messages = [
         {k: v for k, v in m.to_dict().items() if k != "id"}
-        for m in reversed(store.messages(limit=None))
+        for m in reversed(store.messages(limit=None, user=user))
     ]
     return {"format": FORMAT, "version": VERSION, "exported_at": iso(store.clock()),
             "memories": memories, "messages": messages}

@@ -36,6 +36,8 @@ def _value(value, tz: tzinfo = UTC) -> str:
 def event_summary(event: EventRecord, tz: tzinfo = UTC) -> str:
     """What an event changed, in words: ``pinned no → yes``, ``text edited``, ``created`` (times on
     the owner's clock ``tz``; values with control characters made visible)."""
+    if (event.after or event.before or {}).get("purged"):
+        return "text purged"
     if event.before is None:
         return "created"
     if event.after is None:

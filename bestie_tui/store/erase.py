@@ -1,0 +1,170 @@
+"""Erasing for good: one user's data (``erase_user``), one memory with its history (``purge_memory``),
+and the history text of hard-deleted records once the undo window has passed (``purge_history``).
+
+The event log keeps ``before``/``after`` snapshots — the text of every version of a memory — which is
+what makes undo work, and what a privacy erase must remove too. A purged event keeps its place in the
+log (who did what, when) but its snapshots shrink to ``{"id": N, "purged": true}`` and its note
+becomes ``history.PURGED_NOTE``, so undo refuses to use it. Erases run with SQLite's
+``secure_delete`` on (freed pages are zeroed) and end with a WAL checkpoint that truncates the WAL
+file, so the erased text is not left in the database file or beside it. Neither ``erase_user`` nor
+``purge_memory`` is undoable; ``erase_user`` writes a backup first (as ``clear`` does), which then
+is the only copy of what it erased.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from peewee import fn
+
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.binding import uses_store
+from bestie_tui.store.db import backup_database
+from bestie_tui.store.history import PURGED_NOTE
+from bestie_tui.store.models import Event, Memory, Message, Setting
+
+if TYPE_CHECKING:
+    from bestie_tui.store.memory_store import MemoryStore
+
+#: The settings the program keeps that may quote memory or message text (the digest log).
+_QUOTING_RECORDS = ("digest.log",)
+
+
+@dataclass(frozen=True)
+class EraseResult:
+    """What ``erase_user`` removed. ``backup`` holds the database as it was before."""
+
+    user: str
+    memories: int
+    messages: int
+    events_purged: int
+    digests_scrubbed: int
+    backup: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _backup(store: MemoryStore, label: str) -> Path:
+    from bestie_tui.paths import backup_dir
+
+    stamp = store.clock().strftime("%Y%m%dT%H%M%S")
+    target = backup_dir(store.path) / f"{store.path.stem}-{label}-{stamp}.db"
+    n = 1
+    while target.exists():
+        n += 1
+        target = target.with_name(f"{store.path.stem}-{label}-{stamp}-{n}.db")
+    return backup_database(store.db, target)
+
+
+def _purge_events(condition) -> int:
+    """Shrink the snapshots of the events matching ``condition`` to ``{"id", "purged"}``."""
+    rows = list(Event.select(Event.id, Event.memory_id, Event.before, Event.after).where(condition))
+    for e in rows:
+        stub = json.dumps({"id": e.memory_id, "purged": True})
+        Event.update(before=stub if e.before is not None else None, after=stub if e.after is not None else None,
+                     note=PURGED_NOTE).where(Event.id == e.id).execute()
+    return len(rows)
+
+
+def _scrub_records(texts: set[str]) -> int:
+    """Replace the text of recorded digests that quote any of ``texts``; returns how many."""
+    scrubbed = 0
+    for key in _QUOTING_RECORDS:
+        row = Setting.get_or_none(Setting.key == key)
+        if row is None:
+            continue
+        records = json.loads(row.value)
+        if not isinstance(records, list):
+            continue
+        for record in records:
+            text = record.get("text") if isinstance(record, dict) else None
+            if isinstance(text, str) and any(t and t in text for t in texts):
+                record["text"] = "[erased: it quoted data of an erased user]"
+                scrubbed += 1
+        Setting.replace(key=key, value=json.dumps(records, ensure_ascii=False)).execute()
+    return scrubbed
+
+
+def _erasing(store: MemoryStore):
+    store.db.execute_sql("PRAGMA secure_delete = ON")  # this connection zeroes the pages it frees
+
+
+def _flush(store: MemoryStore) -> None:
+    store.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # old page versions leave the WAL file
+
+
+@uses_store
+def erase_user(store: MemoryStore, user: str, *, actor: str = "owner") -> EraseResult:
+    """Remove ``user``'s memories and messages for good and purge the history text of those
+    memories (and of any event whose snapshot names the user), after a backup. Not undoable.
+
+    Returns:
+        An ``EraseResult`` with the counts and the backup path.
+
+    Raises:
+        InvalidValueError: ``user`` is empty.
+        StorageError: the database cannot be written; nothing was erased.
+    """
+    if not isinstance(user, str) or not user.strip():
+        raise InvalidValueError("erase needs a user id (--user U)")
+    backup = _backup(store, "before-erase")
+    _erasing(store)
+    with store.change("erase", actor) as batch:
+        ids = [r.id for r in Memory.select(Memory.id).where(Memory.user == user)]
+        texts = {r.text for r in Memory.select(Memory.text).where(Memory.user == user)}
+        texts |= {r.text for r in Message.select(Message.text).where(Message.user == user)}
+        named = (fn.json_extract(Event.before, "$.user") == user) | (fn.json_extract(Event.after, "$.user") == user)
+        purged = _purge_events(Event.memory_id.in_(ids) | named) if ids else _purge_events(named)
+        memories = Memory.delete().where(Memory.user == user).execute()
+        messages = Message.delete().where(Message.user == user).execute()
+        scrubbed = _scrub_records(texts)
+        counts = {"memories": memories, "messages": messages, "events_purged": purged}
+        store.record_event(batch, "erase", None, None, counts, actor, note=PURGED_NOTE)
+    _flush(store)
+    return EraseResult(user, memories, messages, purged, scrubbed, str(backup))
+
+
+@uses_store
+def purge_memory(store: MemoryStore, memory_id: int, *, actor: str = "owner") -> int:
+    """Delete one memory for good and purge the text of its history (``forget --purge``). Not
+    undoable. Returns how many events were purged.
+
+    Raises:
+        NotFoundError: no memory with that id.
+    """
+    row = store._row(memory_id)
+    _erasing(store)
+    with store.change("purge", actor) as batch:
+        texts = {row.text}
+        purged = _purge_events(Event.memory_id == row.id)
+        row.delete_instance()
+        _scrub_records(texts)
+        store.record_event(batch, "purge", row.id, {"id": row.id, "purged": True}, None, actor, note=PURGED_NOTE)
+    _flush(store)
+    return purged
+
+
+@uses_store
+def purge_history(store: MemoryStore, days: float | None = None) -> int:
+    """Purge the history text of hard-deleted memories whose events are older than ``days``
+    (default ``memory.undoRetentionDays``): past that window their deletion cannot be undone. The
+    maintenance run calls it. Returns how many events were purged."""
+    if days is None:
+        days = float(store.get_setting("memory.undoRetentionDays"))
+    cutoff = store.clock() - timedelta(days=days)
+    live = Memory.select(Memory.id)
+    # memories that no longer exist and whose last event (their deletion) is older than the window
+    gone = (Event.select(Event.memory_id).where(Event.memory_id.is_null(False) & Event.memory_id.not_in(live))
+            .group_by(Event.memory_id).having(fn.MAX(Event.at) < cutoff))
+    condition = Event.memory_id.in_(gone) & ((Event.note != PURGED_NOTE) | Event.note.is_null())
+    with store.bound(), store.db.atomic():
+        _erasing(store)
+        purged = _purge_events(condition)
+    if purged:
+        _flush(store)
+    return purged
