@@ -40,8 +40,11 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(db_path: Path, clock: FrozenClock):
+    """The test's store. It is bound for the whole test, so a test that queries the models directly
+    means this file even while other stores (the CLI's, a console's) are open in the process."""
     s = MemoryStore(db_path, clock=clock)
-    yield s
+    with s.bound():
+        yield s
     s.close()
 
 

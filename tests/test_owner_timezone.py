@@ -121,5 +121,5 @@ async def test_console_shows_times_on_the_owners_clock(tmp_path):
         await pilot.press("w")
         await pilot.pause()
         text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-    assert "2026-11-27 19:00:00 PST" in text  # created, Friday evening in Los Angeles
-    assert "2026-11-27 23:59:59 PST" in text  # expires at the end of that Friday
+    assert "2026-11-27 19:00 PST" in text  # created, Friday evening in Los Angeles
+    assert "2026-11-27 23:59 PST" in text  # expires at the end of that Friday

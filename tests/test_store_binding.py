@@ -164,7 +164,9 @@ async def test_console_on_one_store_while_another_is_open_and_written(two_stores
     assert b.count() == 2 and a.count() == 1
 
 
-def test_cli_closes_its_store_so_a_script_store_stays_unambiguous(store, run):
-    store.add("note", "held by the test's own store")
+def test_cli_closes_its_store_so_a_script_store_stays_unambiguous(db_path, clock, run):
+    script = MemoryStore(db_path, clock=clock)  # not the bound ``store`` fixture: a plain script's store
+    script.add("note", "held by the script's own store")
     assert run("memory", "list").exit_code == 0
-    assert Memory.select().count() == 1  # the CLI's store was closed when its command ended
+    assert Memory.select().count() == 1  # unbound, yet unambiguous: the CLI closed its store on exit
+    script.close()

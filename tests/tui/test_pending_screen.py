@@ -190,7 +190,7 @@ async def test_empty_store_shows_nothing_pending_and_keys_still_answer(store):
         await settle(pilot)
         assert isinstance(app.screen, PendingScreen)  # no modal opened on an empty queue
         notices = [str(n.message) for n in app._notifications]
-        assert "Nothing pending to approve." in notices and "nothing to undo" in notices
+        assert "Nothing pending to approve." in notices and "nothing to undo made in this session" in notices
     assert store.count() == 0
 
 

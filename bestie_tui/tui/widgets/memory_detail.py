@@ -27,7 +27,7 @@ def _value(value, tz: tzinfo = UTC) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, datetime):
-        return when(value, tz, seconds=True)
+        return when(value, tz)
     if isinstance(value, float):
         return f"{value:.2f}"
     return shown(value)
