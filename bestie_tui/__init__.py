@@ -26,7 +26,7 @@ _EXPORTS: dict[str, str] = {
     "search": "bestie_tui.retrieval.search",
     "build_pack": "bestie_tui.conversation.pack",
     "compress_history": "bestie_tui.conversation.compress",
-    "propose_from_turn": "bestie_tui.conversation.pins",
+    "propose_from_turn": "bestie_tui.conversation.proposals",
     "BestieError": "bestie_tui.errors",
     "NotFoundError": "bestie_tui.errors",
     "InvalidValueError": "bestie_tui.errors",
@@ -62,7 +62,7 @@ __all__ = [
 if TYPE_CHECKING:
     from bestie_tui.conversation.compress import compress_history
     from bestie_tui.conversation.pack import build_pack
-    from bestie_tui.conversation.pins import propose_from_turn
+    from bestie_tui.conversation.proposals import propose_from_turn
     from bestie_tui.errors import (
         BestieError,
         DeliveryError,

@@ -69,6 +69,7 @@ class Excerpt:
     total_chars: int | None = None
     error: str | None = None
     data: str = field(default="", repr=False)  # what was read, to cut again under a smaller cap
+    mtime: float | None = None  # last modification (seconds since the epoch): the budget cuts older files first
 
 
 _KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"),
@@ -129,7 +130,9 @@ def read_artifact(path: str | Path, max_chars: int) -> Excerpt:
     spec = ArtifactSpec(str(path), max_chars)  # validates the cap
     ex = Excerpt(spec.path, max_chars)
     try:
-        with io.TextIOWrapper(open_regular(Path(path).expanduser()), encoding="utf-8-sig", errors="strict") as fh:
+        raw = open_regular(Path(path).expanduser())
+        ex.mtime = os.fstat(raw.fileno()).st_mtime
+        with io.TextIOWrapper(raw, encoding="utf-8-sig", errors="strict") as fh:
             data = fh.read(READ_LIMIT_CHARS)  # a huge file is never loaded whole
             more = fh.read(1) != ""
     except FileNotFoundError:
@@ -155,7 +158,7 @@ def read_artifact(path: str | Path, max_chars: int) -> Excerpt:
 def recut(ex: Excerpt, shown: int) -> Excerpt:
     """``ex`` with at most ``shown`` characters of its content (0 leaves the marker alone): a new
     ``Excerpt``; the whole file when it fits."""
-    out = Excerpt(ex.path, ex.max_chars, total_chars=ex.total_chars, data=ex.data)
+    out = Excerpt(ex.path, ex.max_chars, total_chars=ex.total_chars, data=ex.data, mtime=ex.mtime)
     if ex.total_chars is not None and ex.total_chars <= shown:
         out.text, out.shown = ex.data, ex.total_chars
         return out

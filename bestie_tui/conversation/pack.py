@@ -41,14 +41,13 @@ from bestie_tui.conversation.compress import (
     message_tokens,
     normalize_messages,
 )
+from bestie_tui.conversation.injected import clean_history
 from bestie_tui.conversation.pack_fit import (
     artifact_message,
-    fit_history,
+    fit_pack,
     floor_parts,
-    shrink_artifacts,
     smallest_excerpt,
     smallest_history,
-    trim_summary,
 )
 from bestie_tui.conversation.pins import (
     ARTIFACT,
@@ -57,6 +56,7 @@ from bestie_tui.conversation.pins import (
     PIN_PREFIXES,
     is_summary,
     make_pin,
+    pin_kind,
     split_pins,
 )
 from bestie_tui.conversation.summarize import message_text
@@ -91,7 +91,8 @@ class Segment:
 @dataclass
 class PackManifest:
     """``missing``: artifact paths not found; ``skipped``: every artifact left out → the reason
-    (``missing``, ``not a regular file (…)``, ``unreadable: …``, ``binary file (…)``); ``warnings``:
+    (``missing``, ``not a regular file (…)``, ``unreadable: …``, ``binary file (…)``); ``dropped``:
+    what the stripping step and the budget gave up, one line per step, in order; ``warnings``:
     what the chat API will refuse in the verbatim history (``CompressionResult.warnings``)."""
 
     token_mode: str
@@ -100,6 +101,7 @@ class PackManifest:
     missing: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     cut: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     total_chars: int = 0
     total_tokens: int = 0
@@ -131,7 +133,7 @@ def _normalize_pins(pins: dict[str, str] | Iterable[tuple[str, str]] | None) -> 
     items = list(pins.items()) if isinstance(pins, dict) else list(pins or [])
     out = []
     for key, body in items:
-        prefix = key if key in PIN_PREFIXES else PIN_KINDS.get(str(key).lower())
+        prefix = pin_kind(key)
         if prefix is None or prefix in (MEMORY_BLOCK, ARTIFACT):
             usable = ", ".join(k for k, p in PIN_KINDS.items() if p not in (MEMORY_BLOCK, ARTIFACT))
             raise InvalidValueError(f"unknown pin {key!r}; use one of {usable} "
@@ -191,7 +193,8 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         raise InvalidValueError("the task is empty")
     specs = [s if isinstance(s, ArtifactSpec) else ArtifactSpec.parse(str(s)) for s in artifacts]
     manifest = PackManifest(token_mode, budget)
-    pin_msgs = [make_pin(prefix, body) for prefix, body in _normalize_pins(pins)]
+    pin_items = _normalize_pins(pins)
+    pin_msgs = [make_pin(prefix, body) for prefix, body in pin_items]
     task_msg = {"role": "user", "content": str(task)}
     task_seg = _segment("task", "task", [task_msg], token_mode)
 
@@ -221,6 +224,12 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         min(DEFAULT_MEMORY_TOKENS, budget // 4) if budget else DEFAULT_MEMORY_TOKENS)
     # With a budget the block may be rebuilt smaller, so access is recorded once, at the end.
     memory_pack, memory_msg = memory(mem_budget, record_access and budget is None)
+    # The one stripping step: history copies of what this pack supplies (its pins, the memory block,
+    # artifacts) and any block injected into a turn never reach the prompt again.
+    cleaned = clean_history(history, supplied={p for p, _ in pin_items} | {MEMORY_BLOCK, ARTIFACT})
+    history = cleaned.messages
+    if cleaned.kinds:
+        manifest.dropped.append("history: " + cleaned.describe())
     comp = compress(history, threshold, keep_recent, summarizer, token_mode=token_mode)
     trimmed_summary, mem_note = False, ""
     if budget is not None:
@@ -260,10 +269,10 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
             floor = rest_floor + (message_tokens(memory_msg, token_mode) if memory_msg else 0)
             if floor > budget:
                 raise _budget_error(budget, fixed_named, smallest, excerpts, token_mode)
-            comp = fit_history(compress_at, keep_recent, len(history),
-                               lambda c: total(c, excerpts, memory_msg) <= budget)
-            comp, trimmed_summary = trim_summary(comp, lambda c: total(c, excerpts, memory_msg) <= budget)
-            excerpts = shrink_artifacts(excerpts, token_mode, lambda exs: total(comp, exs, memory_msg) <= budget)
+            fitted = fit_pack(comp, excerpts, compress_at, keep_recent, len(history),
+                              lambda c, exs: total(c, exs, memory_msg) <= budget, token_mode)
+            comp, excerpts, trimmed_summary = fitted.comp, fitted.excerpts, fitted.trimmed_summary
+            manifest.dropped += fitted.dropped
             if total(comp, excerpts, memory_msg) > budget:  # the steps end at the floor: not expected
                 raise _budget_error(budget, fixed_named, smallest, excerpts, token_mode)
         if record_access and memory_msg is not None:
