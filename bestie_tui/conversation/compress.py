@@ -26,17 +26,19 @@ header and the closing marker come on top.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bestie_tui.conversation.config import SUMMARY_SESSION, context_settings, persist_summary  # noqa: F401 (API)
 from bestie_tui.conversation.injected import clean_history, strip_injected
 from bestie_tui.conversation.messages_io import MAX_NESTING, ROLES, data_problem, normalize_messages, parse_messages  # noqa: F401 (API)
 from bestie_tui.conversation.pins import CONTEXT_SUMMARY, is_pinned, is_summary
 from bestie_tui.conversation.summarize import ExtractiveSummarizer, message_day, message_text
 from bestie_tui.errors import InvalidValueError
-from bestie_tui.store.settings import CONTEXT_DEFAULTS
+from bestie_tui.store.settings import CONTEXT_DEFAULTS  # noqa: F401 (API)
 from bestie_tui.text.tokens import TOKEN_MODES, count_tokens
 
 #: ``(previous summary body or None, evicted messages) -> new summary body``. An LLM call fits here.
@@ -46,9 +48,10 @@ Summarizer = Callable[[str | None, list[dict[str, Any]]], str]
 #: cookbook: 3 tokens wrap every message of gpt-3.5/4-class chat models, 3 more prime the reply).
 MESSAGE_OVERHEAD_TOKENS = 3
 REPLY_PRIMING_TOKENS = 3
-#: Session marker of summaries persisted as ``system`` messages (setting ``context.persistSummary``).
-SUMMARY_SESSION = "context-summary"
 
+
+#: The token estimate of every compression is logged here at DEBUG (the note's ``compress_history`` log).
+LOGGER = logging.getLogger("bestie_tui.conversation.compress")
 
 _HEADER = re.compile(r"^\[CONTEXT_SUMMARY(?P<attrs>[^\]\n]*)\]\n?")
 _ATTR = re.compile(r"(\w+)=(\S+)")
@@ -293,6 +296,8 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
     result.merged_previous = bool(previous)
     result.cut_moved = reasons
     result.tokens_after = history_tokens(out, token_mode)
+    LOGGER.debug("compress_history: %d → %d messages, %d → %d tokens (%s)", len(originals), len(out),
+                 result.tokens_before, result.tokens_after, token_mode)
     return result
 
 
@@ -327,41 +332,3 @@ def compress_history(messages: Iterable[dict[str, Any]], threshold: int, keep_re
                      summarizer: Summarizer | None = None) -> list[dict[str, Any]]:
     """The compressed message list of ``compress(...)`` (same arguments and errors)."""
     return compress(messages, threshold, keep_recent, summarizer).messages
-
-
-# ------------------------------------------------------------------ settings and persistence
-def context_settings(store) -> dict[str, Any]:
-    """The ``context.*`` settings (``CONTEXT_DEFAULTS`` where unset), checked.
-
-    Raises:
-        InvalidValueError: a stored value of the wrong type (the message names the key).
-    """
-    out = {}
-    for key, default in CONTEXT_DEFAULTS.items():
-        value = store.get_setting(key)
-        value = default if value is None else value
-        if isinstance(default, bool):
-            ok = isinstance(value, bool)
-        elif isinstance(default, int):
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-        else:
-            ok = value in TOKEN_MODES
-        if not ok:
-            raise InvalidValueError(f"setting {key} has an unusable value {value!r}; default is {default!r}")
-        out[key] = value
-    return out
-
-
-def persist_summary(store, result: CompressionResult, *, user: str | None = None,
-                    channel: str | None = None, force: bool = False):
-    """Store ``result.summary`` as a ``system`` message in session ``SUMMARY_SESSION`` when the
-    setting ``context.persistSummary`` is on (or ``force``). The same summary twice in a row is
-    stored once. Returns the ``MessageRecord`` written, or ``None``."""
-    if not result.summary or not (force or store.get_setting("context.persistSummary")):
-        return None
-    for m in store.messages(limit=20, role="system"):
-        if m.session == SUMMARY_SESSION:
-            if m.text == result.summary:
-                return None
-            break
-    return store.log_message("system", result.summary, user=user, channel=channel, session=SUMMARY_SESSION)

@@ -31,6 +31,7 @@ from bestie_tui.conversation.artifacts import (
     ArtifactSpec,
     Excerpt,
     read_artifact,
+    segment_name,
     total_text,
 )
 from bestie_tui.conversation.compress import (
@@ -41,6 +42,7 @@ from bestie_tui.conversation.compress import (
     message_tokens,
     normalize_messages,
 )
+from bestie_tui.conversation.config import context_settings, log_prompt_resolution
 from bestie_tui.conversation.injected import clean_history
 from bestie_tui.conversation.pack_fit import (
     artifact_message,
@@ -57,9 +59,10 @@ from bestie_tui.conversation.pins import (
     is_summary,
     make_pin,
     pin_kind,
+    pin_prefix,
     split_pins,
 )
-from bestie_tui.conversation.summarize import message_text
+from bestie_tui.conversation.summarize import ExtractiveSummarizer, message_text
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.text.tokens import count_tokens
 
@@ -157,10 +160,10 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
                pins: dict[str, str] | Iterable[tuple[str, str]] | None = None,
                artifacts: Iterable[ArtifactSpec | str] = (), store=None, query: str | None = None,
                user: str | None = None, channel: str | None = None, project: str | None = None,
-               token_mode: str = "chars4", budget: int | None = None, threshold: int = 40,
-               keep_recent: int = 10, summarizer: Summarizer | None = None,
+               token_mode: str | None = None, budget: int | None = None, threshold: int | None = None,
+               keep_recent: int | None = None, summarizer: Summarizer | None = None,
                memory_tokens: int | None = None, record_access: bool = True,
-               memory_fn: Callable | None = None) -> PromptPack:
+               memory_fn: Callable | None = None, settings: dict[str, Any] | None = None) -> PromptPack:
     """Assemble the prompt pack (see the module docstring).
 
     Args:
@@ -171,6 +174,11 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         artifacts: ``ArtifactSpec`` or ``"PATH[:MAXCHARS]"`` strings.
         store: when given, the memory block is ``build_context(store, query or task, user, …)``.
         token_mode / budget: tokens of the whole pack (message framing included); ``None`` = no limit.
+        threshold / keep_recent / token_mode: ``None`` takes ``context.compressThreshold``,
+            ``context.keepRecent`` and ``context.tokenMode`` from ``settings``.
+        settings: the ``context.*`` settings (``config.context_settings``); default: those of ``store``
+            (or the defaults) with the environment's overrides. ``context.logPromptResolution`` logs
+            the manifest's metadata (``config.log_prompt_resolution``).
         memory_tokens: the memory block's own budget (default: min(600, budget // 4)).
         record_access: passed to ``build_context`` (False for previews).
         memory_fn: replaces ``memory_block`` (same signature), e.g. for another memory source.
@@ -180,6 +188,11 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
             when the parts never cut exceed ``budget``.
         MissingExtraError: ``tiktoken_cl100k`` without ``bestie-tui[tokens]``.
     """
+    settings = settings if settings is not None else context_settings(store)
+    token_mode = token_mode or settings["context.tokenMode"]
+    threshold = settings["context.compressThreshold"] if threshold is None else threshold
+    keep_recent = settings["context.keepRecent"] if keep_recent is None else keep_recent
+    summarizer = summarizer or ExtractiveSummarizer(settings["context.summaryChars"])
     count_tokens("", token_mode)  # validate the mode first
     if budget is not None and budget < 1:
         raise InvalidValueError("token budget must be at least 1")
@@ -200,13 +213,13 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
 
     excerpts, skipped = [], []
     for spec in specs:
-        ex = read_artifact(spec.path, spec.max_chars)
+        ex = read_artifact(spec.path, spec.max_chars, prefix=spec.prefix)
         if ex.error:
             manifest.skipped[spec.path] = ex.error
-            if ex.error == "missing":
+            if ex.error == "missing" and not spec.optional:
                 manifest.missing.append(spec.path)
-            note = ex.error if ex.error == "missing" else f"skipped: {ex.error}"
-            skipped.append(Segment("artifact:" + spec.path, "artifact", 0, 0, 0, note=note))
+            note = ("optional, not there" if spec.optional else ex.error) if ex.error == "missing" else f"skipped: {ex.error}"
+            skipped.append((spec, Segment(segment_name(spec), "artifact", 0, 0, 0, note=note)))
         else:
             excerpts.append(ex)
 
@@ -278,42 +291,40 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         if record_access and memory_msg is not None:
             memory(mem_budget, True)
 
-    fixed: list[tuple[Segment, list[dict[str, Any]]]] = [
-        (_segment("pin:" + m["content"].split("]", 1)[0].strip("["), "pin", [m], token_mode), [m]) for m in pin_msgs]
-    empty_memory = None
+    # Pins, the memory block and artifact excerpts sit together in PIN_PREFIXES order (the Engineer
+    # pack's spec, PRODUCT_PLAN, MASTER, BUILD_STATE, CROSS_STACK, digest); equal prefixes keep their order.
+    rank = {p: i for i, p in enumerate(PIN_PREFIXES)}
+    front: list[tuple[int, Segment, list[dict[str, Any]]]] = [
+        (rank[pin_prefix(m) or ARTIFACT], _segment("pin:" + m["content"].split("]", 1)[0].strip("["), "pin", [m],
+                                                   token_mode), [m]) for m in pin_msgs]
     if memory_msg is not None:
         n = len(getattr(memory_pack, "items", []))
         note = f"{n} memor{'y' if n == 1 else 'ies'}, block budget {mem_budget} tokens{mem_note}"
-        fixed.append((_segment("memory", "memory", [memory_msg], token_mode, note=note), [memory_msg]))
+        front.append((rank[MEMORY_BLOCK], _segment("memory", "memory", [memory_msg], token_mode, note=note), [memory_msg]))
     elif store is not None:
         note = "memory paused" if getattr(memory_pack, "paused", False) else "no memory matched"
-        empty_memory = Segment("memory", "memory", 0, 0, 0, note=note + mem_note)
-    # The memory pin sits with the other pins, in PIN_PREFIXES order.
-    order = {p: i for i, p in enumerate(PIN_PREFIXES)}
-    fixed.sort(key=lambda sm: order[next(p for p in PIN_PREFIXES if sm[1][0]["content"].startswith(p))])
-
-    messages: list[dict[str, Any]] = []
-    for seg, msgs in fixed:
-        manifest.segments.append(seg)
-        messages += msgs
-    if empty_memory is not None:
-        manifest.segments.append(empty_memory)
+        front.append((rank[MEMORY_BLOCK], Segment("memory", "memory", 0, 0, 0, note=note + mem_note), []))
     for ex, spec in zip(excerpts, [s for s in specs if s.path not in manifest.skipped]):
         msg = artifact_message(ex)
+        name = segment_name(spec)
         if ex.cut:
             note = f"cut to {ex.shown:,} of {total_text(ex)} characters"
             if ex.shown < spec.max_chars:
                 note += f" (cap {spec.max_chars:,}, lowered to fit the budget)"
-            manifest.cut.append("artifact:" + ex.path)
+            manifest.cut.append(name)
         else:
             note = f"{len(ex.text):,} characters, whole file"
-        manifest.segments.append(_segment("artifact:" + ex.path, "artifact", [msg], token_mode, ex.cut, note))
-        messages.append(msg)
-    manifest.segments += skipped
+        front.append((rank[spec.prefix], _segment(name, "artifact", [msg], token_mode, ex.cut, note), [msg]))
+    front += [(rank[spec.prefix], seg, []) for spec, seg in skipped]
     pinned, rest = split_pins(comp.messages)
-    if pinned:  # pins that came inside the history join the other pins
-        manifest.segments.append(_segment("history:pins", "pin", pinned, token_mode))
-        messages[len(fixed):len(fixed)] = pinned
+    for m in pinned:  # pins that came inside the history (and that this pack does not supply) join the others
+        prefix = pin_prefix(m) or ARTIFACT
+        front.append((rank[prefix], _segment("history:pin:" + prefix.strip("[]"), "pin", [m], token_mode), [m]))
+    front.sort(key=lambda item: item[0])
+    messages: list[dict[str, Any]] = []
+    for _rank, seg, msgs in front:
+        manifest.segments.append(seg)
+        messages += msgs
     prompt = []
     while rest and rest[0].get("role") == "system" and not is_summary(rest[0]):
         prompt.append(rest.pop(0))
@@ -343,6 +354,7 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
     messages.append(task_msg)
     manifest.total_chars = sum(s.chars for s in manifest.segments)
     manifest.total_tokens = sum(s.tokens for s in manifest.segments) + REPLY_PRIMING_TOKENS
+    log_prompt_resolution(manifest, settings)
     return PromptPack(messages, manifest, comp, memory_pack)
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from bestie_tui.conversation.artifacts import Excerpt, recut
 from bestie_tui.conversation.compress import CompressionResult, message_tokens
 from bestie_tui.conversation.extract import classify
-from bestie_tui.conversation.pins import ARTIFACT, is_pinned, is_summary, make_pin
+from bestie_tui.conversation.pins import is_pinned, is_summary, make_pin
 from bestie_tui.conversation.summary_format import ITEM_INDENT, SECTIONS, turns_text
 
 #: The drop classes of summary lines, in the order the budget gives them up.
@@ -41,8 +41,8 @@ _MORE = re.compile(r"^\s+… and [\d,]+ more items? \(")
 
 
 def artifact_message(ex: Excerpt) -> dict[str, str]:
-    """The ``[ARTIFACT]`` pin of an excerpt: ``path: …`` then the text."""
-    return make_pin(ARTIFACT, f"path: {ex.path}\n{ex.text}")
+    """The pin of an excerpt (``[ARTIFACT]`` or its segment's prefix): ``path: …`` then the text."""
+    return make_pin(ex.prefix, f"path: {ex.path}\n{ex.text}")
 
 
 def _summary_index(comp: CompressionResult) -> int | None:
