@@ -147,7 +147,7 @@ _WD = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _RELATIVE = re.compile(
     r"\b(?:(?P<yesterday>yesterday|last night)|(?P<tomorrow>tomorrow)"
     r"|" + _NUM + r"\s+(?P<unit>day|week|month|year)s?\s+ago"
-    r"|(?:last|this past)\s+" + _WD + r"|next\s+(?P<nwd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+    r"|(?:last|this past)\s+" + _WD + r"|(?:next|by|until|this coming)\s+(?P<nwd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
     r"|(?P<lastp>last|next)\s+(?P<period>week(?:end)?|month|year))\b"
     r"|(?P<vi>hôm qua|tối qua|ngày mai|tuần trước|tuần sau|tuần tới|tháng trước|tháng sau|tháng tới"
     r"|năm ngoái|năm trước|năm sau|năm tới)",
@@ -199,7 +199,8 @@ def _period(unit: str, step: int, day: date) -> str:
 def resolve_relative(text: str, day: str | None) -> str:
     """``text`` with each relative time expression followed by the date it means on ``day``
     (ISO ``YYYY-MM-DD``): ``"I ran yesterday"`` on 2023-05-08 → ``"I ran yesterday (7 May 2023)"``.
-    ``last week`` → ``(week of 1 May 2023)`` (its Monday), ``last month`` → ``(April 2023)``.
+    ``last week`` → ``(week of 1 May 2023)`` (its Monday), ``last month`` → ``(April 2023)``, ``by
+    Friday`` / ``next Friday`` → the first Friday after the day.
     Without a day, or when nothing is relative, ``text`` is returned unchanged."""
     if not day or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day[:10]):
         return text

@@ -9,19 +9,20 @@ with the new ones.
 
 What is kept, in this order, while room is left:
 
-1. decisions, open tasks, open questions (newest first when they do not all fit, and the rest are
-   counted: ``… and 3 more open tasks (turns 4–9)``), up to ``PRIORITY_SHARE`` of the cap;
+1. decisions, open tasks, open questions, newest first, up to ``PRIORITY_SHARE`` of the cap (the
+   others wait for step 4, and those that never fit are counted: ``… and 3 more open tasks (turns 4–9)``);
 2. lists: each keeps its first items, round robin across lists, up to ``LIST_SHARE`` of the cap, and
    says how many more there were (``… and 31 more items (turns 12–14)``): an item is shown or
    counted, never lost silently;
 3. facts, chosen greedily by budgeted coverage (Lin & Bilmes, *Multi-document summarization via
    budgeted maximization of submodular functions*, NAACL 2010): the entry whose not-yet-covered
    content words weigh most per character comes next, a word weighing ``log(1 + occurrences) ×
-   (idf − 1)`` over the candidates (topics that recur count, words said everywhere do not), times
+   max(idf − 1, IDF_FLOOR)`` over the candidates (topics that recur count, words said everywhere do not), times
    a bonus for names, dates and numbers (a number counts with its neighbours: "12 km" is not
    "turn 12"). Covering each word once is what keeps near-repeats out and
    brings distinct facts in;
-4. more list items, then chatter (greetings, short remarks) only in the room that is left;
+4. the priority entries that waited, more list items, then chatter (greetings, short remarks, each
+   said once) only in the room that is left;
 5. ``Names:`` (up to ``NAME_SHARE``): names said at least twice that no kept line mentions.
 
 scikit-learn is imported lazily (only to count words).
@@ -64,6 +65,8 @@ NAME_SHARE = 0.12
 #: Items every list shows before any list shows more (when they fit).
 MIN_LIST_ITEMS = 3
 NAME_BONUS, DATE_BONUS, NUMBER_BONUS = 0.3, 0.3, 0.15
+#: Least weight of a word found in every candidate (idf − 1 = 0), so a single fact still counts.
+IDF_FLOOR = 0.05
 #: Gain is divided by cost ** COST_EXPONENT (Lin & Bilmes' scaling factor r; 1 = per character).
 COST_EXPONENT = 1.0
 #: Room kept for a ``… and N more open tasks (turns a–b)`` line.
@@ -163,22 +166,17 @@ class ExtractiveSummarizer:
         hidden = dict(hidden)
         name_room = min(int(cap * NAME_SHARE), len(", ".join(names)) + 8) if names else 0
         room = cap - name_room
-        # 1. decisions, open tasks, open questions: newest first, the rest counted.
+        # 1. decisions, open tasks, open questions: newest first, up to PRIORITY_SHARE; the rest wait.
+        waiting: dict[str, list[Entry]] = {}
         for kind in PRIORITY_KINDS:
             members = sorted((e for e in entries if e.kind == kind), key=lambda e: e.order, reverse=True)
-            left_out = []
             for e in members:
                 items = min(len(e.items), MIN_LIST_ITEMS) if e.is_list else None
-                if layout.used + layout.cost(e, items) + COUNT_LINE_CHARS <= room * PRIORITY_SHARE:
+                if not waiting.get(kind) and layout.used + layout.cost(e, items) + COUNT_LINE_CHARS <= room * PRIORITY_SHARE:
                     layout.add(e, items)
                 else:
-                    left_out.append(e)
-            if left_out:
-                n, first, last = hidden.get(kind, (0, 0, 0))
-                turns = [t for t in [first] + [e.turn for e in left_out] if t]
-                hidden[kind] = (n + len(left_out), min(turns) if turns else 0,
-                                max([last] + [e.last for e in left_out]))
-            if hidden.get(kind):
+                    waiting.setdefault(kind, []).append(e)
+            if waiting.get(kind) or hidden.get(kind):  # room for the "… and N more" line
                 layout.used += COUNT_LINE_CHARS + (0 if (kind, None) in layout.groups else len(SECTIONS[kind]) + 1)
                 layout.groups.add((kind, None))
         # 2. lists, round robin, up to LIST_SHARE of the cap.
@@ -187,13 +185,31 @@ class ExtractiveSummarizer:
         # 3. facts by budgeted coverage.
         facts = [e for e in entries if e.kind == "fact" and not e.is_list]
         self._coverage(layout, facts, room, speakers, set(names))
-        # 4. more list items, then chatter.
+        # 4. the priority entries that waited, newest first, in any room left; then more list items.
+        for kind, members in waiting.items():
+            for e in list(members):
+                items = min(len(e.items), MIN_LIST_ITEMS) if e.is_list else None
+                if layout.used + layout.cost(e, items) <= room:
+                    layout.add(e, items)
+                    members.remove(e)
+                else:
+                    break  # newest first: an older one never jumps a newer one that did not fit
+            if not members and not hidden.get(kind):
+                layout.used -= COUNT_LINE_CHARS  # no "… and N more" line after all
+        for kind, members in waiting.items():
+            if members:
+                n, first, last = hidden.get(kind, (0, 0, 0))
+                turns = [t for t in [first] + [e.turn for e in members] if t]
+                hidden[kind] = (n + len(members), min(turns) if turns else 0, max([last] + [e.last for e in members]))
         self._lists(layout, [e for e in layout.chosen if e.is_list], room, first_pass=False)
-        chatter = sorted((e for e in entries if e.kind == "chatter" and not e.is_list), key=lambda e: e.order)
-        for e in chatter:
-            if layout.used + layout.cost(e) <= room:
+        # 5. chatter, each remark once, in the room that is left.
+        said: set[str] = set()
+        for e in sorted((e for e in entries if e.kind == "chatter" and not e.is_list), key=lambda e: e.order):
+            key = " ".join(e.text.lower().split())
+            if key not in said and layout.used + layout.cost(e) <= room:
                 layout.add(e)
-        # 5. names no kept line mentions.
+                said.add(key)
+        # 6. names no kept line mentions.
         shown_text = " ".join(" ".join(entry_lines(e, layout.shown.get(id(e)))) for e in layout.chosen)
         spare = cap - layout.used - len("Names: ") - 1
         name_list = _fit_names([n for n, _ in _ranked(names) if n not in shown_text], spare)
@@ -281,7 +297,8 @@ def _concepts(facts: list[Entry], speakers: set[str]) -> tuple[list[set[int]], l
     except ValueError:  # no content words at all
         return [set() for _ in facts], []
     idf = TfidfTransformer(smooth_idf=True).fit(counts).idf_
-    weight = np.log1p(np.asarray(counts.sum(axis=0)).ravel()) * (idf - 1.0)
+    # idf − 1 is 0 for a word in every candidate; the floor keeps a lone fact (or a few alike) worth keeping.
+    weight = np.log1p(np.asarray(counts.sum(axis=0)).ravel()) * np.maximum(idf - 1.0, IDF_FLOOR)
     for name in speakers:  # speakers' names are mostly vocatives ("Thanks, Jon!")
         for feature in analyze_words(name):
             if feature in vectorizer.vocabulary_:

@@ -21,7 +21,7 @@ A body (inside ``[CONTEXT_SUMMARY …]`` … ``[/CONTEXT_SUMMARY]``) reads::
 Decisions, open tasks and open questions come first, each dated; then one group per day (``## Undated``
 for turns without a date, when other groups or sections exist), each line ``who: text``. A list keeps
 its first items and says how many more there were; a section that could not show everything says
-``… and N more decisions (turns a–b)``. ``parse_body`` reads a body back into ``Entry`` objects (also
+``… and N more decisions (turns a–b)`` (``1 more decision``). ``parse_body`` reads a body back into ``Entry`` objects (also
 the older ``- [YYYY-MM-DD] who: text`` lines and any foreign text, which becomes undated lines), so a
 merge re-ranks the previous summary with the newly evicted turns and writes this shape again.
 """
@@ -37,7 +37,8 @@ from bestie_tui.conversation.sentences import human_date, parse_human_date
 SECTIONS: dict[str, str] = {"decision": "Decisions:", "task": "Open tasks:", "question": "Open questions:"}
 #: The kinds a reader finds first; the budget gives them up last.
 PRIORITY_KINDS = tuple(SECTIONS)
-SECTION_NOUNS = {"decision": "decisions", "task": "open tasks", "question": "open questions"}
+SECTION_NOUNS = {"decision": ("decision", "decisions"), "task": ("open task", "open tasks"),
+                 "question": ("open question", "open questions")}
 NAMES_LABEL = "Names:"
 UNDATED = "Undated"
 ITEM_INDENT = "  "
@@ -47,7 +48,7 @@ _PRIORITY = re.compile(r"^- \[(?P<day>[^\]]+)\] (?P<rest>.*)$")
 _LIST = re.compile(r"^(?P<who>.+?), a list of (?P<n>\d[\d,]*) items? \((?P<turns>turns? [^)]*)\):\s?(?P<intro>.*)$")
 _ITEM = re.compile(r"^\s+\d+\. (?P<item>.*)$")
 _MORE_ITEMS = re.compile(r"^\s+… and (?P<n>\d[\d,]*) more items? \((?P<turns>turns? [^)]*)\)$")
-_MORE_SECTION = re.compile(r"^… and (?P<n>\d[\d,]*) more (?P<what>decisions|open tasks|open questions) "
+_MORE_SECTION = re.compile(r"^… and (?P<n>\d[\d,]*) more (?P<what>decisions?|open tasks?|open questions?) "
                            r"\((?P<turns>turns? [^)]*)\)$")
 _TURNS = re.compile(r"turns? (?P<a>\d+)(?:–(?P<b>\d+))?")
 
@@ -129,7 +130,8 @@ def render_body(entries: list[Entry], shown: dict[int, int] | None = None, names
             continue
         lines.append(title)
         if count and count[0]:
-            lines.append(f"… and {count[0]:,} more {SECTION_NOUNS[kind]} ({turns_text(count[1], count[2])})")
+            noun = SECTION_NOUNS[kind][count[0] != 1]
+            lines.append(f"… and {count[0]:,} more {noun} ({turns_text(count[1], count[2])})")
         for e in members:
             lines += entry_lines(e, shown.get(id(e)), dated=True)
     detail = [e for e in entries if e.kind not in SECTIONS]
@@ -187,7 +189,7 @@ def parse_body(body: str) -> tuple[list[Entry], list[str], dict[str, tuple[int, 
                 continue  # the header's count already covers these
         m = _MORE_SECTION.match(line)
         if m:
-            what = next(k for k, noun in SECTION_NOUNS.items() if noun == m.group("what"))
+            what = next(k for k, nouns in SECTION_NOUNS.items() if m.group("what") in nouns)
             hidden[what] = (int(m.group("n").replace(",", "")), *_parse_turns(m.group("turns")))
             continue
         order = (0, len(entries))
