@@ -132,6 +132,8 @@ def find_names(sentence: str, stop: frozenset[str]) -> list[str]:
     words = _WORD.findall(sentence)
     out = []
     for before, word in zip(words, words[1:]):
+        if not word[0].isupper():
+            continue
         clean = word.rstrip("'’s-") if word.endswith(("'s", "’s")) else word.rstrip("'’-")
         low = clean.lower().replace("'", "").replace("’", "")
         titled = before.lower() in HONORIFICS
@@ -155,17 +157,47 @@ def has_fact(text: str) -> bool:
     return bool(_NUMBER.search(text) or DATE.search(text))
 
 
+_DECISION_WORDS = ("decid", "decision", "agreed", "settled", "chose", "picked", "go with", "going with", "final",
+                   "plan is", "chốt", "quyết định", "thống nhất", "đã chọn")
+_TASK_WORDS = ("todo", "to-do", "to do", "action item", "next step", "deadline", "due ", "task", "please", "pls",
+               "plz", "remind me", "forget", "việc cần làm", "hạn chót", "nhắc")
+_OBLIGATION_WORDS = ("need", "have to", "has to", "ought", "must", "should", "remember to", "make sure",
+                     "cần", "phải", "nhớ", "hãy", "nhờ")
+_QUESTION_WORDS = ("question", "tbd", "to be decided", "not sure", "still", "undecided", "no decision",
+                   "chưa rõ", "chưa biết", "chưa quyết")
+
+
+def _words_pattern(*groups: tuple[str, ...]) -> re.Pattern:
+    return re.compile("|".join(re.escape(w) for group in groups for w in group))
+
+
+_ANY_KIND = _words_pattern(_DECISION_WORDS, _TASK_WORDS, _OBLIGATION_WORDS, _QUESTION_WORDS)
+
+
+def _has(low: str, words: tuple[str, ...]) -> bool:
+    return any(w in low for w in words)
+
+
 def classify(text: str, names: list[str] | None = None, checkbox: bool | None = None) -> str:
     """``decision``, ``task``, ``question``, ``chatter`` or ``fact`` of one sentence (or list intro):
     see the module docstring. ``checkbox``: ``False`` for an unchecked box (an open task), ``True``
     for a checked one (done: a fact)."""
-    if DECISION.search(text):
+    low = text.lower()
+    # Each pattern runs only where one of its words occurs: the regexes are long, sentences many.
+    if checkbox is None and not _ANY_KIND.search(low):
+        return _chatter_or_fact(text, names)
+    if _has(low, _DECISION_WORDS) and DECISION.search(text):
         return "decision"
     if checkbox is False or (checkbox is None and not _DONE.search(text) and (
-            TASK.search(text) or (OBLIGATION.search(text) and (WHEN.search(text) or DATE.search(text))))):
+            (_has(low, _TASK_WORDS) and TASK.search(text))
+            or (_has(low, _OBLIGATION_WORDS) and OBLIGATION.search(text) and (WHEN.search(text) or DATE.search(text))))):
         return "task"
-    if QUESTION.search(text):
+    if _has(low, _QUESTION_WORDS) and QUESTION.search(text):
         return "question"
+    return _chatter_or_fact(text, names)
+
+
+def _chatter_or_fact(text: str, names: list[str] | None) -> str:
     if not has_fact(text) and (CHITCHAT.match(text) or (not names and (
             len(text.split()) < SHORT_WORDS or _ABOUT_YOU.match(text)))):
         return "chatter"

@@ -289,7 +289,8 @@ def _concepts(facts: list[Entry], speakers: set[str]) -> tuple[list[set[int]], l
     def features(text: str) -> list[str]:
         # A number means something with its neighbours: "12 km" and "turn 12" are different facts.
         words = analyze_words(text)
-        return words + [f"{a} {b}" for a, b in zip(words, words[1:]) if any(ch.isdigit() for ch in a + b)]
+        digits = [w[:1].isdigit() or w[-1:].isdigit() for w in words]
+        return words + [f"{a} {b}" for a, b, da, db in zip(words, words[1:], digits, digits[1:]) if da or db]
 
     vectorizer = CountVectorizer(analyzer=features, binary=True)
     try:
