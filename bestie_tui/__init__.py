@@ -25,8 +25,9 @@ _EXPORTS: dict[str, str] = {
     "build_context": "bestie_tui.retrieval.assembly",
     "search": "bestie_tui.retrieval.search",
     "build_pack": "bestie_tui.conversation.pack",
+    "build_nextjs_context_pack": "bestie_tui.conversation.engineer",
     "compress_history": "bestie_tui.conversation.compress",
-    "propose_from_turn": "bestie_tui.conversation.pins",
+    "propose_from_turn": "bestie_tui.conversation.proposals",
     "BestieError": "bestie_tui.errors",
     "NotFoundError": "bestie_tui.errors",
     "InvalidValueError": "bestie_tui.errors",
@@ -46,6 +47,7 @@ __all__ = [
     "build_context",
     "search",
     "build_pack",
+    "build_nextjs_context_pack",
     "compress_history",
     "propose_from_turn",
     "BestieError",
@@ -61,8 +63,9 @@ __all__ = [
 
 if TYPE_CHECKING:
     from bestie_tui.conversation.compress import compress_history
+    from bestie_tui.conversation.engineer import build_nextjs_context_pack
     from bestie_tui.conversation.pack import build_pack
-    from bestie_tui.conversation.pins import propose_from_turn
+    from bestie_tui.conversation.proposals import propose_from_turn
     from bestie_tui.errors import (
         BestieError,
         DeliveryError,

@@ -66,11 +66,16 @@ def run(db_path: Path):
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Never touch the real user data dir; the default database lives in the test's temp dir."""
+    """Never touch the real user data dir; the default database lives in the test's temp dir; the
+    ``FREETEXT_*`` overrides of the ``context.*`` settings are unset unless a test sets them."""
+    from bestie_tui.store.settings import ENV_OVERRIDES
+
     monkeypatch.setenv("BESTIE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("BESTIE_DB", raising=False)
     # The owner's calendar defaults to the system's zone: pin it, so no test depends on the machine.
     monkeypatch.setenv("TZ", "UTC")
+    for var in ENV_OVERRIDES:
+        monkeypatch.delenv(var, raising=False)
 
 
 def shared_data(name: str) -> Path:

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+from bestie_tui.conversation.injected import strip_injected
 from bestie_tui.conversation.pins import (
     ARTIFACT,
     BUILD_STATE,
     CONTEXT_SUMMARY,
+    CROSS_STACK,
+    FE_SPEC,
+    KYB,
+    MASTER,
     MEMORY_BLOCK,
+    NOTE_PREFIXES,
     PIN_PREFIXES,
+    PRODUCT_PLAN,
     PROJECT_CONTEXT,
     RESOURCE_DIGEST,
     USER_INFO,
-    candidate_statements,
-    guess_kind,
     is_pinned,
     make_pin,
-    propose_from_turn,
-    strip_injected,
+    pin_kind,
 )
+from bestie_tui.conversation.proposals import candidate_statements, guess_kind, propose_from_turn
 from bestie_tui.retrieval.assembly import build_context
 
 INJECTED = ["I prefer concise replies in Vietnamese.", "I always work on the bestie project in the evening."]
@@ -28,7 +33,21 @@ def test_prefixes_are_the_published_api():
     assert (USER_INFO, PROJECT_CONTEXT, BUILD_STATE, MEMORY_BLOCK, RESOURCE_DIGEST, ARTIFACT, CONTEXT_SUMMARY) == (
         "[USER_INFO]", "[PROJECT_CONTEXT]", "[BUILD_STATE]", "[MEMORY_BLOCK]", "[RESOURCE_DIGEST]",
         "[ARTIFACT]", "[CONTEXT_SUMMARY")
-    assert len(set(PIN_PREFIXES)) == len(PIN_PREFIXES) == 6
+    # The design note's prefixes and the Engineer pack's segments, added beside ours.
+    assert (FE_SPEC, MASTER, KYB, PRODUCT_PLAN, CROSS_STACK) == (
+        "[FE_SPEC]", "[MASTER]", "[KYB]", "[PRODUCT_PLAN]", "[CROSS_STACK]")
+    assert len(set(PIN_PREFIXES)) == len(PIN_PREFIXES) == 11
+
+
+def test_every_prefix_the_note_names_is_a_pin_under_its_own_name():
+    assert sorted(NOTE_PREFIXES) == sorted(["FE spec", "BUILD_STATE", "MASTER", "USER_INFO", "KYB",
+                                            "project context", "resource digest"])
+    for name, prefix in NOTE_PREFIXES.items():
+        assert prefix in PIN_PREFIXES and pin_kind(name) == prefix
+        pin = make_pin(prefix, "body")
+        assert is_pinned(pin) and strip_injected(f"before {pin['content']} after") == "before\nafter"
+    assert pin_kind("fe_spec") == pin_kind("spec") == FE_SPEC and pin_kind("digest") == RESOURCE_DIGEST
+    assert pin_kind("nonsense") is None
 
 
 def test_make_pin_wraps_the_body_and_is_recognised():

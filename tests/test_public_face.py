@@ -27,7 +27,7 @@ def test_import_is_light_and_names_load_on_first_use():
 
 
 def test_the_public_names_are_the_real_objects(tmp_path):
-    from bestie_tui.conversation.pins import propose_from_turn
+    from bestie_tui.conversation.proposals import propose_from_turn
     from bestie_tui.errors import NotFoundError
     from bestie_tui.store.memory_store import MemoryStore
 

@@ -1,8 +1,10 @@
-"""``bestie context compress | pack | estimate``: the conversation-context tools of the second seed.
+"""``bestie context compress | pack | engineer-pack | estimate | settings``: the conversation-context
+tools of the second seed.
 
 Messages are read as a JSON array (or ``{"messages": [...]}``) or JSONL, from a file or ``-`` (stdin).
-Defaults for threshold, keep, summary size and token mode come from the ``context.*`` settings of the
-database when it exists (``bestie memory config``), else from ``conversation.CONTEXT_DEFAULTS``.
+Defaults for threshold, keep, summary size, token mode and artifact caps come from the ``context.*``
+settings (``conversation.config.context_settings``): the defaults, then the database's when it exists
+(``bestie memory config``), then the ``FREETEXT_*`` environment variables of the design note.
 """
 
 from __future__ import annotations
@@ -83,11 +85,9 @@ def _plural(n: int, word: str) -> str:
 
 
 def _settings(app: AppContext) -> dict[str, Any]:
-    from bestie_tui.conversation.compress import CONTEXT_DEFAULTS, context_settings
+    from bestie_tui.conversation.config import context_settings
 
-    if app.db_path().exists():
-        return context_settings(app.store())
-    return dict(CONTEXT_DEFAULTS)
+    return context_settings(app.store() if app.db_path().exists() else None)
 
 
 def _summarizer(chars: int | None, settings: dict[str, Any]):
@@ -117,7 +117,7 @@ def _artifact_specs(ctx, param, values):
 @click.group(cls=BestieGroup)
 @db_option
 def context() -> None:
-    """Compress a conversation, build a prompt pack, estimate tokens."""
+    """Compress a conversation, build a prompt pack (or the Engineer's), estimate tokens, show settings."""
 
 
 threshold_option = click.option("--threshold", type=click.IntRange(min=0),
@@ -156,7 +156,7 @@ def compress(app, source, threshold, keep, summary_chars, token_mode, as_json) -
                  _summarizer(summary_chars, settings), token_mode=mode)
     stored = ""
     if result.compressed and settings["context.persistSummary"]:
-        record = persist_summary(app.store(), result)
+        record = persist_summary(app.store(), result, settings=settings)
         stored = ("; summary stored in the database (session context-summary)" if record is not None
                   else "; summary already stored")
     if as_json:
@@ -167,10 +167,23 @@ def compress(app, source, threshold, keep, summary_chars, token_mode, as_json) -
     what = (f"summarised {_plural(len(result.evicted), 'message')} of {len(messages):,}" if result.compressed
             else result.note)
     moved = f"; {', '.join(result.cut_moved)}" if result.cut_moved else ""
-    click.echo(f"{what}; {result.tokens_before:,} → {result.tokens_after:,} tokens ({mode}){moved}{stored}",
+    injected = f"; {result.injected}" if result.injected and result.compressed else ""
+    click.echo(f"{what}; {result.tokens_before:,} → {result.tokens_after:,} tokens ({mode}){moved}{injected}{stored}",
                err=True)
     for warning in result.warnings:
         click.echo("warning: " + shown(warning), err=True)
+
+
+def _history(app, history_src: str | None, user: str | None) -> list[dict[str, Any]]:
+    """The conversation: ``--history`` FILE or ``-``, else the newest 500 messages in the database."""
+    if history_src:
+        return parse_messages(_read(history_src), "standard input" if history_src == "-" else history_src)
+    if not app.db_path().exists():
+        return []
+    rows = app.store().messages(limit=500)
+    return [{"role": m.role, "content": m.text, "created_at": m.created_at.isoformat(),
+             **({"name": m.user} if m.user else {})}
+            for m in reversed(rows) if m.session != "context-summary" and (user is None or m.user in (None, user))]
 
 
 @context.command()
@@ -181,7 +194,8 @@ def compress(app, source, threshold, keep, summary_chars, token_mode, as_json) -
               help="Artifact file to excerpt: at most MAXCHARS characters of it are shown (default 4000, "
                    "at most 1,000,000), plus a marker where it was cut. Repeatable.")
 @click.option("--pin", "pins", multiple=True, metavar="KIND=TEXT",
-              help="Pinned block: user_info, project_context, build_state or resource_digest. Repeatable.")
+              help="Pinned block: user_info, kyb, project_context, fe_spec, product_plan, master, build_state, "
+                   "cross_stack or resource_digest (the note's names work too: 'FE spec=…'). Repeatable.")
 @click.option("--query", help="Query for the memory block (default: the task).")
 @click.option("--user", help="The request's user (whose memories may enter).")
 @click.option("--channel", help="The request's channel, e.g. telegram:123.")
@@ -210,22 +224,14 @@ def pack(app, history_src, task, artifacts, pins, query, user, channel, project,
         if not sep or not body.strip():
             raise click.BadParameter(f"{item!r} is not KIND=TEXT", param_hint="--pin")
         pin_items.append((kind.strip(), body))
-    if history_src:
-        history = parse_messages(_read(history_src), "standard input" if history_src == "-" else history_src)
-    else:
-        rows = app.store().messages(limit=500)
-        history = [{"role": m.role, "content": m.text, "created_at": m.created_at.isoformat(),
-                    **({"name": m.user} if m.user else {})}
-                   for m in reversed(rows) if m.session != "context-summary" and (user is None or m.user in (None, user))]
-    mode = token_mode or settings["context.tokenMode"]
+    history = _history(app, history_src, user)
     result = build_pack(task, history, pins=pin_items, artifacts=list(artifacts),
                         store=None if no_memory else app.store(), query=query, user=user, channel=channel,
-                        project=project, token_mode=mode, budget=budget,
-                        threshold=settings["context.compressThreshold"] if threshold is None else threshold,
-                        keep_recent=settings["context.keepRecent"] if keep is None else keep,
-                        summarizer=_summarizer(summary_chars, settings), record_access=False)
+                        project=project, token_mode=token_mode, budget=budget, threshold=threshold,
+                        keep_recent=keep, summarizer=_summarizer(summary_chars, settings), record_access=False,
+                        settings=settings)
     if result.compression and result.compression.compressed and settings["context.persistSummary"]:
-        persist_summary(app.store(), result.compression, user=user, channel=channel)
+        persist_summary(app.store(), result.compression, user=user, channel=channel, settings=settings)
     if as_json:
         emit_json(result.to_dict())
         return
@@ -252,8 +258,82 @@ def _print_manifest(manifest, n_messages: int) -> None:
         click.echo("skipped: " + ", ".join(others))
     if manifest.cut:
         click.echo("cut: " + "; ".join(shown(c) for c in manifest.cut))
+    for line in manifest.dropped:
+        click.echo("dropped: " + shown(line))
     for warning in manifest.warnings:
         click.echo("warning: " + shown(warning))
+
+
+def _text_or_file(value: str | None, source: str | None, what: str) -> str | None:
+    if value is not None and source is not None:
+        raise click.UsageError(f"give --{what} or --{what}-file, not both")
+    return _read(source) if source is not None else value
+
+
+@context.command("engineer-pack")
+@click.option("--design-dir", default="design-system", show_default=True, metavar="DIR",
+              help="Folder of PRODUCT_PLAN.md, MASTER.md, BUILD_STATE.md, CROSS_STACK.md, beguru_chat_context.json.")
+@click.option("--task", help="The request. Default: the history's last message, if it is the user's.")
+@click.option("--spec", help="The FE spec (default: fe_spec of beguru_chat_context.json).")
+@click.option("--spec-file", metavar="FILE|-", help="Read the FE spec from a file.")
+@click.option("--digest", help="The resource digest (default: resource_digest of beguru_chat_context.json).")
+@click.option("--digest-file", metavar="FILE|-", help="Read the resource digest from a file.")
+@click.option("--history", "history_src", metavar="FILE|-", help="Conversation to compress before the task (JSON or JSONL).")
+@click.option("--plan-chars", type=click.IntRange(1, 1_000_000), default=4000, show_default=True,
+              help="Cap of the PRODUCT_PLAN excerpt, in characters.")
+@click.option("--master-chars", type=click.IntRange(1, 1_000_000), default=4000, show_default=True,
+              help="Cap of the MASTER excerpt, in characters.")
+@click.option("--build-state-chars", type=click.IntRange(1, 1_000_000),
+              help="Cap of BUILD_STATE (default: context.buildStateMaxChars, env FREETEXT_BUILD_STATE_MAX_CHARS).")
+@click.option("--cross-stack-chars", type=click.IntRange(1, 1_000_000),
+              help="Cap of CROSS_STACK (default: context.crossStackMaxChars, env FREETEXT_CROSS_STACK_MAX_CHARS).")
+@mode_option
+@click.option("--budget", type=click.IntRange(min=1), help="Token budget of the whole pack.")
+@click.option("--show", is_flag=True, help="Print the pack's messages after the manifest.")
+@json_option
+@pass_app
+def engineer_pack(app, design_dir, task, spec, spec_file, digest, digest_file, history_src, plan_chars, master_chars,
+                  build_state_chars, cross_stack_chars, token_mode, budget, show, as_json) -> None:
+    """Build the Engineer's pack of the design note: spec, PRODUCT_PLAN excerpt, MASTER, BUILD_STATE,
+    CROSS_STACK (when there), digest, task; and print its manifest. Missing files are listed, not fatal."""
+    from bestie_tui.conversation.engineer import build_nextjs_context_pack
+
+    settings = _settings(app)
+    history = parse_messages(_read(history_src), "standard input" if history_src == "-" else history_src) \
+        if history_src else []
+    result = build_nextjs_context_pack(
+        task, design_dir, spec=_text_or_file(spec, spec_file, "spec"), digest=_text_or_file(digest, digest_file, "digest"),
+        history=history, budget=budget, token_mode=token_mode, plan_chars=plan_chars, master_chars=master_chars,
+        build_state_chars=build_state_chars, cross_stack_chars=cross_stack_chars, settings=settings,
+        summarizer=_summarizer(None, settings))
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    _print_manifest(result.manifest, len(result.messages))
+    if show:
+        click.echo("")
+        for m in result.messages:
+            click.echo(message_line(m))
+
+
+@context.command("settings")
+@json_option
+@pass_app
+def settings_cmd(app, as_json) -> None:
+    """Show the context settings in force and where each comes from: default, database
+    (bestie memory config) or an environment variable (FREETEXT_…), which wins."""
+    from bestie_tui.conversation.config import env_names, setting_sources
+
+    sources = setting_sources(app.store() if app.db_path().exists() else None)
+    names = env_names()
+    rows = [{"key": k, "value": v, "source": src, "env": names.get(k, [])} for k, (v, src) in sources.items()]
+    if as_json:
+        emit_json(rows)
+        return
+    click.echo(f"{'setting':<30} {'value':<16} {'from':<40} environment")
+    for r in rows:
+        value = str(r["value"]).lower() if isinstance(r["value"], bool) else str(r["value"])
+        click.echo(f"{r['key']:<30} {value:<16} {r['source']:<40} {', '.join(r['env'])}")
 
 
 @context.command()

@@ -18,6 +18,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bestie_tui.conversation.pins import ARTIFACT, MEMORY_BLOCK, PIN_PREFIXES
 from bestie_tui.errors import InvalidValueError
 
 DEFAULT_ARTIFACT_CHARS = 4000
@@ -28,14 +29,18 @@ MAX_ARTIFACT_CHARS = READ_LIMIT_CHARS = 1_000_000
 @dataclass(frozen=True)
 class ArtifactSpec:
     """An artifact file to excerpt: ``path`` and its cap in characters of content shown
-    (1 … ``MAX_ARTIFACT_CHARS``; the cut marker is extra).
+    (1 … ``MAX_ARTIFACT_CHARS``; the cut marker is extra). ``prefix`` is the pin its excerpt goes in
+    (``[ARTIFACT]``, or a segment of the Engineer pack such as ``[BUILD_STATE]``); an ``optional`` file
+    that is not there is noted, not reported missing.
 
     Raises:
-        InvalidValueError: an empty path or a cap out of range.
+        InvalidValueError: an empty path, a cap out of range or a prefix that is no pin prefix.
     """
 
     path: str
     max_chars: int = DEFAULT_ARTIFACT_CHARS
+    prefix: str = ARTIFACT
+    optional: bool = False
 
     def __post_init__(self) -> None:
         if not str(self.path).strip():
@@ -43,6 +48,8 @@ class ArtifactSpec:
         if not 1 <= self.max_chars <= MAX_ARTIFACT_CHARS:
             raise InvalidValueError(f"artifact cap for {self.path} must be between 1 and "
                                     f"{MAX_ARTIFACT_CHARS:,} characters, not {self.max_chars}")
+        if self.prefix not in PIN_PREFIXES or self.prefix == MEMORY_BLOCK:
+            raise InvalidValueError(f"artifact prefix {self.prefix!r} is not a pin prefix for files")
 
     @classmethod
     def parse(cls, value: str) -> ArtifactSpec:
@@ -68,7 +75,9 @@ class Excerpt:
     shown: int = 0
     total_chars: int | None = None
     error: str | None = None
+    prefix: str = ARTIFACT
     data: str = field(default="", repr=False)  # what was read, to cut again under a smaller cap
+    mtime: float | None = None  # last modification (seconds since the epoch): the budget cuts older files first
 
 
 _KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"),
@@ -119,17 +128,24 @@ def open_regular(path: str | Path) -> io.BufferedReader:
         raise
 
 
-def read_artifact(path: str | Path, max_chars: int) -> Excerpt:
+def segment_name(spec: ArtifactSpec) -> str:
+    """The manifest name of an artifact: ``artifact:PATH``, or ``BUILD_STATE:PATH`` for a named segment."""
+    return ("artifact:" if spec.prefix == ARTIFACT else spec.prefix.strip("[]") + ":") + spec.path
+
+
+def read_artifact(path: str | Path, max_chars: int, prefix: str = ARTIFACT) -> Excerpt:
     """Read a UTF-8 file and excerpt it under ``max_chars`` characters of content (see the module
     docstring). Never raises for the file itself: problems go to ``Excerpt.error``.
 
     Raises:
         InvalidValueError: ``max_chars`` out of 1 … ``MAX_ARTIFACT_CHARS``.
     """
-    spec = ArtifactSpec(str(path), max_chars)  # validates the cap
-    ex = Excerpt(spec.path, max_chars)
+    spec = ArtifactSpec(str(path), max_chars, prefix)  # validates the cap and the prefix
+    ex = Excerpt(spec.path, max_chars, prefix=prefix)
     try:
-        with io.TextIOWrapper(open_regular(Path(path).expanduser()), encoding="utf-8-sig", errors="strict") as fh:
+        raw = open_regular(Path(path).expanduser())
+        ex.mtime = os.fstat(raw.fileno()).st_mtime
+        with io.TextIOWrapper(raw, encoding="utf-8-sig", errors="strict") as fh:
             data = fh.read(READ_LIMIT_CHARS)  # a huge file is never loaded whole
             more = fh.read(1) != ""
     except FileNotFoundError:
@@ -155,7 +171,7 @@ def read_artifact(path: str | Path, max_chars: int) -> Excerpt:
 def recut(ex: Excerpt, shown: int) -> Excerpt:
     """``ex`` with at most ``shown`` characters of its content (0 leaves the marker alone): a new
     ``Excerpt``; the whole file when it fits."""
-    out = Excerpt(ex.path, ex.max_chars, total_chars=ex.total_chars, data=ex.data)
+    out = Excerpt(ex.path, ex.max_chars, total_chars=ex.total_chars, prefix=ex.prefix, data=ex.data, mtime=ex.mtime)
     if ex.total_chars is not None and ex.total_chars <= shown:
         out.text, out.shown = ex.data, ex.total_chars
         return out

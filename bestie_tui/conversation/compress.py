@@ -26,17 +26,19 @@ header and the closing marker come on top.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bestie_tui.conversation.config import SUMMARY_SESSION, context_settings, persist_summary  # noqa: F401 (API)
+from bestie_tui.conversation.injected import clean_history, strip_injected
 from bestie_tui.conversation.messages_io import MAX_NESTING, ROLES, data_problem, normalize_messages, parse_messages  # noqa: F401 (API)
 from bestie_tui.conversation.pins import CONTEXT_SUMMARY, is_pinned, is_summary
 from bestie_tui.conversation.summarize import ExtractiveSummarizer, message_day, message_text
 from bestie_tui.errors import InvalidValueError
-from bestie_tui.store.binding import uses_store
-from bestie_tui.store.settings import CONTEXT_DEFAULTS
+from bestie_tui.store.settings import CONTEXT_DEFAULTS  # noqa: F401 (API)
 from bestie_tui.text.tokens import TOKEN_MODES, count_tokens
 
 #: ``(previous summary body or None, evicted messages) -> new summary body``. An LLM call fits here.
@@ -46,9 +48,10 @@ Summarizer = Callable[[str | None, list[dict[str, Any]]], str]
 #: cookbook: 3 tokens wrap every message of gpt-3.5/4-class chat models, 3 more prime the reply).
 MESSAGE_OVERHEAD_TOKENS = 3
 REPLY_PRIMING_TOKENS = 3
-#: Session marker of summaries persisted as ``system`` messages (setting ``context.persistSummary``).
-SUMMARY_SESSION = "context-summary"
 
+
+#: The token estimate of every compression is logged here at DEBUG (the note's ``compress_history`` log).
+LOGGER = logging.getLogger("bestie_tui.conversation.compress")
 
 _HEADER = re.compile(r"^\[CONTEXT_SUMMARY(?P<attrs>[^\]\n]*)\]\n?")
 _ATTR = re.compile(r"(\w+)=(\S+)")
@@ -76,6 +79,9 @@ class CompressionResult:
     token_mode: str = "chars4"
     note: str = ""  # why nothing changed, when ``compressed`` is False
     warnings: list[str] = field(default_factory=list)  # ``pairing_warnings`` of the verbatim turns
+    stripped: list[int] = field(default_factory=list)  # messages whose text lost injected blocks
+    dropped: list[int] = field(default_factory=list)  # messages left out: injected only, or an older pin copy
+    injected: str = ""  # ``injected.Cleaned.describe()``: what the stripping step removed
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -214,8 +220,11 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
     if token_mode not in TOKEN_MODES:
         raise InvalidValueError(f"unknown token mode {token_mode!r}; use one of {', '.join(TOKEN_MODES)}")
     originals = list(messages)
-    msgs = normalize_messages(originals)
-    before = history_tokens(msgs, token_mode)
+    before = history_tokens(normalize_messages(originals), token_mode)
+    # The one stripping step: what the system injected is never counted, summarised or kept twice.
+    cleaned = clean_history(originals)
+    source, pos = cleaned.messages, cleaned.positions
+    msgs = normalize_messages(source)
     pinned = [i for i, m in enumerate(msgs) if is_pinned(m)]
     # Leading plain system messages are the system prompt: instructions, not conversation.
     head = []
@@ -225,27 +234,31 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
         if not is_pinned(m):
             head.append(i)
     order = [i for i, m in enumerate(msgs) if not is_pinned(m) and i not in head]
-    # Verbatim messages go out as the caller gave them (``text`` stays ``text``).
-    result = CompressionResult(messages=list(originals), compressed=False, kept=head + order, pinned=pinned,
-                               tokens_before=before, tokens_after=before, token_mode=token_mode)
+    # Verbatim messages go out as the caller gave them (``text`` stays ``text``), minus injections.
+    result = CompressionResult(messages=list(source), compressed=False, kept=[pos[i] for i in head + order],
+                               pinned=[pos[i] for i in pinned], tokens_before=before, token_mode=token_mode,
+                               stripped=list(cleaned.stripped), dropped=list(cleaned.dropped),
+                               injected=cleaned.describe())
+    result.tokens_after = history_tokens(result.messages, token_mode)
+    unchanged = f"; {result.injected}" if result.injected else ": unchanged"
     n = len(order)
     if n <= threshold and not force:
         turns = [i for i in order if not is_summary(msgs[i])]
-        result.warnings = pairing_warnings([msgs[i] for i in turns], turns)
-        result.note = f"{_plural(n, 'message')}, at or under the threshold of {threshold}: unchanged"
+        result.warnings = pairing_warnings([msgs[i] for i in turns], [pos[i] for i in turns])
+        result.note = f"{_plural(n, 'message')}, at or under the threshold of {threshold}{unchanged}"
         return result
     previous = [i for i in order if is_summary(msgs[i])]
     turns_idx = [i for i in order if i not in previous]
     cut, reasons = _cut([msgs[i] for i in turns_idx], keep_recent)
     evicted, kept = turns_idx[:cut], turns_idx[cut:]
-    result.warnings = pairing_warnings([msgs[i] for i in kept], kept)
+    result.warnings = pairing_warnings([msgs[i] for i in kept], [pos[i] for i in kept])
     if not evicted:
         result.cut_moved = reasons
         what = "the summary and " if previous else ""
         result.note = (f"{_plural(n, 'message')}, over the threshold of {threshold}, but nothing to summarise: "
-                       f"{what}the {_plural(len(kept), 'turn')} kept verbatim: unchanged")
+                       f"{what}the {_plural(len(kept), 'turn')} kept verbatim{unchanged}")
         return result
-    prev_body, prev_turns, prev_from = None, 0, None
+    prev_body, prev_turns, prev_from, prev_to = None, 0, None, None
     if previous:
         # Several earlier summaries (hand-assembled input) are merged too: the result has one.
         bodies, attrs_all = [], []
@@ -256,27 +269,35 @@ def compress(messages: Iterable[dict[str, Any]], threshold: int, keep_recent: in
         prev_body = "\n".join(bodies)
         prev_turns = sum(int(a.get("turns", 0)) for a in attrs_all if str(a.get("turns", "")).isdigit())
         prev_from = next((a["from"] for a in attrs_all if "from" in a), None)
+        prev_to = max((a["to"] for a in attrs_all if "to" in a), default=None)
     evicted_msgs = [msgs[i] for i in evicted]
     summarize = summarizer or ExtractiveSummarizer()
-    body = _checked_body(summarize, summarize(prev_body, evicted_msgs), len(evicted_msgs))
+    if isinstance(summarize, ExtractiveSummarizer):  # it numbers list turns across compressions
+        raw = summarize(prev_body, evicted_msgs, first_turn=prev_turns + 1)
+    else:
+        raw = summarize(prev_body, evicted_msgs)
+    body = _checked_body(summarize, raw, len(evicted_msgs))
     days = [d for d in (message_day(m) for m in evicted_msgs) if d]
     attrs = [f"turns={prev_turns + len(evicted)}"]
     first = prev_from or (min(days) if days else None)
     if first:
         attrs.append(f"from={first}")
-    if days:
-        attrs.append(f"to={max(days)}")
+    last = max(days + ([prev_to] if prev_to else []), default=None)
+    if last:
+        attrs.append(f"to={last}")
     content = f"{CONTEXT_SUMMARY} {' '.join(attrs)}]\n{body}\n[/CONTEXT_SUMMARY]"
     summary_msg = {"role": "system", "content": content}
-    out = [originals[i] for i in head + pinned] + [summary_msg] + [originals[i] for i in kept]
+    out = [source[i] for i in head + pinned] + [summary_msg] + [source[i] for i in kept]
     result.messages = out
     result.compressed = True
-    result.evicted = previous + evicted
-    result.kept = head + kept
+    result.evicted = [pos[i] for i in previous + evicted]
+    result.kept = [pos[i] for i in head + kept]
     result.summary = content
     result.merged_previous = bool(previous)
     result.cut_moved = reasons
     result.tokens_after = history_tokens(out, token_mode)
+    LOGGER.debug("compress_history: %d → %d messages, %d → %d tokens (%s)", len(originals), len(out),
+                 result.tokens_before, result.tokens_after, token_mode)
     return result
 
 
@@ -297,7 +318,7 @@ def _checked_body(summarizer: Summarizer, body: Any, n_evicted: int) -> str:
         clean = _MARKER.sub(" ", line).strip() if _MARKER.search(line) else line.rstrip()
         if clean or not _MARKER.search(line):
             lines.append(clean)
-    text = "\n".join(lines).strip()
+    text = strip_injected("\n".join(lines)).strip()  # a summary never quotes a memory block or a pin
     if not text:
         raise InvalidValueError(f"summarizer {name} returned an empty summary; {lost}")
     return text
@@ -311,43 +332,3 @@ def compress_history(messages: Iterable[dict[str, Any]], threshold: int, keep_re
                      summarizer: Summarizer | None = None) -> list[dict[str, Any]]:
     """The compressed message list of ``compress(...)`` (same arguments and errors)."""
     return compress(messages, threshold, keep_recent, summarizer).messages
-
-
-# ------------------------------------------------------------------ settings and persistence
-@uses_store
-def context_settings(store) -> dict[str, Any]:
-    """The ``context.*`` settings (``CONTEXT_DEFAULTS`` where unset), checked.
-
-    Raises:
-        InvalidValueError: a stored value of the wrong type (the message names the key).
-    """
-    out = {}
-    for key, default in CONTEXT_DEFAULTS.items():
-        value = store.get_setting(key)
-        value = default if value is None else value
-        if isinstance(default, bool):
-            ok = isinstance(value, bool)
-        elif isinstance(default, int):
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-        else:
-            ok = value in TOKEN_MODES
-        if not ok:
-            raise InvalidValueError(f"setting {key} has an unusable value {value!r}; default is {default!r}")
-        out[key] = value
-    return out
-
-
-@uses_store
-def persist_summary(store, result: CompressionResult, *, user: str | None = None,
-                    channel: str | None = None, force: bool = False):
-    """Store ``result.summary`` as a ``system`` message in session ``SUMMARY_SESSION`` when the
-    setting ``context.persistSummary`` is on (or ``force``). The same summary twice in a row is
-    stored once. Returns the ``MessageRecord`` written, or ``None``."""
-    if not result.summary or not (force or store.get_setting("context.persistSummary")):
-        return None
-    for m in store.messages(limit=20, role="system"):
-        if m.session == SUMMARY_SESSION:
-            if m.text == result.summary:
-                return None
-            break
-    return store.log_message("system", result.summary, user=user, channel=channel, session=SUMMARY_SESSION)

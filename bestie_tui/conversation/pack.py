@@ -31,6 +31,7 @@ from bestie_tui.conversation.artifacts import (
     ArtifactSpec,
     Excerpt,
     read_artifact,
+    segment_name,
     total_text,
 )
 from bestie_tui.conversation.compress import (
@@ -41,14 +42,14 @@ from bestie_tui.conversation.compress import (
     message_tokens,
     normalize_messages,
 )
+from bestie_tui.conversation.config import context_settings, log_prompt_resolution
+from bestie_tui.conversation.injected import clean_history
 from bestie_tui.conversation.pack_fit import (
     artifact_message,
-    fit_history,
+    fit_pack,
     floor_parts,
-    shrink_artifacts,
     smallest_excerpt,
     smallest_history,
-    trim_summary,
 )
 from bestie_tui.conversation.pins import (
     ARTIFACT,
@@ -57,9 +58,11 @@ from bestie_tui.conversation.pins import (
     PIN_PREFIXES,
     is_summary,
     make_pin,
+    pin_kind,
+    pin_prefix,
     split_pins,
 )
-from bestie_tui.conversation.summarize import message_text
+from bestie_tui.conversation.summarize import ExtractiveSummarizer, message_text
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.binding import uses_store
 from bestie_tui.text.tokens import count_tokens
@@ -92,7 +95,8 @@ class Segment:
 @dataclass
 class PackManifest:
     """``missing``: artifact paths not found; ``skipped``: every artifact left out → the reason
-    (``missing``, ``not a regular file (…)``, ``unreadable: …``, ``binary file (…)``); ``warnings``:
+    (``missing``, ``not a regular file (…)``, ``unreadable: …``, ``binary file (…)``); ``dropped``:
+    what the stripping step and the budget gave up, one line per step, in order; ``warnings``:
     what the chat API will refuse in the verbatim history (``CompressionResult.warnings``)."""
 
     token_mode: str
@@ -101,6 +105,7 @@ class PackManifest:
     missing: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     cut: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     total_chars: int = 0
     total_tokens: int = 0
@@ -132,7 +137,7 @@ def _normalize_pins(pins: dict[str, str] | Iterable[tuple[str, str]] | None) -> 
     items = list(pins.items()) if isinstance(pins, dict) else list(pins or [])
     out = []
     for key, body in items:
-        prefix = key if key in PIN_PREFIXES else PIN_KINDS.get(str(key).lower())
+        prefix = pin_kind(key)
         if prefix is None or prefix in (MEMORY_BLOCK, ARTIFACT):
             usable = ", ".join(k for k, p in PIN_KINDS.items() if p not in (MEMORY_BLOCK, ARTIFACT))
             raise InvalidValueError(f"unknown pin {key!r}; use one of {usable} "
@@ -158,10 +163,10 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
                pins: dict[str, str] | Iterable[tuple[str, str]] | None = None,
                artifacts: Iterable[ArtifactSpec | str] = (), store=None, query: str | None = None,
                user: str | None = None, channel: str | None = None, project: str | None = None,
-               token_mode: str = "chars4", budget: int | None = None, threshold: int = 40,
-               keep_recent: int = 10, summarizer: Summarizer | None = None,
+               token_mode: str | None = None, budget: int | None = None, threshold: int | None = None,
+               keep_recent: int | None = None, summarizer: Summarizer | None = None,
                memory_tokens: int | None = None, record_access: bool = True,
-               memory_fn: Callable | None = None) -> PromptPack:
+               memory_fn: Callable | None = None, settings: dict[str, Any] | None = None) -> PromptPack:
     """Assemble the prompt pack (see the module docstring).
 
     Args:
@@ -172,6 +177,11 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         artifacts: ``ArtifactSpec`` or ``"PATH[:MAXCHARS]"`` strings.
         store: when given, the memory block is ``build_context(store, query or task, user, …)``.
         token_mode / budget: tokens of the whole pack (message framing included); ``None`` = no limit.
+        threshold / keep_recent / token_mode: ``None`` takes ``context.compressThreshold``,
+            ``context.keepRecent`` and ``context.tokenMode`` from ``settings``.
+        settings: the ``context.*`` settings (``config.context_settings``); default: those of ``store``
+            (or the defaults) with the environment's overrides. ``context.logPromptResolution`` logs
+            the manifest's metadata (``config.log_prompt_resolution``).
         memory_tokens: the memory block's own budget (default: min(600, budget // 4)).
         record_access: passed to ``build_context`` (False for previews).
         memory_fn: replaces ``memory_block`` (same signature), e.g. for another memory source.
@@ -181,6 +191,11 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
             when the parts never cut exceed ``budget``.
         MissingExtraError: ``tiktoken_cl100k`` without ``bestie-tui[tokens]``.
     """
+    settings = settings if settings is not None else context_settings(store)
+    token_mode = token_mode or settings["context.tokenMode"]
+    threshold = settings["context.compressThreshold"] if threshold is None else threshold
+    keep_recent = settings["context.keepRecent"] if keep_recent is None else keep_recent
+    summarizer = summarizer or ExtractiveSummarizer(settings["context.summaryChars"])
     count_tokens("", token_mode)  # validate the mode first
     if budget is not None and budget < 1:
         raise InvalidValueError("token budget must be at least 1")
@@ -194,19 +209,20 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         raise InvalidValueError("the task is empty")
     specs = [s if isinstance(s, ArtifactSpec) else ArtifactSpec.parse(str(s)) for s in artifacts]
     manifest = PackManifest(token_mode, budget)
-    pin_msgs = [make_pin(prefix, body) for prefix, body in _normalize_pins(pins)]
+    pin_items = _normalize_pins(pins)
+    pin_msgs = [make_pin(prefix, body) for prefix, body in pin_items]
     task_msg = {"role": "user", "content": str(task)}
     task_seg = _segment("task", "task", [task_msg], token_mode)
 
     excerpts, skipped = [], []
     for spec in specs:
-        ex = read_artifact(spec.path, spec.max_chars)
+        ex = read_artifact(spec.path, spec.max_chars, prefix=spec.prefix)
         if ex.error:
             manifest.skipped[spec.path] = ex.error
-            if ex.error == "missing":
+            if ex.error == "missing" and not spec.optional:
                 manifest.missing.append(spec.path)
-            note = ex.error if ex.error == "missing" else f"skipped: {ex.error}"
-            skipped.append(Segment("artifact:" + spec.path, "artifact", 0, 0, 0, note=note))
+            note = ("optional, not there" if spec.optional else ex.error) if ex.error == "missing" else f"skipped: {ex.error}"
+            skipped.append((spec, Segment(segment_name(spec), "artifact", 0, 0, 0, note=note)))
         else:
             excerpts.append(ex)
 
@@ -224,6 +240,12 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         min(DEFAULT_MEMORY_TOKENS, budget // 4) if budget else DEFAULT_MEMORY_TOKENS)
     # With a budget the block may be rebuilt smaller, so access is recorded once, at the end.
     memory_pack, memory_msg = memory(mem_budget, record_access and budget is None)
+    # The one stripping step: history copies of what this pack supplies (its pins, the memory block,
+    # artifacts) and any block injected into a turn never reach the prompt again.
+    cleaned = clean_history(history, supplied={p for p, _ in pin_items} | {MEMORY_BLOCK, ARTIFACT})
+    history = cleaned.messages
+    if cleaned.kinds:
+        manifest.dropped.append("history: " + cleaned.describe())
     comp = compress(history, threshold, keep_recent, summarizer, token_mode=token_mode)
     trimmed_summary, mem_note = False, ""
     if budget is not None:
@@ -263,51 +285,49 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
             floor = rest_floor + (message_tokens(memory_msg, token_mode) if memory_msg else 0)
             if floor > budget:
                 raise _budget_error(budget, fixed_named, smallest, excerpts, token_mode)
-            comp = fit_history(compress_at, keep_recent, len(history),
-                               lambda c: total(c, excerpts, memory_msg) <= budget)
-            comp, trimmed_summary = trim_summary(comp, lambda c: total(c, excerpts, memory_msg) <= budget)
-            excerpts = shrink_artifacts(excerpts, token_mode, lambda exs: total(comp, exs, memory_msg) <= budget)
+            fitted = fit_pack(comp, excerpts, compress_at, keep_recent, len(history),
+                              lambda c, exs: total(c, exs, memory_msg) <= budget, token_mode)
+            comp, excerpts, trimmed_summary = fitted.comp, fitted.excerpts, fitted.trimmed_summary
+            manifest.dropped += fitted.dropped
             if total(comp, excerpts, memory_msg) > budget:  # the steps end at the floor: not expected
                 raise _budget_error(budget, fixed_named, smallest, excerpts, token_mode)
         if record_access and memory_msg is not None:
             memory(mem_budget, True)
 
-    fixed: list[tuple[Segment, list[dict[str, Any]]]] = [
-        (_segment("pin:" + m["content"].split("]", 1)[0].strip("["), "pin", [m], token_mode), [m]) for m in pin_msgs]
-    empty_memory = None
+    # Pins, the memory block and artifact excerpts sit together in PIN_PREFIXES order (the Engineer
+    # pack's spec, PRODUCT_PLAN, MASTER, BUILD_STATE, CROSS_STACK, digest); equal prefixes keep their order.
+    rank = {p: i for i, p in enumerate(PIN_PREFIXES)}
+    front: list[tuple[int, Segment, list[dict[str, Any]]]] = [
+        (rank[pin_prefix(m) or ARTIFACT], _segment("pin:" + m["content"].split("]", 1)[0].strip("["), "pin", [m],
+                                                   token_mode), [m]) for m in pin_msgs]
     if memory_msg is not None:
         n = len(getattr(memory_pack, "items", []))
         note = f"{n} memor{'y' if n == 1 else 'ies'}, block budget {mem_budget} tokens{mem_note}"
-        fixed.append((_segment("memory", "memory", [memory_msg], token_mode, note=note), [memory_msg]))
+        front.append((rank[MEMORY_BLOCK], _segment("memory", "memory", [memory_msg], token_mode, note=note), [memory_msg]))
     elif store is not None:
         note = "memory paused" if getattr(memory_pack, "paused", False) else "no memory matched"
-        empty_memory = Segment("memory", "memory", 0, 0, 0, note=note + mem_note)
-    # The memory pin sits with the other pins, in PIN_PREFIXES order.
-    order = {p: i for i, p in enumerate(PIN_PREFIXES)}
-    fixed.sort(key=lambda sm: order[next(p for p in PIN_PREFIXES if sm[1][0]["content"].startswith(p))])
-
-    messages: list[dict[str, Any]] = []
-    for seg, msgs in fixed:
-        manifest.segments.append(seg)
-        messages += msgs
-    if empty_memory is not None:
-        manifest.segments.append(empty_memory)
+        front.append((rank[MEMORY_BLOCK], Segment("memory", "memory", 0, 0, 0, note=note + mem_note), []))
     for ex, spec in zip(excerpts, [s for s in specs if s.path not in manifest.skipped]):
         msg = artifact_message(ex)
+        name = segment_name(spec)
         if ex.cut:
             note = f"cut to {ex.shown:,} of {total_text(ex)} characters"
             if ex.shown < spec.max_chars:
                 note += f" (cap {spec.max_chars:,}, lowered to fit the budget)"
-            manifest.cut.append("artifact:" + ex.path)
+            manifest.cut.append(name)
         else:
             note = f"{len(ex.text):,} characters, whole file"
-        manifest.segments.append(_segment("artifact:" + ex.path, "artifact", [msg], token_mode, ex.cut, note))
-        messages.append(msg)
-    manifest.segments += skipped
+        front.append((rank[spec.prefix], _segment(name, "artifact", [msg], token_mode, ex.cut, note), [msg]))
+    front += [(rank[spec.prefix], seg, []) for spec, seg in skipped]
     pinned, rest = split_pins(comp.messages)
-    if pinned:  # pins that came inside the history join the other pins
-        manifest.segments.append(_segment("history:pins", "pin", pinned, token_mode))
-        messages[len(fixed):len(fixed)] = pinned
+    for m in pinned:  # pins that came inside the history (and that this pack does not supply) join the others
+        prefix = pin_prefix(m) or ARTIFACT
+        front.append((rank[prefix], _segment("history:pin:" + prefix.strip("[]"), "pin", [m], token_mode), [m]))
+    front.sort(key=lambda item: item[0])
+    messages: list[dict[str, Any]] = []
+    for _rank, seg, msgs in front:
+        manifest.segments.append(seg)
+        messages += msgs
     prompt = []
     while rest and rest[0].get("role") == "system" and not is_summary(rest[0]):
         prompt.append(rest.pop(0))
@@ -337,6 +357,7 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
     messages.append(task_msg)
     manifest.total_chars = sum(s.chars for s in manifest.segments)
     manifest.total_tokens = sum(s.tokens for s in manifest.segments) + REPLY_PRIMING_TOKENS
+    log_prompt_resolution(manifest, settings)
     return PromptPack(messages, manifest, comp, memory_pack)
 
 

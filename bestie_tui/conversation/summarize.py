@@ -1,133 +1,137 @@
-"""Offline extractive summarizer for evicted conversation turns.
+"""The offline summarizer: evicted turns (and the previous summary) → one structured summary body.
 
-The default ``summarizer`` of ``conversation.compress_history``. Nothing is generated: every line
-of the summary is a sentence that was said (or a line of the previous summary), so it cannot invent
-facts. Method:
+``ExtractiveSummarizer(max_chars)(previous, messages)`` returns a body in the shape of
+``summary_format`` — decisions, open tasks and open questions first, then one group per day with its
+date, each line saying who said it, then ``Names:`` — at most ``max_chars`` characters. Compression
+calls it with the previous summary's body, so the first compression and every merge give the same
+shape: the previous body is read back (``summary_format.parse_body``) and its entries compete again
+with the new ones.
 
-1. Split the evicted turns into sentences; each keeps its speaker and date (``[2023-05-08] Caroline: …``).
-2. Rank sentences by the cosine between their TF-IDF vector and the centroid of all sentences
-   (centroid-based extractive summarization, Radev et al., "Centroid-based summarization of multiple
-   documents", 2004), with a bonus for sentences that hold a name, a date or a number — the facts a
-   later turn is most likely to need and the least likely to be re-derived.
-3. Take the best sentences while they fit the character cap; print them in conversation order.
-4. Finish with ``Names:`` and ``Dates:`` lines (most frequent first) so names and dates of the evicted
-   part survive even when their sentences did not fit.
+What is kept, in this order, while room is left:
 
-A previous summary is parsed back (its lines become candidates again, its names and dates are
-merged), so compressing twice still yields one summary. scikit-learn is imported lazily.
+1. decisions, open tasks, open questions, newest first, up to ``PRIORITY_SHARE`` of the cap (the
+   others wait for step 4, and those that never fit are counted: ``… and 3 more open tasks (turns 4–9)``);
+2. lists: each keeps its first items, round robin across lists, up to ``LIST_SHARE`` of the cap, and
+   says how many more there were (``… and 31 more items (turns 12–14)``): an item is shown or
+   counted, never lost silently;
+3. facts, chosen greedily by budgeted coverage (Lin & Bilmes, *Multi-document summarization via
+   budgeted maximization of submodular functions*, NAACL 2010): the entry whose not-yet-covered
+   content words weigh most per character comes next, a word weighing ``log(1 + occurrences) ×
+   max(idf − 1, IDF_FLOOR)`` over the candidates (topics that recur count, words said everywhere do not), times
+   a bonus for names, dates and numbers (a number counts with its neighbours: "12 km" is not
+   "turn 12"). Covering each word once is what keeps near-repeats out and
+   brings distinct facts in;
+4. the priority entries that waited, more list items, then chatter (greetings, short remarks, each
+   said once) only in the room that is left;
+5. ``Names:`` (up to ``NAME_SHARE``): names said at least twice that no kept line mentions.
+
+scikit-learn is imported lazily (only to count words).
 """
 
 from __future__ import annotations
 
-import re
+import heapq
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import date, datetime
 from typing import Any
 
-DEFAULT_MAX_CHARS = 2000
-#: Longest sentence kept whole (characters); longer ones are shortened with an ellipsis.
-MAX_SENTENCE_CHARS = 280
-#: Share of the cap the ``Names:``/``Dates:`` lines may take.
-ENTITY_SHARE = 0.25
-NAME_BONUS, DATE_BONUS, NUMBER_BONUS = 0.3, 0.3, 0.15
-MIN_WORDS = 4
-
-_SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+")
-_MONTHS = ("january february march april may june july august september october november december "
-           "jan feb mar apr jun jul aug sep sept oct nov dec").split()
-_DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-_DATE = re.compile(
-    r"\b(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
-    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:" + "|".join(_MONTHS) + r")\b\.?(?:,?\s+\d{4})?"
-    r"|(?:" + "|".join(_MONTHS) + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
-    r"|(?:" + "|".join(_DAYS) + r")|(?:19|20)\d{2}"
-    r"|ngày\s+\d{1,2}(?:\s+tháng\s+\d{1,2})?|tháng\s+\d{1,2})\b",
-    re.IGNORECASE,
+from bestie_tui.conversation.extract import (  # noqa: F401 (API: message helpers live beside the reader)
+    DATE,
+    MAX_SENTENCE_CHARS,
+    MIN_WORDS,
+    extract,
+    find_names,
+    has_fact,
+    message_day,
+    message_text,
+    shorten,
+    speaker,
 )
-_NUMBER = re.compile(r"\d")
-_WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
-_TAG = re.compile(r"^\[(\d{4}-\d{2}-\d{2})\]\s+")
-# Weekday abbreviations are calendar words for names ("Fri"), not dates: too ambiguous ("sat", "wed").
-_CALENDAR_WORDS = frozenset(_MONTHS + _DAYS + "mon tue tues wed thu thur thurs fri sat sun".split())
-#: Openings of greetings and chit-chat ("Hey Mel, long time no chat!", "Wow, thanks!"): such a
-#: sentence, when it holds no number, date or name other than the speakers', ranks after every other.
-_CHITCHAT = re.compile(
-    r"^(?:hey|hi|hiya|hello|wow|whoa|thanks|thank you|thx|long time|yeah|yep|yes|oh|ooh|aw+|omg|haha\w*"
-    r"|lol|good to|great to|nice to|so good|congrats|congratulations|glad|ok|okay|sure|cool|awesome|amazing"
-    r"|bye|see you|take care|that's (?:great|awesome|amazing|so|really))\b", re.IGNORECASE)
-#: Sentences shorter than this (in words) without a fact are chit-chat too ("Long time no talk!").
-SHORT_WORDS = 6
-_DIGITS = re.compile(r"\d+")
+from bestie_tui.conversation.summary_format import (
+    PRIORITY_KINDS,
+    SECTIONS,
+    Entry,
+    day_header,
+    entry_lines,
+    parse_body,
+    render_body,
+)
+
+DEFAULT_MAX_CHARS = 2000
+#: Shares of the cap: decisions/tasks/questions, the first pass over lists, the ``Names:`` line.
+PRIORITY_SHARE = 0.6
+LIST_SHARE = 0.5
+NAME_SHARE = 0.12
+#: Items every list shows before any list shows more (when they fit).
+MIN_LIST_ITEMS = 3
+NAME_BONUS, DATE_BONUS, NUMBER_BONUS = 0.3, 0.3, 0.15
+#: Least weight of a word found in every candidate (idf − 1 = 0), so a single fact still counts.
+IDF_FLOOR = 0.05
+#: Gain is divided by cost ** COST_EXPONENT (Lin & Bilmes' scaling factor r; 1 = per character).
+COST_EXPONENT = 1.0
+#: Room kept for a ``… and N more open tasks (turns a–b)`` line.
+COUNT_LINE_CHARS = 48
 
 
-@dataclass
-class _Sentence:
-    order: tuple[int, int]
-    line: str           # what the summary prints
-    text: str           # what is ranked (no tag, no speaker)
-    names: list[str]
-    dates: list[str]
-    has_number: bool
+class _Layout:
+    """Exact character cost of adding entries to a body as ``render_body`` writes it."""
 
+    def __init__(self) -> None:
+        self.groups: set[tuple[str, str | None]] = set()
+        self.used = 0
+        self.shown: dict[int, int] = {}
+        self.chosen: list[Entry] = []
 
-def message_text(message: dict[str, Any]) -> str:
-    """Plain text of an OpenAI-shaped message: ``content`` (or ``text``) as a string, or the text
-    parts of a content list; tool calls are described as ``called name(arguments)``."""
-    content = message.get("content", message.get("text"))
-    if isinstance(content, list):
-        content = " ".join(str(p.get("text", "")) for p in content
-                           if isinstance(p, dict) and p.get("type", "text") == "text")
-    text = str(content or "")
-    for call in message.get("tool_calls") or []:
-        fn = call.get("function", {}) if isinstance(call, dict) else {}
-        text += f" called {fn.get('name', '?')}({str(fn.get('arguments', ''))[:80]})"
-    return text.strip()
+    @staticmethod
+    def _group(e: Entry) -> tuple[str, str | None]:
+        return (e.kind, None) if e.kind in SECTIONS else ("day", e.day)
 
+    def _header_cost(self, e: Entry) -> int:
+        group = self._group(e)
+        if group in self.groups:
+            return 0
+        kind, day = group
+        if kind != "day":
+            own = len(SECTIONS[kind]) + 1
+        else:  # an undated group of plain lines has no header while nothing else is in the body
+            own = len(day_header(day)) + 1 if day is not None or self.groups else 0
+        # ...and gets its "## Undated" header once another group appears.
+        retro = len(day_header(None)) + 1 if self.groups == {("day", None)} else 0
+        return own + retro
 
-def message_day(message: dict[str, Any]) -> str | None:
-    """``YYYY-MM-DD`` of the message's ``created_at``/``at``/``timestamp`` (datetime or ISO text), if any."""
-    value = message.get("created_at") or message.get("at") or message.get("timestamp")
-    if isinstance(value, (datetime, date)):
-        return value.strftime("%Y-%m-%d")
-    if isinstance(value, str) and re.match(r"^\d{4}-\d{2}-\d{2}", value):
-        return value[:10]
-    return None
+    def cost(self, e: Entry, items: int | None = None) -> int:
+        dated = e.kind in SECTIONS
+        lines = entry_lines(e, items, dated=dated)
+        return sum(len(line) + 1 for line in lines) + self._header_cost(e)
 
+    def add(self, e: Entry, items: int | None = None) -> None:
+        self.used += self.cost(e, items)
+        self.groups.add(self._group(e))
+        self.chosen.append(e)
+        if e.is_list:
+            self.shown[id(e)] = len(e.items) if items is None else items
 
-def speaker(message: dict[str, Any]) -> str:
-    """Who said it: ``name`` (or ``user``) when given, else the role."""
-    return str(message.get("name") or message.get("user") or message.get("role") or "?")
-
-
-def find_names(sentence: str, stop: frozenset[str]) -> list[str]:
-    """Capitalised words that are not the first word of the sentence, not stop words and not
-    calendar words: a cheap, language-neutral stand-in for named-entity recognition."""
-    words = _WORD.findall(sentence)
-    out = []
-    for word in words[1:]:
-        clean = word.rstrip("'’s-") if word.endswith(("'s", "’s")) else word.rstrip("'’-")
-        low = clean.lower().replace("'", "").replace("’", "")
-        if (len(clean) > 1 and clean[0].isupper() and not clean.isupper()
-                and low not in stop and low not in _CALENDAR_WORDS):
-            out.append(clean)
-    return out
-
-
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    def grow(self, e: Entry) -> int:
+        """Cost of showing one more item of list ``e`` (already added)."""
+        n = self.shown[id(e)]
+        dated = e.kind in SECTIONS
+        now = sum(len(x) + 1 for x in entry_lines(e, n, dated))
+        return sum(len(x) + 1 for x in entry_lines(e, n + 1, dated)) - now
 
 
 class ExtractiveSummarizer:
     """Callable ``(previous_summary_body | None, evicted_messages) -> summary body`` (plain text).
 
     Args:
-        max_chars: cap on the returned body, in characters (default 2000).
+        max_chars: cap on the returned body, in characters (default 2000; at least 80).
 
-    The body is at most ``max_chars`` characters: ``- [date] speaker: sentence`` lines in conversation
-    order, then ``Names: …`` and ``Dates: …``. When no sentence, name or date is found, one line
-    ``- N short turns without a sentence to keep (samples)``; ``""`` only for no messages.
+    ``first_turn`` (keyword) numbers the first evicted message in the conversation, so lists say
+    which turns they came from; ``compress`` passes it. When no entry, name or list is found, the
+    body is one line ``- N short turns without a sentence to keep (samples)``; ``""`` only for no
+    messages.
+
+    Raises:
+        InvalidValueError: ``max_chars`` under 80.
     """
 
     def __init__(self, max_chars: int = DEFAULT_MAX_CHARS):
@@ -137,139 +141,203 @@ class ExtractiveSummarizer:
             raise InvalidValueError(f"summary cap must be at least 80 characters, not {max_chars}")
         self.max_chars = int(max_chars)
 
-    def __call__(self, previous: str | None, messages: list[dict[str, Any]]) -> str:
+    def __call__(self, previous: str | None, messages: list[dict[str, Any]], *, first_turn: int = 1) -> str:
         from bestie_tui.text.analysis import stop_words
 
         stop = stop_words() | {"i", "im", "ive", "id", "ill"}
-        sentences, names, dates = self._previous(previous, stop)
-        short: list[str] = []  # pieces too short to be a summary line, for the fallback line
-        previous_names, names = names, Counter()  # names of the previous summary stay names
-        lower: Counter[str] = Counter()  # lowercase mentions: "perfect" said plainly is not a name
-        for index, message in enumerate(messages):
-            day = message_day(message)
-            who = speaker(message)
-            for part, piece in enumerate(p.strip() for p in _SPLIT.split(message_text(message))):
-                if not piece:
-                    continue
-                found_names = find_names(piece, stop)
-                found_dates = [m.group(0) for m in _DATE.finditer(piece)]
-                names.update(found_names)
-                lower.update(w for w in _WORD.findall(piece) if w.islower())
-                dates.update(found_dates)
-                if len(piece.split()) < MIN_WORDS:
-                    short.append(piece)
-                    continue
-                tag = f"[{day}] " if day else ""
-                line = f"- {tag}{who}: {_shorten(piece, MAX_SENTENCE_CHARS)}"
-                sentences.append(_Sentence((1, index * 1000 + part), line, piece, found_names, found_dates,
-                                           bool(_NUMBER.search(piece))))
-            if day:
-                dates[day] += 1
-        speakers = {speaker(m) for m in messages}
-        # A name is capitalised mid-sentence at least twice and not mostly said in lowercase: without a
-        # dictionary, one capitalised "Perfect" or "Embracing" (a title, an emphasis) cannot be told
-        # from a name, so single mentions stay out of the Names line (their sentences may still be kept).
-        real = {n for n, c in names.items() if c >= 2 and lower[n.lower()] < 5 * c} | set(previous_names)
-        for sentence in sentences:  # the name bonus is for names said about someone, not vocatives
-            sentence.names = [n for n in sentence.names if n in real and not _is_speaker(n, speakers)]
-        names = Counter({n: c for n, c in names.items() if n in real}) + previous_names
-        body = self._compose(sentences, names, dates, speakers)
+        old, old_names, hidden = parse_body(previous or "")
+        new, found, short = extract(messages, first_turn, stop)
+        speakers = {speaker(m) for m in messages} | {e.who for e in old if e.who}
+        names = _real_names(new, found, messages, old_names, speakers)
+        entries = old + new
+        body = self._select(entries, names, hidden, speakers)
         if not body and messages:
             # Never an empty summary: the evicted turns are at least counted and sampled.
-            sample = _shorten(", ".join(dict.fromkeys(short)), 80)
+            sample = shorten(", ".join(dict.fromkeys(short)), 80)
             turns = f"{len(messages)} short turn{'s' if len(messages) != 1 else ''}"
             body = f"- {turns} without a sentence to keep" + (f" ({sample})" if sample else "")
         return body[: self.max_chars]
 
-    # --------------------------------------------------------------- internals
-    def _previous(self, previous: str | None, stop: frozenset[str]):
-        sentences: list[_Sentence] = []
-        names: Counter[str] = Counter()
-        dates: Counter[str] = Counter()
-        for i, raw in enumerate((previous or "").splitlines()):
-            line = raw.strip()
-            if line.startswith("Names:"):
-                # earlier names outrank a single new mention: they survived a previous selection
-                names.update({n.strip(): 2 for n in line[6:].split(",") if n.strip()})
-            elif line.startswith("Dates:"):
-                dates.update({d.strip(): 2 for d in line[6:].split(",") if d.strip()})
-            elif line.startswith("- "):
-                body = _TAG.sub("", line[2:])
-                body = body.split(": ", 1)[1] if ": " in body[:60] else body
-                sentences.append(_Sentence((0, i), line, body, find_names(body, stop),
-                                           [m.group(0) for m in _DATE.finditer(body)], bool(_NUMBER.search(body))))
-        return sentences, names, dates
+    # --------------------------------------------------------------- selection
+    def _select(self, entries: list[Entry], names: Counter, hidden: dict[str, tuple[int, int, int]],
+                speakers: set[str]) -> str:
+        cap = self.max_chars
+        layout = _Layout()
+        hidden = dict(hidden)
+        name_room = min(int(cap * NAME_SHARE), len(", ".join(names)) + 8) if names else 0
+        room = cap - name_room
+        # 1. decisions, open tasks, open questions: newest first, up to PRIORITY_SHARE; the rest wait.
+        waiting: dict[str, list[Entry]] = {}
+        for kind in PRIORITY_KINDS:
+            members = sorted((e for e in entries if e.kind == kind), key=lambda e: e.order, reverse=True)
+            for e in members:
+                items = min(len(e.items), MIN_LIST_ITEMS) if e.is_list else None
+                if not waiting.get(kind) and layout.used + layout.cost(e, items) + COUNT_LINE_CHARS <= room * PRIORITY_SHARE:
+                    layout.add(e, items)
+                else:
+                    waiting.setdefault(kind, []).append(e)
+            if waiting.get(kind) or hidden.get(kind):  # room for the "… and N more" line
+                layout.used += COUNT_LINE_CHARS + (0 if (kind, None) in layout.groups else len(SECTIONS[kind]) + 1)
+                layout.groups.add((kind, None))
+        # 2. lists, round robin, up to LIST_SHARE of the cap.
+        lists = sorted((e for e in entries if e.is_list and e.kind not in PRIORITY_KINDS), key=lambda e: e.order)
+        self._lists(layout, lists, room * LIST_SHARE, first_pass=True)
+        # 3. facts by budgeted coverage.
+        facts = [e for e in entries if e.kind == "fact" and not e.is_list]
+        self._coverage(layout, facts, room, speakers, set(names))
+        # 4. the priority entries that waited, newest first, in any room left; then more list items.
+        for kind, members in waiting.items():
+            for e in list(members):
+                items = min(len(e.items), MIN_LIST_ITEMS) if e.is_list else None
+                if layout.used + layout.cost(e, items) <= room:
+                    layout.add(e, items)
+                    members.remove(e)
+                else:
+                    break  # newest first: an older one never jumps a newer one that did not fit
+            if not members and not hidden.get(kind):
+                layout.used -= COUNT_LINE_CHARS  # no "… and N more" line after all
+        for kind, members in waiting.items():
+            if members:
+                n, first, last = hidden.get(kind, (0, 0, 0))
+                turns = [t for t in [first] + [e.turn for e in members] if t]
+                hidden[kind] = (n + len(members), min(turns) if turns else 0, max([last] + [e.last for e in members]))
+        self._lists(layout, [e for e in layout.chosen if e.is_list], room, first_pass=False)
+        # 5. chatter, each remark once, in the room that is left.
+        said: set[str] = set()
+        for e in sorted((e for e in entries if e.kind == "chatter" and not e.is_list), key=lambda e: e.order):
+            key = " ".join(e.text.lower().split())
+            if key not in said and layout.used + layout.cost(e) <= room:
+                layout.add(e)
+                said.add(key)
+        # 6. names no kept line mentions.
+        shown_text = " ".join(" ".join(entry_lines(e, layout.shown.get(id(e)))) for e in layout.chosen)
+        spare = cap - layout.used - len("Names: ") - 1
+        name_list = _fit_names([n for n, _ in _ranked(names) if n not in shown_text], spare)
+        hidden = {k: v for k, v in hidden.items() if v[0]}
+        body = render_body(layout.chosen, layout.shown, name_list, hidden)
+        while len(body) > cap and layout.chosen:  # the cost model is exact; this is a guard
+            layout.chosen.pop()
+            body = render_body(layout.chosen, layout.shown, name_list, hidden)
+        return body
 
-    def _rank(self, sentences: list[_Sentence], speakers: set[str]) -> list[float]:
-        """Salience of each sentence: the summed TF-IDF weight of its distinct content words, where a
-        word's weight is ``log(1 + occurrences in the evicted text) × idf`` (so topics that recur
-        count, words said everywhere — "wow", "great" — do not), divided by √(words) so long
-        sentences do not win by length alone; times the name/date/number bonus."""
-        if not sentences:
-            return []
-        import numpy as np
-        from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
-
-        from bestie_tui.text.analysis import analyze_words
-
-        vectorizer = CountVectorizer(analyzer=analyze_words, binary=True)
-        try:
-            counts = vectorizer.fit_transform([s.text for s in sentences])
-        except ValueError:  # no content words at all (e.g. only stop words)
-            return [0.0] * len(sentences)
-        idf = TfidfTransformer(smooth_idf=True).fit(counts).idf_
-        weight = np.log1p(np.asarray(counts.sum(axis=0)).ravel()) * (idf - 1.0)
-        # Speakers' names are mostly vocatives ("Thanks, Jon!"): they carry no information.
-        for name in speakers:
-            for feature in analyze_words(name):
-                if feature in vectorizer.vocabulary_:
-                    weight[vectorizer.vocabulary_[feature]] = 0.0
-        salience = counts @ weight
-        sizes = np.sqrt(np.maximum(np.asarray(counts.sum(axis=1)).ravel(), 1))
-        out = []
-        for s, score, size in zip(sentences, salience, sizes):
-            bonus = 1.0 + NAME_BONUS * bool(s.names) + DATE_BONUS * bool(s.dates) + NUMBER_BONUS * s.has_number
-            out.append(float(score / size) * bonus)
-        return out
-
-    def _compose(self, sentences: list[_Sentence], names: Counter, dates: Counter, speakers: set[str]) -> str:
-        entity_cap = int(self.max_chars * ENTITY_SHARE)
-        name_line = _entity_line("Names", names, entity_cap // 2)
-        date_line = _entity_line("Dates", dates, entity_cap - len(name_line), chronological=True)
-        tail = [line for line in (name_line, date_line) if line]
-        room = self.max_chars - sum(len(t) + 1 for t in tail)
-        chosen: list[_Sentence] = []
-        seen: list[tuple[set[str], set[str]]] = []  # (words, numbers) of each chosen sentence
-        variants: list[bool] = []  # whether it already has (or is) a kept variant
-        used = 0
-        ranked = sorted(zip(self._rank(sentences, speakers), sentences),
-                        key=lambda p: (_chitchat(p[1]), -p[0], p[1].order))
-        for _score, s in ranked:
-            words, numbers = set(s.text.lower().split()), set(_DIGITS.findall(s.text))
-            # Redundancy check (the idea of MMR, Carbonell & Goldstein 1998, as a hard filter): skip a
-            # sentence that mostly repeats one already chosen, unless it brings numbers of its own.
-            similar = [i for i, (other, _n) in enumerate(seen)
-                       if len(words & other) > 0.6 * min(len(words), len(other))]
-            # ...at most one variant per chosen sentence, or counters ("turn 7", "turn 8") would fill it.
-            if similar and (any(numbers <= seen[i][1] for i in similar) or any(variants[i] for i in similar)):
+    def _lists(self, layout: _Layout, lists: list[Entry], limit: float, first_pass: bool) -> None:
+        added = {id(e) for e in layout.chosen}
+        for e in lists:
+            if id(e) in added:
                 continue
-            if used + len(s.line) + 1 <= room:
-                chosen.append(s)
-                for i in similar:
-                    variants[i] = True
-                seen.append((words, numbers))
-                variants.append(bool(similar))
-                used += len(s.line) + 1
-        body = [s.line for s in sorted(chosen, key=lambda s: s.order)]
-        return "\n".join(body + tail)[: self.max_chars]
+            if layout.used + layout.cost(e, 0) <= limit:
+                layout.add(e, 0)
+                added.add(id(e))
+        live = [e for e in lists if id(e) in added]
+        step = 0
+        while live:
+            step += 1
+            if first_pass and step > MIN_LIST_ITEMS:
+                first_pass = False  # every list has its first items: the rest in turn, while room lasts
+            progressed = []
+            for e in live:
+                if layout.shown[id(e)] >= len(e.items):
+                    continue
+                cost = layout.grow(e)
+                if layout.used + cost <= limit:
+                    layout.used += cost
+                    layout.shown[id(e)] += 1
+                    progressed.append(e)
+            live = progressed
+
+    def _coverage(self, layout: _Layout, facts: list[Entry], room: float, speakers: set[str],
+                  names: set[str]) -> None:
+        if not facts:
+            return
+        concepts, weight = _concepts(facts, speakers)
+        covered: set[int] = set()
+        # the name bonus is for names said about someone, not vocatives
+        bonus = [1.0 + NAME_BONUS * bool(names & set(e.text.replace(",", " ").split()))
+                 + DATE_BONUS * bool(DATE.search(e.text))
+                 + NUMBER_BONUS * any(ch.isdigit() for ch in e.text) for e in facts]
+
+        def gain(i: int) -> float:
+            return bonus[i] * sum(weight[c] for c in concepts[i] - covered)
+
+        def ratio(i: int, cost: int) -> float:
+            return gain(i) / max(1, cost) ** COST_EXPONENT
+
+        heap = [(-ratio(i, layout.cost(e)), i) for i, e in enumerate(facts)]
+        heapq.heapify(heap)
+        while heap:
+            neg, i = heapq.heappop(heap)
+            cost = layout.cost(facts[i])
+            if layout.used + cost > room:
+                continue
+            current = ratio(i, cost)
+            if heap and current < -heap[0][0] - 1e-12:  # stale (lazy greedy: gains only shrink)
+                heapq.heappush(heap, (-current, i))
+                continue
+            if current <= 0:
+                break
+            layout.add(facts[i])
+            covered |= concepts[i]
 
 
-def _chitchat(s: _Sentence) -> bool:
-    """A greeting (``_CHITCHAT``) without a number or date, or a short remark (under ``SHORT_WORDS``
-    words) without a number, date or name."""
-    if s.dates or s.has_number:
-        return False
-    return bool(_CHITCHAT.match(s.text)) or (len(s.text.split()) < SHORT_WORDS and not s.names)
+def _concepts(facts: list[Entry], speakers: set[str]) -> tuple[list[set[int]], list[float]]:
+    """Per fact, the indices of its content words; per word its weight (see the module docstring)."""
+    import numpy as np
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+
+    from bestie_tui.text.analysis import analyze_words
+
+    def features(text: str) -> list[str]:
+        # A number means something with its neighbours: "12 km" and "turn 12" are different facts.
+        words = analyze_words(text)
+        digits = [w[:1].isdigit() or w[-1:].isdigit() for w in words]
+        return words + [f"{a} {b}" for a, b, da, db in zip(words, words[1:], digits, digits[1:]) if da or db]
+
+    vectorizer = CountVectorizer(analyzer=features, binary=True)
+    try:
+        counts = vectorizer.fit_transform([e.text for e in facts])
+    except ValueError:  # no content words at all
+        return [set() for _ in facts], []
+    idf = TfidfTransformer(smooth_idf=True).fit(counts).idf_
+    # idf − 1 is 0 for a word in every candidate; the floor keeps a lone fact (or a few alike) worth keeping.
+    weight = np.log1p(np.asarray(counts.sum(axis=0)).ravel()) * np.maximum(idf - 1.0, IDF_FLOOR)
+    for name in speakers:  # speakers' names are mostly vocatives ("Thanks, Jon!")
+        for feature in analyze_words(name):
+            if feature in vectorizer.vocabulary_:
+                weight[vectorizer.vocabulary_[feature]] = 0.0
+    rows = counts.tocsr()
+    concepts = [set(rows.indices[rows.indptr[i]:rows.indptr[i + 1]].tolist()) for i in range(len(facts))]
+    return concepts, weight.tolist()
+
+
+def _real_names(new: list[Entry], found: list[list[str]], messages: list[dict[str, Any]],
+                previous: list[str], speakers: set[str]) -> Counter:
+    """Names said at least twice, capitalised mid-sentence and not mostly in lowercase (without a
+    dictionary one capitalised "Perfect" cannot be told from a name), speakers' names left out;
+    names of the previous summary stay names."""
+    import re
+
+    counts: Counter[str] = Counter(n for names in found for n in names)
+    lower: Counter[str] = Counter(w for m in messages for w in re.findall(r"[^\W\d_][\w'’-]*", message_text(m))
+                                  if w.islower())
+    real = Counter({n: c for n, c in counts.items() if c >= 2 and lower[n.lower()] < 5 * c})
+    real.update({n: 2 for n in previous})
+    return Counter({n: c for n, c in real.items() if not _is_speaker(n, speakers)})
+
+
+def _ranked(names: Counter) -> list[tuple[str, int]]:
+    return sorted(names.items(), key=lambda kv: (-kv[1], kv[0].lower()))
+
+
+def _fit_names(names: list[str], room: int) -> list[str]:
+    out: list[str] = []
+    used = 0
+    for n in names:  # most frequent first; a long name that does not fit leaves room for shorter ones
+        cost = len(n) + (2 if out else 0)
+        if used + cost > room:
+            continue
+        out.append(n)
+        used += cost
+    return out
 
 
 def _is_speaker(name: str, speakers: set[str]) -> bool:
@@ -279,22 +347,6 @@ def _is_speaker(name: str, speakers: set[str]) -> bool:
             if name == part or (len(name) >= 3 and part.startswith(name)):
                 return True
     return False
-
-
-def _entity_line(label: str, counts: Counter, cap: int, chronological: bool = False) -> str:
-    """``"Label: a, b, c"``, most frequent first (``chronological``: ISO days first, in date order),
-    at most ``cap`` characters; ``""`` if empty."""
-    line = ""
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].lower()))
-    if chronological:
-        iso_days = sorted(k for k in counts if re.match(r"^\d{4}-\d{2}-\d{2}$", k))
-        ranked = [(k, counts[k]) for k in iso_days] + [kv for kv in ranked if kv[0] not in iso_days]
-    for value, _count in ranked:
-        candidate = f"{line}, {value}" if line else f"{label}: {value}"
-        if len(candidate) > cap:
-            break
-        line = candidate
-    return line
 
 
 def summarize(previous: str | None, messages: Iterable[dict[str, Any]], max_chars: int = DEFAULT_MAX_CHARS) -> str:

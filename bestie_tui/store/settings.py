@@ -3,8 +3,8 @@
 Values are stored as JSON in the ``setting`` table, so they travel with the database. Every default
 is declared here, once, as data: the policy switches, the scoring weights and tuning (``score.*``,
 whose formulas ``retrieval.scoring`` documents) and conversation context (``context.*``, read by
-``conversation.compress``). Those modules import their defaults from here; this module imports
-none of them.
+``conversation.config``, which lets the environment variables of ``ENV_OVERRIDES`` override them).
+Those modules import their defaults from here; this module imports none of them.
 
 Internal records kept as settings (``digest.log``, ``maintenance.entry``) are written by their modules
 directly, are not user settings and are not undo steps.
@@ -13,7 +13,9 @@ directly, are not user settings and are not undo steps.
 from __future__ import annotations
 
 import math
+import os
 import urllib.parse
+from collections.abc import Mapping
 from typing import Any
 
 from bestie_tui.errors import DeliveryConfigError, InvalidValueError
@@ -53,20 +55,41 @@ DEFAULT_TUNING: dict[str, float] = {
     "score.whenHalfLifeDays": 7.0,
     "score.duplicateCosine": 0.9,
 }
-#: ``context.*`` settings ``conversation.compress`` reads, with their defaults.
+#: ``context.*`` settings the ``conversation`` package reads, with their defaults.
 CONTEXT_DEFAULTS: dict[str, Any] = {
     "context.compressThreshold": 40,
     "context.keepRecent": 10,
     "context.summaryChars": 2000,
     "context.tokenMode": "chars4",
     "context.persistSummary": False,
+    "context.buildStateMaxChars": 6000,
+    "context.crossStackMaxChars": 4000,
+    "context.logPromptResolution": False,
 }
+#: Environment variables that override ``context.*`` settings, under the second design note's names
+#: (BeGuru's ``freetext_*`` settings). The note writes the keep pair as ``freetext_compress_keep_recent_*``;
+#: both spellings below mean the turns kept verbatim.
+ENV_OVERRIDES: dict[str, str] = {
+    "FREETEXT_COMPRESS_THRESHOLD": "context.compressThreshold",
+    "FREETEXT_COMPRESS_KEEP_RECENT": "context.keepRecent",
+    "FREETEXT_COMPRESS_KEEP_RECENT_TURNS": "context.keepRecent",
+    "FREETEXT_TOKEN_ESTIMATE_MODE": "context.tokenMode",
+    "FREETEXT_BUILD_STATE_MAX_CHARS": "context.buildStateMaxChars",
+    "FREETEXT_CROSS_STACK_MAX_CHARS": "context.crossStackMaxChars",
+    "FREETEXT_PERSIST_COMPRESSOR_SUMMARY": "context.persistSummary",
+    "FREETEXT_LOG_PROMPT_RESOLUTION": "context.logPromptResolution",
+}
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 #: Optional text settings (default ``None``): base URLs of the chat APIs for proxies and tests.
 TEXT_SETTINGS = ("digest.telegramApi", "digest.zaloApi")
 #: Written by the program itself, never by ``config``.
 INTERNAL = ("digest.log", "maintenance.entry")
 #: Integer settings and their inclusive range.
-INT_RANGES: dict[str, tuple[int, int]] = {"memory.coreTokenCap": (1, 100_000), "memory.undoRetentionDays": (0, 36_500)}
+INT_RANGES: dict[str, tuple[int, int]] = {"memory.coreTokenCap": (1, 100_000),
+                                          "memory.undoRetentionDays": (0, 36_500),
+                                          "context.summaryChars": (80, 1_000_000),
+                                          "context.buildStateMaxChars": (1, 1_000_000),
+                                          "context.crossStackMaxChars": (1, 1_000_000)}
 
 
 def known_settings() -> dict[str, Any]:
@@ -146,6 +169,39 @@ def _number(key: str, value: Any, whole: bool) -> int | float:
         if not low <= value <= high:
             raise InvalidValueError(f"{key} must be a whole number from {low} to {high}, not {value!r}")
     return value
+
+
+def env_overrides(environ: Mapping[str, str] | None = None) -> dict[str, tuple[str, Any]]:
+    """``{setting key: (variable, value)}`` for each ``ENV_OVERRIDES`` variable set in ``environ``
+    (default ``os.environ``; an empty value counts as unset), read as its setting's type: booleans
+    ``true/false``, ``1/0``, ``yes/no``, ``on/off`` (any case); whole numbers; a token mode by name.
+
+    Raises:
+        InvalidValueError: a value the setting refuses, or two spellings of one setting that disagree;
+            the message names the variable.
+    """
+    env = os.environ if environ is None else environ
+    out: dict[str, tuple[str, Any]] = {}
+    for var, key in ENV_OVERRIDES.items():
+        raw = env.get(var, "").strip()
+        if not raw:
+            continue
+        default = CONTEXT_DEFAULTS[key]
+        value: Any = raw
+        if isinstance(default, bool):
+            if raw.lower() not in _TRUE + _FALSE:
+                raise InvalidValueError(f"environment variable {var}={raw!r} must be true or false (or 1/0, yes/no, on/off)")
+            value = raw.lower() in _TRUE
+        else:
+            try:
+                value = validate(key, int(raw) if isinstance(default, int) and raw.lstrip("-").isdigit() else raw)
+            except InvalidValueError as exc:
+                raise InvalidValueError(f"environment variable {var}={raw!r}: {exc}") from None
+        if key in out and out[key][1] != value:
+            raise InvalidValueError(f"environment variables {out[key][0]}={out[key][1]!r} and {var}={raw!r} "
+                                    f"disagree about {key}; set one of them")
+        out.setdefault(key, (var, value))
+    return out
 
 
 def check_base_url(value: str, source: str) -> str:
