@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+import weakref
 
 import pytest
 
@@ -14,7 +15,7 @@ from bestie_tui.errors import BestieError
 from bestie_tui.hygiene.doctor import run_doctor
 from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.retrieval.search import search
-from bestie_tui.store import transfer
+from bestie_tui.store import binding, transfer
 from bestie_tui.store.binding import StoreBindingError
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.store.models import Memory
@@ -30,7 +31,9 @@ def _texts_on_disk(path) -> set[str]:
 
 
 @pytest.fixture
-def two_stores(tmp_path, clock):
+def two_stores(tmp_path, clock, monkeypatch):
+    # Stores other tests of this worker left open would count among "the open stores": start empty.
+    monkeypatch.setattr(binding, "_open", weakref.WeakSet())
     a = MemoryStore(tmp_path / "alice.db", clock=clock)
     b = MemoryStore(tmp_path / "bob.db", clock=clock)
     yield a, b
