@@ -28,14 +28,25 @@ class PolicyError(BestieError):
     """A write refused by a policy setting (writePolicy deny, paused memory, deletePolicy)."""
 
 
-class SecretRefusedError(BestieError):
-    """A proposal that looks like a secret. The message names the kind, never the secret."""
+class WriteRefusedError(BestieError):
+    """A memory write the write gate refused (``store.gate.check_write``): the message gives the
+    reason in one line; ``rule`` names the check (``secret``, ``venting``, ``injected``,
+    ``core_cap``, ``about``). Nothing was written."""
+
+    def __init__(self, message: str, rule: str = "refused"):
+        self.rule = rule
+        super().__init__(message)
+
+
+class SecretRefusedError(WriteRefusedError):
+    """A write that looks like a secret. The message names the kind, never the secret."""
 
     def __init__(self, kind: str):
         self.kind = kind
         super().__init__(
             f"refused: the text looks like {kind}; secrets are never stored "
-            "(if the owner really wants it kept: bestie memory add KIND TEXT --allow-secret)"
+            "(if the owner really wants it kept: bestie memory add KIND TEXT --allow-secret)",
+            rule="secret",
         )
 
 

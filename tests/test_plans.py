@@ -152,9 +152,9 @@ def test_a_record_changed_after_the_plan_is_skipped(store):
 
 
 def test_rebalance_moves_least_used_core_records_first(store, clock):
-    store.set_setting("memory.coreTokenCap", 20)
     used = store.add("identity", "The owner's name is Lan and she lives in Hà Nội.", scope="core")
     idle = store.add("identity", "The owner once mentioned liking long walks by the lake.", scope="core")
+    store.set_setting("memory.coreTokenCap", 20)  # lowered after the fact: the gate checks writes, not the setting
     for _ in range(3):
         store.open(used.id)
     plan = build_rebalance_plan(store)

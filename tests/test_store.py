@@ -21,7 +21,7 @@ def test_propose_under_ask_queues_pending(store):
 
 def test_propose_under_allow_stores_approved_and_deny_refuses(store):
     store.set_setting("memory.writePolicy", "allow")
-    assert store.propose("Lives in Hà Nội", "identity").outcome == "approved"
+    assert store.propose("Lives in Hà Nội", "identity", user="linh").outcome == "approved"
     store.set_setting("memory.writePolicy", "deny")
     with pytest.raises(PolicyError, match="deny"):
         store.propose("Likes phở", "preference")

@@ -93,6 +93,14 @@ def import_cmd(app, file, allow_secret, as_json) -> None:
     if result.secrets_refused:
         click.echo(f"refused {result.secrets_refused} memories that look like secrets "
                    "(not written anywhere; --allow-secret imports them)", err=True)
+    others = {rule: n for rule, n in result.refused.items() if rule != "secret"}
+    if others:
+        why = {"injected": "carry injected prompt blocks", "venting": "read as one-off venting"}
+        click.echo("refused " + ", ".join(f"{n} that {why.get(rule, rule)}" for rule, n in sorted(others.items()))
+                   + " (not written)", err=True)
+    if result.moved_to_working:
+        click.echo(f"{result.moved_to_working} core memories came in as working (about someone else, or core "
+                   "was full)", err=True)
 
 
 @memory.command()

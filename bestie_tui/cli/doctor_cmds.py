@@ -186,7 +186,7 @@ def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, tex
             raise click.UsageError(f"operation {ref} is a {op.action}; only a merge has a text")
         if op.into is not None:
             raise click.UsageError(f"{op.key} folds into the pinned #{op.into.id}, which keeps its text")
-        check_merged_text(op.key, text)  # refused in the dry run too, not only at apply
+        check_merged_text(op.key, text, store, op.records)  # refused in the dry run too, not only at apply
         op.text = text
     _run_plan(store, plan, dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
 

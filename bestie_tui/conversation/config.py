@@ -23,6 +23,7 @@ from typing import Any
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.gate import redact
 from bestie_tui.store.settings import CONTEXT_DEFAULTS, ENV_OVERRIDES, env_overrides
 from bestie_tui.text.tokens import TOKEN_MODES
 
@@ -84,14 +85,16 @@ def persist_summary(store, result, *, user: str | None = None, channel: str | No
                     force: bool = False, settings: dict[str, Any] | None = None):
     """Store ``result.summary`` (a ``compress.CompressionResult``) as a ``system`` message in session
     ``SUMMARY_SESSION`` when ``context.persistSummary`` is in force (``context_settings``, so
-    ``FREETEXT_PERSIST_COMPRESSOR_SUMMARY`` counts) or ``force``. The same summary twice in a row
-    is stored once. Returns the ``MessageRecord`` written, or ``None``."""
+    ``FREETEXT_PERSIST_COMPRESSOR_SUMMARY`` counts) or ``force``. Its secrets are redacted as every
+    logged message's are (``[redacted: password]``, ``store.gate.redact``). The same summary twice in
+    a row is stored once. Returns the ``MessageRecord`` written, or ``None``."""
     on = force or (settings if settings is not None else context_settings(store))["context.persistSummary"]
     if not result.summary or not on:
         return None
+    stored, _ = redact(result.summary)
     for m in store.messages(limit=20, role="system"):
         if m.session == SUMMARY_SESSION:
-            if m.text == result.summary:
+            if m.text == stored:
                 return None
             break
     return store.log_message("system", result.summary, user=user, channel=channel, session=SUMMARY_SESSION)

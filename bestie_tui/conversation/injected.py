@@ -27,7 +27,7 @@ from typing import Any
 
 from bestie_tui.conversation.pins import CONTEXT_SUMMARY, PIN_PREFIXES, is_summary, pin_prefix
 from bestie_tui.conversation.sentences import split_sentences
-from bestie_tui.retrieval.assembly import CORE_TITLE, HEADER, WORKING_TITLE
+from bestie_tui.store.markers import CORE_TITLE, HEADER, WORKING_TITLE
 
 _TAGS = sorted({p.strip("[]") for p in PIN_PREFIXES} | {CONTEXT_SUMMARY.strip("[")}, key=len, reverse=True)
 _TAG = "|".join(re.escape(t) for t in _TAGS)

@@ -23,35 +23,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-#: What the runtime knows about the owner (name, language, time zone…). Note: USER_INFO.
-USER_INFO = "[USER_INFO]"
-#: Know-your-business facts of the owner's company (legal name, sector, market…). Note: KYB.
-KYB = "[KYB]"
-#: The current project's goal and constraints. Note: project context.
-PROJECT_CONTEXT = "[PROJECT_CONTEXT]"
-#: The long-term memory block rendered by ``assembly.build_context`` (ours).
-MEMORY_BLOCK = "[MEMORY_BLOCK]"
-#: The front-end spec the Engineer builds to (pages, components, data). Note: FE spec.
-FE_SPEC = "[FE_SPEC]"
-#: An excerpt of ``PRODUCT_PLAN.md``, the product plan (Engineer pack segment).
-PRODUCT_PLAN = "[PRODUCT_PLAN]"
-#: ``MASTER.md``: the design system's master rules (tokens, layout, voice). Note: MASTER.
-MASTER = "[MASTER]"
-#: Where a multi-turn job stands (done, next, blocked); ``BUILD_STATE.md``. Note: BUILD_STATE.
-BUILD_STATE = "[BUILD_STATE]"
-#: ``CROSS_STACK.md``: what other stacks (backend, mobile) expect; optional (Engineer pack segment).
-CROSS_STACK = "[CROSS_STACK]"
-#: A digest of resources the conversation refers to (links, uploaded files). Note: resource digest.
-RESOURCE_DIGEST = "[RESOURCE_DIGEST]"
-#: An excerpt of any other on-disk artifact; its first line is ``path: …`` (ours).
-ARTIFACT = "[ARTIFACT]"
-#: Opening of the compressed-history message: ``[CONTEXT_SUMMARY turns=N from=… to=…]``.
-CONTEXT_SUMMARY = "[CONTEXT_SUMMARY"
+# The prefixes are defined once, in ``store.markers`` (the write gate refuses them in memory text,
+# and the store may not import this package); they are re-exported here, where runtimes import them.
+from bestie_tui.store.markers import (
+    ARTIFACT,
+    BUILD_STATE,
+    CONTEXT_SUMMARY,
+    CROSS_STACK,
+    FE_SPEC,
+    KYB,
+    MASTER,
+    MEMORY_BLOCK,
+    PIN_PREFIXES,
+    PRODUCT_PLAN,
+    PROJECT_CONTEXT,
+    RESOURCE_DIGEST,
+    USER_INFO,
+)
 
-#: Every pin prefix, in the order a context pack places them (the Engineer pack's segment order:
-#: spec, PRODUCT_PLAN, MASTER, BUILD_STATE, CROSS_STACK, digest).
-PIN_PREFIXES: tuple[str, ...] = (USER_INFO, KYB, PROJECT_CONTEXT, MEMORY_BLOCK, FE_SPEC, PRODUCT_PLAN, MASTER,
-                                 BUILD_STATE, CROSS_STACK, RESOURCE_DIGEST, ARTIFACT)
 #: The seven prefixes the design note lists as public, under the note's own names.
 NOTE_PREFIXES: dict[str, str] = {"FE spec": FE_SPEC, "BUILD_STATE": BUILD_STATE, "MASTER": MASTER,
                                  "USER_INFO": USER_INFO, "KYB": KYB, "project context": PROJECT_CONTEXT,
@@ -124,3 +113,10 @@ def split_pins(messages: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]]
     for m in messages:
         (pins if is_pinned(m) else rest).append(m)
     return pins, rest
+
+
+__all__ = [
+    "USER_INFO", "KYB", "PROJECT_CONTEXT", "MEMORY_BLOCK", "FE_SPEC", "PRODUCT_PLAN", "MASTER", "BUILD_STATE",
+    "CROSS_STACK", "RESOURCE_DIGEST", "ARTIFACT", "CONTEXT_SUMMARY", "PIN_PREFIXES", "NOTE_PREFIXES", "PIN_KINDS",
+    "PIN_ALIASES", "pin_kind", "closing", "make_pin", "pin_prefix", "is_pinned", "is_summary", "split_pins",
+]

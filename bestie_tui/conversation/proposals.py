@@ -13,7 +13,7 @@ from typing import Any
 
 from bestie_tui.conversation.injected import strip_injected
 from bestie_tui.conversation.sentences import split_sentences
-from bestie_tui.errors import SecretRefusedError
+from bestie_tui.errors import WriteRefusedError
 from bestie_tui.store.binding import uses_store
 
 # Lasting statements about oneself, English and Vietnamese.
@@ -60,7 +60,9 @@ def propose_from_turn(store, turn: dict[str, Any] | str, *, user: str | None = N
 
     The one stripping step (``injected.strip_injected``) runs first, so recalled memories are never proposed
     (nor reinforced) again. Only ``user`` turns are read: the assistant's words are not the owner's
-    facts. A sentence the secret guard refuses is skipped (nothing is written).
+    facts. Each statement goes through ``store.propose``, so through the one write gate
+    (``store.gate.check_write``): a sentence it refuses — a secret, one-off venting, an injected
+    block — is skipped (nothing is written), one it queues is pending.
 
     Returns:
         list of ``ProposalResult`` (``pending``/``approved``/``duplicate``), one per statement.
@@ -82,6 +84,6 @@ def propose_from_turn(store, turn: dict[str, Any] | str, *, user: str | None = N
         try:
             results.append(store.propose(sentence, guess_kind(sentence), user=user, channel=channel,
                                          project=project, session=session, source="conversation"))
-        except SecretRefusedError:
+        except WriteRefusedError:  # the gate's refusal (SecretRefusedError is one)
             continue
     return results

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from bestie_tui.errors import InvalidValueError, PolicyError, SecretRefusedError
+from bestie_tui.errors import InvalidValueError, PolicyError
 from bestie_tui.hygiene.plans import Operation, Plan, _survivor, merged_binding
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.gate import WriteDecision, check_write
 from bestie_tui.store.models import Memory
-from bestie_tui.store.secrets import detect_secret
 from bestie_tui.store.support import snapshot
 from bestie_tui.text import words as textmod
 
@@ -64,17 +64,30 @@ def check_policy(store, plan: Plan, yes: bool) -> None:
                           "--apply --yes; nothing changed")
 
 
-def check_merged_text(key: str, text: str | None) -> None:
-    """Refuse a merged text (the owner's edit) that has no word or holds a secret.
+def check_merged_text(key: str, text: str | None, store=None, records: Iterable = ()) -> WriteDecision:
+    """Pass a merged text (the plan's or the owner's edit) through the write gate (path ``cleanup``).
+
+    Args:
+        key: the merge operation's key, for the message.
+        text: the merged text.
+        store: the open ``MemoryStore``; with it and the merge's ``records``, the merged record's
+            tier counts too (the core cap, with the members' tokens freed).
+        records: the records the merge folds together.
+
+    Returns:
+        The gate's ``WriteDecision`` (its ``about`` binds the merged record).
 
     Raises:
         InvalidValueError: no word in it. SecretRefusedError: it looks like a secret.
+        WriteRefusedError: venting, an injected block, core over its cap, someone else's trait in core.
     """
     if not textmod.normalize(text or ""):
         raise InvalidValueError(f"the merged text of {key} must contain at least one word")
-    found = detect_secret(text or "")  # text is not None here: normalize("") has no word
-    if found:
-        raise SecretRefusedError(found)
+    records = list(records)
+    bind = merged_binding(records) if records else {"scope": "project", "layer": "working", "user": None}
+    return check_write(text or "", path="cleanup", store=store, kind=records[0].kind if records else "note",
+                       scope=str(bind["scope"]), layer=bind["layer"], user=bind["user"],
+                       replaces=[r.id for r in records]).raise_if_refused()
 
 
 @uses_store
@@ -105,9 +118,8 @@ def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str |
         ops = [plan.op(ref) for ref in selected]
     # merges first: an accepted resolution with a merged side is aimed at the merged record
     ops = sorted((o for o in ops if not o.blocked), key=lambda o: o.action != "merge")
-    for op in ops:
-        if op.action == "merge":
-            check_merged_text(op.key, op.text)
+    abouts = {op.key: check_merged_text(op.key, op.text, store, op.records).about
+              for op in ops if op.action == "merge" and op.into is None}
     result = ApplyResult(batch=None)
     if not ops:
         return result
@@ -116,7 +128,7 @@ def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str |
             if op.action == "delete" and policy != "allow":
                 result.skipped.append((op.key, f"memory.deletePolicy is {policy}; only allow hard-deletes"))
                 continue
-            reason = _apply_one(store, batch, op, actor, result)
+            reason = _apply_one(store, batch, op, actor, result, abouts.get(op.key))
             if reason:
                 result.skipped.append((op.key, reason))
             else:
@@ -141,7 +153,7 @@ def _current(op: Operation, records=None) -> list[Memory] | str:
     return rows
 
 
-def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult) -> str | None:
+def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult, about: str | None = None) -> str | None:
 
     if op.action == "supersede":
         return _supersede(store, op, result, save_event=lambda row, before: _save(store, batch, row, before, actor,
@@ -158,7 +170,7 @@ def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult
         result.changed_ids.append(row.id)
 
     if op.action == "merge":
-        return _merge(store, batch, op, rows, actor, result, save)
+        return _merge(store, batch, op, rows, actor, result, save, about)
     if op.action == "delete":
         for row in rows:
             if row.status not in ("forgotten", "rejected"):
@@ -219,7 +231,7 @@ def _supersede(store, op: Operation, result: ApplyResult, save_event) -> str | N
     return None
 
 
-def _merge(store, batch, op, rows, actor, result, save) -> str | None:
+def _merge(store, batch, op, rows, actor, result, save, about: str | None = None) -> str | None:
 
     if any(r.status != "approved" or r.superseded_by is not None for r in rows):
         return "a member is no longer active"
@@ -242,6 +254,7 @@ def _merge(store, batch, op, rows, actor, result, save) -> str | None:
         survivor = next(r for r in rows if r.id == keep.id)
         before = snapshot(survivor)
         survivor.text, survivor.norm, survivor.terms = text, textmod.normalize(text), textmod.search_text(text)
+        survivor.about = about or survivor.about
         for name, value in bind.items():
             setattr(survivor, name, value)
         survivor.access_count = uses
@@ -252,7 +265,8 @@ def _merge(store, batch, op, rows, actor, result, save) -> str | None:
         now = store.clock()
         survivor = Memory.create(
             id=store.next_memory_id(), text=text, kind=base.kind, status="approved", pinned=False, confidence=confidence, expires_at=None,
-            **bind, source="merge:" + ",".join(f"#{r.id}" for r in rows), created_at=now,
+            about=about or (base.about if len({r.about for r in rows}) == 1 else None), **bind,
+            source="merge:" + ",".join(f"#{r.id}" for r in rows), created_at=now,
             updated_at=now, access_count=uses, last_accessed_at=last, norm=textmod.normalize(text),
             terms=textmod.search_text(text))
         store.record_event(batch, "merge", survivor.id, None, snapshot(survivor), actor, note=op.key)

@@ -33,6 +33,7 @@ from bestie_tui.retrieval.scoring import (
     settings_snapshot,
 )
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.markers import CORE_TITLE, HEADER, WORKING_TITLE, memory_line
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord, iso
 from bestie_tui.store.support import to_record
@@ -42,9 +43,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from bestie_tui.store.memory_store import MemoryStore
 
 DEFAULT_TOKEN_BUDGET = 600
-HEADER = "Memory (approved notes about this user; follow them unless the user says otherwise):"
-CORE_TITLE = "Core:"
-WORKING_TITLE = "Relevant to this request:"
 #: Relevant records left out for scope/state that the manifest lists (the best by relevance).
 MANIFEST_LIMIT = 20
 
@@ -301,7 +299,7 @@ def _fetch(ids: list[int], allowed) -> dict[int, MemoryRecord]:
 
 
 def _line(m: MemoryRecord) -> str:
-    return "- " + " ".join(m.text.split())
+    return memory_line(m.text, m.about)
 
 
 def _place(pack: ContextPack, target: list[PackItem], m: MemoryRecord, parts: ScoreParts,

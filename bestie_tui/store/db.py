@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from peewee import OperationalError, SqliteDatabase
+from peewee import OperationalError, SqliteDatabase, TextField
 from playhouse.migrate import SqliteMigrator, migrate
 
 from bestie_tui.errors import SchemaError, StorageError
@@ -19,7 +19,9 @@ from bestie_tui.store.binding import binding
 from bestie_tui.store.models import ALL_MODELS, Event
 
 APPLICATION_ID = 0x42535449  # "BSTI"
-SCHEMA_VERSION = 2
+#: 1: the first schema. 2: ``event.origin``. 3: ``memory.about`` (who a statement about someone
+#: else is about).
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 5000
 PRAGMAS = {
     "journal_mode": "wal",
@@ -139,7 +141,8 @@ def open_database(path: str | Path, *, create_dirs: bool = True) -> SqliteDataba
 def _migrate(db: SqliteDatabase, from_version: int) -> None:
     """Bring a schema from ``from_version`` to ``SCHEMA_VERSION``. Version 0 is a new file.
 
-    Steps: 1 → 2 adds ``event.origin`` (the store session that made a change; console undo).
+    Steps: 1 → 2 adds ``event.origin`` (the store session that made a change; console undo);
+    2 → 3 adds ``memory.about`` (older rows are about the owner: it starts NULL).
     """
     with db.atomic():
         if from_version == 0:
@@ -148,6 +151,8 @@ def _migrate(db: SqliteDatabase, from_version: int) -> None:
             migrator = SqliteMigrator(db)
             if from_version < 2:
                 migrate(migrator.add_column("event", "origin", Event.origin))  # and its index
+            if from_version < 3:
+                migrate(migrator.add_column("memory", "about", TextField(null=True)))
         db.execute_sql(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
 

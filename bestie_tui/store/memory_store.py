@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from peewee import DatabaseError as PeeweeDatabaseError
 from peewee import OperationalError, fn
 
-from bestie_tui.errors import InvalidValueError, NotFoundError, SecretRefusedError, StorageError
+from bestie_tui.errors import InvalidValueError, NotFoundError, StorageError
 from bestie_tui.store import settings as settings_mod
 from bestie_tui.store.binding import bind_store_methods, binding, register_open, unregister_open
 from bestie_tui.store.db import open_database
@@ -26,7 +26,6 @@ from bestie_tui.store.messages import StoreMessages
 from bestie_tui.store.models import SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Setting
 from bestie_tui.store.reads import StoreReads
 from bestie_tui.store.records import MemoryRecord, iso
-from bestie_tui.store.secrets import detect_secret
 from bestie_tui.store.support import (  # noqa: F401  (re-exported for callers of the facade module)
     MAX_ID,
     _storage_message,
@@ -191,10 +190,11 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         return to_record(row)
 
     def _create(self, text: str, kind: str, *, status: str, user, channel, project, session, scope,
-                source, confidence, ttl, actor, action, pinned: bool = False) -> MemoryRecord:
+                source, confidence, ttl, actor, action, pinned: bool = False, layer: str | None = None,
+                about: str | None = None) -> MemoryRecord:
         self._check_scope(scope)
         for what, value in (("user", user), ("channel", channel), ("project", project), ("session", session),
-                            ("source", source)):
+                            ("source", source), ("about", about)):
             textmod.check_encodable(value, what)
         if not (isinstance(confidence, (int, float)) and 0.0 <= float(confidence) <= 1.0):
             raise InvalidValueError(f"confidence must be between 0 and 1, not {confidence}")
@@ -203,9 +203,9 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         expires = parse_ttl(ttl, now, self.owner_zone) if ttl else None
         with self.change(action, actor) as batch:
             row = Memory.create(
-                id=self.next_memory_id(), text=text.strip(), kind=kind, status=status, scope=scope, layer=SCOPE_DEFAULT_LAYER[scope],
-                pinned=pinned, confidence=float(confidence), expires_at=expires, user=user, channel=channel,
-                project=project, session=session, source=source, created_at=now, updated_at=now,
+                id=self.next_memory_id(), text=text.strip(), kind=kind, status=status, scope=scope,
+                layer=layer or SCOPE_DEFAULT_LAYER[scope], pinned=pinned, about=about,
+                confidence=float(confidence), expires_at=expires, user=user, channel=channel, project=project, session=session, source=source, created_at=now, updated_at=now,
                 norm=textmod.normalize(text), terms=textmod.search_text(text),
             )
             self.record_event(batch, action, row.id, None, snapshot(row), actor)
@@ -229,14 +229,6 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     def _check_scope(scope: str) -> None:
         if scope not in SCOPES:
             raise InvalidValueError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
-
-    @staticmethod
-    def _guard_secret(text: str, kind: str) -> None:
-        found = detect_secret(text or "")
-        if found:
-            raise SecretRefusedError(found)
-        if kind in ("venting", "vent"):
-            raise SecretRefusedError("one-off venting")
 
     @staticmethod
     def _same_user(user: str | None):

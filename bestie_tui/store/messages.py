@@ -1,5 +1,5 @@
-"""The raw chat history side of ``MemoryStore``: appending messages and listing them by role or
-tolerant text query. A mixin: ``MemoryStore`` (``memory_store.py``) supplies ``clock``.
+"""The raw chat history side of ``MemoryStore``: appending messages (secrets redacted) and listing
+them by role or tolerant text query. A mixin: ``MemoryStore`` (``memory_store.py``) supplies ``clock``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from peewee import fn
 
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.gate import redact
 from bestie_tui.store.models import ROLES, Message
 from bestie_tui.store.records import MessageRecord
 from bestie_tui.store.support import _clamp, _message_record
@@ -25,11 +26,14 @@ class StoreMessages:
 
     def log_message(self, role: str, text: str, *, user: str | None = None, channel: str | None = None,
                     session: str | None = None, at: datetime | None = None) -> MessageRecord:
-        """Append one chat message to the raw history. Raises InvalidValueError for an unknown role."""
+        """Append one chat message to the raw history, its secrets redacted first (``gate.redact``:
+        "my PIN is 4821" is kept as "my PIN is [redacted: PIN]"), so no secret reaches the history.
+        Returns the record as stored. Raises InvalidValueError for an unknown role."""
         if role not in ROLES:
             raise InvalidValueError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
         for what, value in (("message text", text), ("user", user), ("channel", channel), ("session", session)):
             textmod.check_encodable(value, what)
+        text, _ = redact(text)
         row = Message.create(role=role, text=text, user=user, channel=channel, session=session,
                              created_at=at or self.clock(), terms=textmod.search_text(text))
         return _message_record(row)

@@ -52,6 +52,9 @@ class Memory(BaseModel):
     confidence = FloatField(default=0.8)
     expires_at = DateTimeField(null=True)
     user = TextField(null=True, index=True)
+    #: Who the memory is about when it is not the owner ("J", "my brother"): bound to that person,
+    #: never core, shown as "(about …)" in the prompt. ``None``: the owner (schema 2).
+    about = TextField(null=True)
     channel = TextField(null=True)
     project = TextField(null=True)
     session = TextField(null=True)

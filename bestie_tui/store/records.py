@@ -9,7 +9,7 @@ from typing import Any, overload
 #: Memory fields in a snapshot/export, in display order.
 MEMORY_FIELDS = (
     "id", "text", "kind", "status", "scope", "layer", "pinned", "stale", "superseded_by",
-    "last_accessed_at", "access_count", "confidence", "expires_at", "user", "channel", "project",
+    "last_accessed_at", "access_count", "confidence", "expires_at", "user", "about", "channel", "project",
     "session", "source", "created_at", "updated_at",
 )
 DATETIME_FIELDS = ("last_accessed_at", "expires_at", "created_at", "updated_at")
@@ -44,6 +44,8 @@ class MemoryRecord:
     confidence: float
     expires_at: datetime | None
     user: str | None
+    #: who the memory is about when not the owner (see ``models.Memory.about``)
+    about: str | None
     channel: str | None
     project: str | None
     session: str | None
@@ -110,12 +112,15 @@ class EventRecord:
 
 @dataclass(frozen=True)
 class ProposalResult:
-    """What ``propose`` did. ``outcome`` is ``pending`` (queued for the owner), ``approved`` (stored
-    under writePolicy allow) or ``duplicate`` (an existing record was reinforced; nothing new)."""
+    """What ``propose`` or ``add_result`` did. ``outcome`` is ``pending`` (queued for the owner),
+    ``approved`` (stored), ``duplicate`` (an existing record was reinforced; nothing new) or
+    ``revived`` (an expired, superseded, forgotten or rejected record came back). ``message`` says
+    it in one line; ``decision`` is the write gate's (``store.gate.WriteDecision``), when one ran."""
 
     outcome: str
     memory: MemoryRecord
     message: str
+    decision: Any = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +158,10 @@ class ImportResult:
     messages_skipped: int
     #: memories not written because their text looks like a secret
     secrets_refused: int = 0
+    #: memories the write gate refused, by rule (``secret``, ``injected``, ``venting``)
+    refused: dict[str, int] = field(default_factory=dict)
+    #: core records that came in as working (about someone else, or the core was full)
+    moved_to_working: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

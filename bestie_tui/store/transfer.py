@@ -2,7 +2,7 @@
 
 Export format (JSON object)::
 
-    {"format": "bestie-memory-export", "version": 1, "exported_at": ISO,
+    {"format": "bestie-memory-export", "version": 2, "exported_at": ISO,
      "memories": [ {every MemoryRecord field}, ... ],
      "messages": [ {"role", "text", "user", "channel", "session", "created_at"}, ... ]}
 
@@ -11,6 +11,16 @@ the same text it is skipped; when it holds something else the memory gets a new 
 ``id`` (e.g. proposals from a converted conversation) is skipped when a memory with the same
 normalised text and user exists. Messages are skipped when an identical message (role, text, user,
 session, time) exists. So importing the same file twice adds nothing.
+
+Version 2 adds ``about`` to each memory (who a statement about someone else is about); version 1
+files are read as well (their memories are about the owner unless the write gate reads otherwise).
+A program that knows only version 1 refuses a version 2 file rather than drop the binding.
+
+Every imported memory passes the write gate (``gate.check_write``, path ``import``): a secret, an
+injected block or venting is not written (counted by reason in ``ImportResult.refused``); a
+statement about someone else, or a core record that would overflow the core's token cap, comes in
+as working (counted in ``ImportResult.moved_to_working``). Message texts are redacted
+(``gate.redact``) as ``log_message`` does.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from bestie_tui.errors import BestieError, ImportFormatError
 from bestie_tui.store.db import backup_database
+from bestie_tui.store.gate import check_write, redact
 from bestie_tui.store.models import (
     LAYERS,
     ROLES,
@@ -33,7 +44,6 @@ from bestie_tui.store.models import (
     Message,
 )
 from bestie_tui.store.records import ImportResult, iso
-from bestie_tui.store.secrets import detect_secret
 from bestie_tui.store.support import check_kind, row_values, snapshot
 from bestie_tui.text import words as textmod
 
@@ -41,7 +51,7 @@ if TYPE_CHECKING:
     from bestie_tui.store.memory_store import MemoryStore
 
 FORMAT = "bestie-memory-export"
-VERSION = 1
+VERSION = 2
 
 
 def export_data(store: MemoryStore, user: str | None = None) -> dict[str, Any]:
@@ -74,7 +84,7 @@ def load_import_file(path: str | Path) -> dict[str, Any]:
 
 
 _MAX_INT = 2**62
-_OPTIONAL_TEXT = ("user", "channel", "project", "session", "source")
+_OPTIONAL_TEXT = ("user", "about", "channel", "project", "session", "source")
 
 
 def validate(data: Any, where: str = "import data") -> None:
@@ -163,8 +173,9 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
                 allow_secrets: bool = False) -> ImportResult:
     """Validate, then write ``data`` in one transaction (all or nothing), one undoable event batch.
 
-    Memories whose text looks like a secret (``secrets.detect_secret``) are not written and are
-    counted in ``ImportResult.secrets_refused``, unless ``allow_secrets`` (the owner's explicit ask).
+    Each memory passes the write gate (path ``import``): what it refuses is not written and is
+    counted in ``ImportResult.refused`` by rule (secrets also in ``secrets_refused``; a secret is
+    kept when ``allow_secrets``, the owner's explicit ask). Message texts are redacted.
 
     Raises:
         ImportFormatError: the data is not in the export format; nothing is written.
@@ -172,13 +183,22 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
 
     validate(data)
     now = store.clock()
-    added = skipped = msg_added = msg_skipped = refused = 0
+    added = skipped = msg_added = msg_skipped = moved = 0
+    refused: dict[str, int] = {}
     with store.change("import", actor) as batch:
         for m in data.get("memories", []):
-            if not allow_secrets and detect_secret(m["text"]):
-                refused += 1
-                continue
             values = _memory_values(m, now)
+            active = values["status"] == "approved" and values["superseded_by"] is None
+            decision = check_write(m["text"], path="import", store=store, kind=values["kind"], scope=values["scope"],
+                                   layer=values["layer"] if active else "archive", user=values["user"],
+                                   about=values["about"], allow_secret=allow_secrets)
+            if decision.refused:
+                refused[decision.rule] = refused.get(decision.rule, 0) + 1
+                continue
+            values["about"] = decision.about
+            if active and decision.layer != values["layer"]:
+                values["scope"], values["layer"] = decision.scope, decision.layer
+                moved += 1
             mid = m.get("id")
             holder = Memory.get_or_none(Memory.id == mid) if mid else None
             if holder is not None and holder.norm == textmod.normalize(m["text"]):
@@ -193,17 +213,18 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
             added += 1
         for m in data.get("messages", []):
             at = datetime.fromisoformat(str(m["created_at"])).replace(tzinfo=None)
+            text, _ = redact(m["text"])
             exists = Message.select().where(
-                (Message.role == m["role"]) & (Message.text == m["text"]) & (Message.created_at == at)
+                (Message.role == m["role"]) & (Message.text == text) & (Message.created_at == at)
                 & _eq(Message.user, m.get("user")) & _eq(Message.session, m.get("session"))
             ).exists()
             if exists:
                 msg_skipped += 1
                 continue
-            Message.create(role=m["role"], text=m["text"], user=m.get("user"), channel=m.get("channel"),
-                           session=m.get("session"), created_at=at, terms=textmod.search_text(m["text"]))
+            Message.create(role=m["role"], text=text, user=m.get("user"), channel=m.get("channel"),
+                           session=m.get("session"), created_at=at, terms=textmod.search_text(text))
             msg_added += 1
-    return ImportResult(added, skipped, msg_added, msg_skipped, refused)
+    return ImportResult(added, skipped, msg_added, msg_skipped, refused.get("secret", 0), refused, moved)
 
 
 def _eq(column, value):
@@ -226,7 +247,7 @@ def _memory_values(m: dict[str, Any], now: datetime) -> dict[str, Any]:
         "confidence": float(m.get("confidence", 0.7)),
         "created_at": m.get("created_at") or iso(now), "updated_at": m.get("updated_at") or iso(now),
     }
-    for key in ("last_accessed_at", "expires_at", "user", "channel", "project", "session", "source"):
+    for key in ("last_accessed_at", "expires_at", "user", "about", "channel", "project", "session", "source"):
         values[key] = m.get(key)
     return values
 

@@ -1,7 +1,9 @@
 """The lifecycle writes of ``MemoryStore``: the assistant's ``propose`` and the owner's ``add``,
 duplicate detection and reinforcement, approve/reject, edit, pin, scope/layer/TTL changes,
-supersede, forget/restore and ``undo``. A mixin: ``MemoryStore`` (``memory_store.py``) supplies
-``change``, ``record_event``, ``_mutate``, ``_create`` and the text/scope/secret checks.
+supersede, forget/restore and ``undo``. Every write of text or tier passes the write gate
+(``gate.check_write``) first; restatements go through ``restate``. A mixin: ``MemoryStore``
+(``memory_store.py``) supplies ``change``, ``record_event``, ``_mutate``, ``_create`` and the
+text/scope checks.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from bestie_tui.errors import InvalidValueError, PolicyError
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.gate import WriteDecision, check_write
 from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Memory
 from bestie_tui.store.records import MemoryRecord, ProposalResult, UndoResult
+from bestie_tui.store.restate import find_restated, restate, take_over
 from bestie_tui.store.support import snapshot, to_record
 from bestie_tui.text import words as textmod
 
@@ -37,15 +41,14 @@ class StoreWrites:
         def _row(self, memory_id: int) -> Memory: ...
         def _mutate(self, memory_id: int, action: str, actor: str, apply: Callable[[Memory], None]) -> MemoryRecord: ...
         def _create(self, text: str, kind: str, *, status: str, user, channel, project, session, scope,
-                    source, confidence, ttl, actor, action, pinned: bool = False) -> MemoryRecord: ...
+                    source, confidence, ttl, actor, action, pinned: bool = False, layer: str | None = None,
+                    about: str | None = None) -> MemoryRecord: ...
         def _set_text(self, row: Memory, text: str) -> None: ...
         def parse_ttl(self, ttl: str) -> datetime: ...
         @staticmethod
         def _check_text(text: str) -> str: ...
         @staticmethod
         def _check_scope(scope: str) -> None: ...
-        @staticmethod
-        def _guard_secret(text: str, kind: str) -> None: ...
         @staticmethod
         def _same_user(user: str | None) -> Any: ...
 
@@ -62,38 +65,53 @@ class StoreWrites:
         source: str | None = None,
         confidence: float = 0.7,
         ttl: str | None = None,
+        about: str | None = None,
         actor: str = "assistant",
     ) -> ProposalResult:
-        """The assistant's write, under ``memory.writePolicy`` (ask: pending; allow: approved; deny: refused).
+        """The assistant's write, through the write gate (``gate.check_write``): refused, queued as
+        pending for the owner (writePolicy ask, contact details, no user under allow), or stored
+        approved (writePolicy allow).
 
-        An exact or normalised duplicate (same ``normalize(text)``, same user) of an approved or pending
-        memory creates nothing: the existing one is reinforced (confidence +0.05, capped at 1).
+        A restatement of a record of the same user (same ``normalize(text)``) creates no twin: an
+        active or pending one is reinforced, an expired one revived, a superseded, forgotten or
+        rejected one revived under allow or queued again under ask (``restate``). Said again without
+        a TTL, the old expiry is cleared.
 
         Raises:
             PolicyError: memory is paused or writePolicy is deny.
             SecretRefusedError: the text looks like a secret; nothing is written anywhere.
+            WriteRefusedError: another gate rule refuses it (venting, an injected block).
             InvalidValueError: empty text, bad scope, bad TTL or confidence.
         """
-        if self.paused:
-            raise PolicyError("memory is paused: the assistant cannot write memories until `bestie memory resume`")
-        policy = self.write_policy
-        if policy == "deny":
-            raise PolicyError("memory.writePolicy is deny: memory writes are refused")
-        self._guard_secret(text, kind)
+        decision = check_write(text, path="propose", store=self, kind=kind, scope=scope, user=user,
+                               about=about).raise_if_refused()
         self._check_text(text)
-        existing = self.find_duplicate(text, user, statuses=("approved", "pending"))
-        if existing is not None:
-            record = self._reinforce(existing.id, actor)
-            return ProposalResult("duplicate", record,
-                                  f"already remembered as #{record.id} ({record.status}); reinforced it")
-        status = "approved" if policy == "allow" else "pending"
-        record = self._create(text, kind, status=status, user=user, channel=channel, project=project,
-                              session=session, scope=scope, source=source or actor, confidence=confidence,
-                              ttl=ttl, actor=actor, action="propose")
-        message = f"stored #{record.id}" if status == "approved" else f"queued #{record.id} for the owner's review"
-        return ProposalResult(status, record, message)
+        self._check_scope(scope)
+        restated = find_restated(text, user, self.clock())
+        note = ""
+        if restated is not None:
+            result, note = restate(cast("MemoryStore", self), restated, ttl=ttl, actor=actor, revive=decision.action == "store")
+            if result is not None:
+                return result
+        status = "approved" if decision.action == "store" else "pending"
+        record = self._create(text, decision.kind or kind, status=status, user=user, channel=channel, project=project,
+                              session=session, scope=decision.scope or scope, layer=decision.layer,
+                              about=decision.about, source=source or actor, confidence=confidence, ttl=ttl,
+                              actor=actor, action="propose")
+        if status == "approved":
+            message = f"stored #{record.id}"
+        else:
+            why = "" if decision.rule == "ask" else f" ({decision.reason})"
+            message = f"queued #{record.id} for the owner's review{why}"
+        extra = [n for n in (*decision.notes, note) if n]
+        return ProposalResult(status, record, message + "".join(f"; {n}" for n in extra), decision)
 
-    def add(
+    def add(self, kind: str, text: str, **options: Any) -> MemoryRecord:
+        """The owner's own write (``add_result`` with the same arguments), returning the record
+        written, reinforced or revived."""
+        return self.add_result(kind, text, **options).memory
+
+    def add_result(
         self,
         kind: str,
         text: str,
@@ -106,41 +124,66 @@ class StoreWrites:
         confidence: float = 1.0,
         ttl: str | None = None,
         pinned: bool = False,
+        about: str | None = None,
         allow_secret: bool = False,
+        keep_venting: bool = False,
         actor: str = "owner",
-    ) -> MemoryRecord:
-        """The owner's own write: stored approved, whatever writePolicy says. An exact or normalised
-        duplicate of an approved memory of the same user is reinforced and returned instead.
+    ) -> ProposalResult:
+        """The owner's own write: stored approved, whatever writePolicy says, after the write gate.
+
+        A restatement (same ``normalize(text)``, same user) creates no twin: an active record is
+        reinforced, a pending one approved, an expired, superseded, forgotten or rejected one revived
+        in place; the result's ``outcome`` (``approved``, ``duplicate``, ``revived``) and ``message``
+        say which.
 
         Raises:
             SecretRefusedError: unless ``allow_secret`` (the owner explicitly asks).
+            WriteRefusedError: venting (unless ``keep_venting``: a 7-day archive note), an injected
+                block, a statement about someone else in core, core over its token cap.
             InvalidValueError: empty text, bad scope, TTL or confidence.
         """
-        if not allow_secret:
-            self._guard_secret(text, kind)
+        decision = check_write(text, path="add", store=self, kind=kind, scope=scope, user=user, about=about,
+                               allow_secret=allow_secret, keep_venting=keep_venting).raise_if_refused()
         self._check_text(text)
-        existing = self.find_duplicate(text, user)
-        if existing is not None:
-            return self._reinforce(existing.id, actor)
-        return self._create(text, kind, status="approved", user=user, channel=channel, project=project,
-                            session=session, scope=scope, source="owner", confidence=confidence, ttl=ttl,
-                            actor=actor, action="add", pinned=pinned)
+        self._check_scope(scope)
+        restated = find_restated(text, user, self.clock())
+        if restated is not None and restated.status == "pending":
+            record = self.approve(restated.id, actor=actor)
+            return ProposalResult("approved", record, f"approved #{record.id}, which was waiting for review",
+                                  decision)
+        if restated is not None:
+            result, _ = restate(cast("MemoryStore", self), restated, ttl=ttl, actor=actor, revive=True)
+            if result is not None:
+                return result
+        record = self._create(text, decision.kind or kind, status="approved", user=user, channel=channel,
+                              project=project, session=session, scope=decision.scope or scope, layer=decision.layer,
+                              about=decision.about, source="owner", confidence=confidence,
+                              ttl=ttl or decision.ttl, actor=actor, action="add", pinned=pinned)
+        notes = "".join(f"; {n}" for n in decision.notes)
+        return ProposalResult("approved", record, f"added #{record.id}{notes}", decision)
 
-    def check_text(self, text: str) -> None:
-        """Raise what a write of ``text`` by the owner would raise — InvalidValueError (no words) or
-        SecretRefusedError — without writing anything. Editors call it before they close."""
+    def check_text(self, text: str, memory_id: int | None = None) -> None:
+        """Raise what an owner's edit of ``text`` would raise — InvalidValueError (no words),
+        SecretRefusedError or WriteRefusedError (the write gate) — without writing anything.
+        Editors call it before they close; with ``memory_id``, the edited memory's tier counts
+        (the core cap, a statement about someone else in core)."""
         self._check_text(text)
-        self._guard_secret(text, "")
+        if memory_id is None:
+            check_write(text, path="edit", store=self).raise_if_refused()
+        else:
+            row = self._row(memory_id)
+            check_write(text, path="edit", store=self, kind=row.kind, scope=row.scope, layer=row.layer,
+                        user=row.user, memory_id=row.id).raise_if_refused()
 
     def find_duplicate(self, text: str, user: str | None = None,
                        statuses: tuple[str, ...] = ("approved",)) -> MemoryRecord | None:
-        """The memory (approved first, then oldest) whose normalised text equals ``normalize(text)``,
-        for the same user, among ``statuses``; ``None`` when there is none."""
+        """The memory (approved and in force first, then oldest) whose normalised text equals
+        ``normalize(text)``, for the same user, among ``statuses``; ``None`` when there is none."""
         row = (
             Memory.select()
             .where((Memory.norm == textmod.normalize(text or "")) & Memory.status.in_(statuses)
                    & self._same_user(user))
-            .order_by((Memory.status == "approved").desc(), Memory.id)
+            .order_by((Memory.status == "approved").desc(), Memory.superseded_by.is_null().desc(), Memory.id)
             .first()
         )
         return to_record(row) if row else None
@@ -151,22 +194,40 @@ class StoreWrites:
             row.confidence = min(1.0, round(row.confidence + 0.05, 4))
         return self._mutate(memory_id, "reinforce", actor, apply)
 
+    def _gate(self, row: Memory, path: str, *, text: str | None = None, layer: str | None = None,
+              scope: str | None = None) -> WriteDecision:
+        """The write gate for a change of ``row``'s text or tier (raises when it refuses)."""
+        return check_write(row.text if text is None else text, path=path, store=self, kind=row.kind,
+                           scope=scope or row.scope, layer=layer or row.layer, user=row.user,
+                           about=row.about if text is None else None, memory_id=row.id).raise_if_refused()
+
     def approve(self, memory_id: int, *, text: str | None = None, actor: str = "owner") -> MemoryRecord:
         """Approve a pending (or rejected) proposal, optionally with edited ``text`` (one undo step).
+        Approving a restatement of a superseded record supersedes the record that had replaced it.
 
-        Raises: SecretRefusedError when the edited text looks like a secret; InvalidValueError when the
-        memory is not pending or rejected.
+        Raises: SecretRefusedError / WriteRefusedError when the write gate refuses it (a secret,
+        venting, an injected block, core over its cap); InvalidValueError when the memory is not
+        pending or rejected.
         """
+        row = self._row(memory_id)
+        if row.status not in ("pending", "rejected"):
+            raise InvalidValueError(f"memory #{row.id} is {row.status}, not pending")
         if text is not None:
-            self._guard_secret(text, "")
-
-        def apply(row: Memory) -> None:
-            if row.status not in ("pending", "rejected"):
-                raise InvalidValueError(f"memory #{row.id} is {row.status}, not pending")
+            self._check_text(text)
+        decision = self._gate(row, "approve", text=text)
+        with self.change("approve" if text is None else "edit+approve", actor) as batch:
+            row = self._row(memory_id)
+            before = snapshot(row)
             if text is not None:
                 self._set_text(row, text)
+            row.about = decision.about or row.about
             row.status = "approved"
-        return self._mutate(memory_id, "approve" if text is None else "edit+approve", actor, apply)
+            row.updated_at = self.clock()
+            row.save()
+            self.record_event(batch, "approve" if text is None else "edit+approve", row.id, before, snapshot(row),
+                              actor)
+            take_over(cast("MemoryStore", self), batch, row, actor)
+        return to_record(row)
 
     def reject(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:
         """Reject a pending proposal (kept, never injected; undo brings it back)."""
@@ -194,9 +255,19 @@ class StoreWrites:
         return len(rows)
 
     def edit(self, memory_id: int, text: str, *, actor: str = "owner") -> MemoryRecord:
-        """Replace a memory's text (the secret guard applies to owner edits as well)."""
-        self._guard_secret(text, "")
-        return self._mutate(memory_id, "edit", actor, lambda row: self._set_text(row, text))
+        """Replace a memory's text, through the write gate. Who the memory is about is read again
+        from the new text (kept when the new text names nobody else).
+
+        Raises: SecretRefusedError / WriteRefusedError (the gate), InvalidValueError (no words),
+        NotFoundError."""
+        row = self._row(memory_id)
+        self._check_text(text)
+        decision = self._gate(row, "edit", text=text)
+
+        def apply(row: Memory) -> None:
+            self._set_text(row, text)
+            row.about = decision.about or row.about
+        return self._mutate(memory_id, "edit", actor, apply)
 
     def pin(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:
         """Pin: never auto-cleaned, merged or archived."""
@@ -211,6 +282,8 @@ class StoreWrites:
         Raises: InvalidValueError for an unknown scope.
         """
         self._check_scope(scope)
+        row = self._row(memory_id)
+        self._gate(row, "move", scope=scope, layer=row.layer if row.pinned else SCOPE_DEFAULT_LAYER[scope])
 
         def apply(row: Memory) -> None:
             row.scope = scope
@@ -222,6 +295,7 @@ class StoreWrites:
         """Move a memory to another layer (core/working/archive) without changing its scope."""
         if layer not in LAYERS:
             raise InvalidValueError(f"unknown layer {layer!r}; use one of {', '.join(LAYERS)}")
+        self._gate(self._row(memory_id), "layer", layer=layer)
         return self._mutate(memory_id, "layer", actor, lambda row: setattr(row, "layer", layer))
 
     def set_ttl(self, memory_id: int, ttl: str | None, *, actor: str = "owner") -> MemoryRecord:
@@ -265,7 +339,14 @@ class StoreWrites:
         return self._mutate(memory_id, "forget", actor, apply)
 
     def restore(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:
-        """Bring a forgotten, rejected or superseded memory back to approved and active."""
+        """Bring a forgotten, rejected or superseded memory back to approved and active, through the
+        write gate (a memory coming back into core counts against the core cap).
+
+        Raises: InvalidValueError (already active), WriteRefusedError / SecretRefusedError (the gate)."""
+        row = self._row(memory_id)
+        if not (row.status == "approved" and row.superseded_by is None):
+            self._gate(row, "restore")
+
         def apply(row: Memory) -> None:
             if row.status == "approved" and row.superseded_by is None:
                 raise InvalidValueError(f"memory #{row.id} is already active")

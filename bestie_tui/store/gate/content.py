@@ -1,0 +1,99 @@
+"""What a memory says that changes how it may be written: one-off venting, and contact details.
+
+* ``venting_reason(text)``: a passing outburst ("Ugh I hate everything today, I'm so useless",
+  "chán quá, mình thật vô dụng") is not a lasting fact about the owner. Recognised by its shape,
+  English and Vietnamese with or without diacritics: an interjection opening a negative sentence,
+  hating everything or one's life (not "I hate cilantro", a preference), calling oneself useless,
+  a bad day, giving up. ``None`` when the text does not read as venting.
+* ``contact_kind(text)``: an e-mail address, a telephone number or a street address — personal
+  data the owner must see before the assistant keeps it, whatever the write policy.
+
+Both read only the first ``_WINDOW`` characters for venting (an outburst is short) and use bounded
+patterns anchored at token boundaries for contact details, so they run in linear time.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bestie_tui.store.gate.words import fold
+
+_WINDOW = 600
+_NEGATIVE = (r"hate|awful|terrible|horrible|worst|sucks?|useless|stupid|idiot|tired|sick of|done with|annoy\w*|"
+             r"furious|angry|pissed|exhausted|miserable|depress\w*|cry|crying|scream|die|kill|ruin\w*|mess|"
+             r"chan|buc|tuc|met|buon|nan|ghet|te qua|kho chiu|dien|vo dung|that bai")
+_VENTING = [re.compile(p) for p in (
+    # an interjection opening a negative sentence: "ugh…", "argh…", "fml", "haizz…", "trời ơi…"
+    r"^\W{0,3}(?:u+gh+|a+rgh+|grr+|fml|omfg|wtf|ffs|haiz+|hic+|huhu+|troi oi|oi troi|dm|vcl|vl)\b"
+    r"[^\n]{0,200}?\b(?:" + _NEGATIVE + r")\b",
+    r"\bi (?:just |really |fucking |so |honestly )?(?:hate|despise|loathe|can't stand|cant stand) "
+    r"(?:everything|everyone|everybody|my life|this life|life|it all|all of (?:this|it)|this (?:day|week|shit)"
+    r"|today|people|the world|myself)\b",
+    r"\bi(?:'m| am|m) (?:so |such |a |an |totally |completely |really |just |the |literally |an absolute )*"
+    r"(?:useless|stupid|worthless|pathetic|hopeless|idiot|failure|loser|mess|dumb|garbage|trash|disaster)\b"
+    r"(?! (?:at|with|in|when)\b)",
+    r"\b(?:today|this morning|tonight|this week|right now)\b[^\n.]{0,30}\b(?:sucks|sucked|is the worst"
+    r"|was the worst|is awful|was awful|is terrible|was terrible|is horrible|was horrible|ruined)\b",
+    r"\b(?:worst day (?:ever|of my life)|i can'?t (?:take|do) (?:it|this) any ?more|i give up\b"
+    r"|so (?:sick|tired) of (?:everything|everyone|it all|this)|i want to (?:die|scream|cry))",
+    # Vietnamese, folded: "chán quá", "bực mình quá", "mình thật vô dụng", "ghét tất cả", "hôm nay tệ quá"
+    r"\b(?:chan|buc minh|buc|tuc|met moi|met|buon|nan|kho chiu) (?:qua|vl|vcl|vai|that su|chet di duoc"
+    r"|muon chet|kinh khung|lam luon)\b",
+    r"\b(?:toi|minh|tao|em|anh|to) (?:that |dung la |qua |that su )?(?:vo dung|ngu qua|ngu vl|kem coi|that bai"
+    r"|te hai|vo tich su)\b",
+    r"\bghet (?:tat ca|moi thu|moi nguoi|cuoc doi|cuoc song|ban than)\b",
+    r"\bhom nay (?:that |qua |that su )?(?:te|chan|met|xui|buc|toi te)(?: qua| vl| that)?\b",
+    r"\b(?:phat dien|dien mat|muon khoc|muon bo cuoc|bo cuoc thoi)\b",
+)]
+#: Kinds a caller may give that say the text is venting.
+VENTING_KINDS = frozenset({"venting", "vent", "rant", "mood"})
+
+
+def venting_reason(text: str, kind: str = "") -> str | None:
+    """``"one-off venting"`` when ``text`` (or its ``kind``) reads as a passing outburst, else ``None``."""
+    if (kind or "").strip().lower() in VENTING_KINDS:
+        return "one-off venting"
+    _, folded = fold(text[:_WINDOW])
+    folded = folded.replace("’", "'")
+    return "one-off venting" if any(p.search(folded) for p in _VENTING) else None
+
+
+_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){0,8}"
+                    r"\.[A-Za-z]{2,24}(?![A-Za-z0-9\-])")
+_PHONES = [re.compile(p) for p in (
+    r"(?<![\w+])\+\d{1,3}[ .\-]?(?:\(\d{1,4}\)[ .\-]?)?\d{2,4}(?:[ .\-]?\d{2,4}){1,4}(?![\w])",
+    r"(?<![\w.\-/,])\(?0\d{1,3}\)?[ .\-]?\d{3,4}[ .\-]?\d{3,4}(?![\w.\-/,])",
+    r"(?<![\w.\-/,])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w.\-/,])",
+)]
+_PHONE_WORD = re.compile(r"(?<![a-z])(?:phone|tel|mobile|cell|call me at|whatsapp|zalo|viber|sdt|so dien thoai"
+                         r"|dien thoai|so dt|hotline)\W{0,5}(?:is |la |: ?)?[+(]?\d[\d ().\-]{6,20}\d")
+_STREET = re.compile(r"(?<![\w])\d{1,6}[A-Za-z]?(?:[ \-/]\d{1,4})?,? {1,3}(?:[A-Z][A-Za-z'.\-]{1,24} {1,3}){1,4}"
+                     r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court"
+                     r"|Ct\.?|Place|Pl\.?|Terrace|Crescent|Square|Highway|Hwy|Parkway|Pkwy|Circle|Close|Mews)(?![A-Za-z])")
+_STREET_VI = re.compile(r"(?<![\w])(?:so ?)?\d{1,5}[a-z]?(?:/\d{1,4}){0,3},? {1,3}(?:duong|pho|ngo|hem|kiet|ngach)"
+                        r" {1,3}[a-z0-9]")
+_ADDRESS_WORD = re.compile(r"(?:my (?:home |house |street |postal |mailing |new |current )?address(?: is| la|:)"
+                           r"|i live at|we live at|dia chi(?: nha)?(?: moi)?(?: cua)?(?: toi| minh| em| anh| to)?"
+                           r"(?: la| :|:)) {0,3}[a-z0-9]")
+
+
+def _phone(folded: str) -> bool:
+    for pattern in _PHONES:
+        for m in pattern.finditer(folded):
+            digits = sum(c.isdigit() for c in m.group())
+            if 9 <= digits <= 15:
+                return True
+    return _PHONE_WORD.search(folded) is not None
+
+
+def contact_kind(text: str) -> str | None:
+    """``"an e-mail address"``, ``"a phone number"`` or ``"a street address"`` when ``text`` holds
+    one, else ``None``."""
+    nfc, folded = fold(text)
+    if "@" in nfc and _EMAIL.search(nfc):
+        return "an e-mail address"
+    if _phone(folded):
+        return "a phone number"
+    if _STREET.search(nfc) or _STREET_VI.search(folded) or _ADDRESS_WORD.search(folded):
+        return "a street address"
+    return None

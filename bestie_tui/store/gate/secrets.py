@@ -1,0 +1,111 @@
+"""The secret check: what must never be stored, whatever the write policy, and its redaction.
+
+``find_secrets(text)`` returns every secret as a ``SecretMatch`` (the kind and where it is);
+``detect_secret(text)`` the phrase of the first kind found, for a refusal ("a password", "a GitHub
+token"), never any part of the secret; ``redact(text)`` the text with each secret replaced by
+``[redacted: KIND]`` (what chat messages and persisted summaries keep).
+
+Three families, each in its module:
+
+* ``tokens``: machine formats (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, Anthropic,
+  SendGrid, Twilio, Discord, PyPI, npm, Hugging Face, DigitalOcean, Telegram, JWTs, bearer
+  tokens, private key blocks, passwords inside URLs, ``.env`` lines);
+* ``words``: secrets stated in words, English and Vietnamese (passwords, PINs, door codes,
+  one-time codes, card security codes, API keys named as such);
+* ``numbers``: card numbers (Luhn and issuer prefix), IBANs (mod 97), bank account numbers beside an
+  account keyword or a bank's name.
+
+Every rule runs in linear time in ``len(text)`` (see ``benchmarks/gate.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bestie_tui.store.gate.numbers import find_accounts, find_cards, find_ibans, iban_ok, luhn_ok
+from bestie_tui.store.gate.tokens import RULES
+from bestie_tui.store.gate.words import find_word_secrets, fold
+
+
+@dataclass(frozen=True, order=True)
+class SecretMatch:
+    """One secret: ``start``/``end`` in the NFC form of the text, ``name`` (short, for
+    ``[redacted: name]``) and ``phrase`` (for a refusal: "a password")."""
+
+    start: int
+    end: int
+    name: str
+    phrase: str
+
+
+_CARD = ("card number", "a card number")
+_IBAN = ("IBAN", "an IBAN")
+_ACCOUNT = ("bank account", "a bank account number")
+
+
+def find_secrets(text: str) -> list[SecretMatch]:
+    """Every secret in ``text``, sorted by position, overlapping matches merged (the first kind
+    found at a place names it). Offsets refer to ``unicodedata.normalize("NFC", text)``.
+
+    Args:
+        text: any text (a memory, a chat message, a summary).
+
+    Returns:
+        A list of ``SecretMatch``; empty when nothing looks secret.
+    """
+    if not text:
+        return []
+    nfc, folded = fold(text)
+    found: list[SecretMatch] = []
+    for rule in RULES:
+        found += [SecretMatch(s, e, rule.name, rule.phrase) for s, e in rule.spans(nfc)]
+    found += [SecretMatch(s, e, rule.name, rule.phrase) for rule, (s, e) in find_word_secrets(nfc, folded)]
+    found += [SecretMatch(s, e, *_CARD) for s, e in find_cards(folded)]
+    found += [SecretMatch(s, e, *_IBAN) for s, e in find_ibans(nfc)]
+    found += [SecretMatch(s, e, *_ACCOUNT) for s, e in find_accounts(folded)]
+    return _merge(found)
+
+
+def _merge(found: list[SecretMatch]) -> list[SecretMatch]:
+    out: list[SecretMatch] = []
+    for m in sorted(found, key=lambda m: (m.start, -m.end)):
+        if out and m.start < out[-1].end:
+            last = out[-1]
+            if m.end > last.end:
+                out[-1] = SecretMatch(last.start, m.end, last.name, last.phrase)
+            continue
+        out.append(m)
+    return out
+
+
+def detect_secret(text: str) -> str | None:
+    """The phrase naming the first secret in ``text`` ("a password", "a card number"), or ``None``.
+
+    The phrase is safe to show and to log: it never holds any part of the secret.
+    """
+    found = find_secrets(text or "")
+    return found[0].phrase if found else None
+
+
+def secret_kinds(text: str) -> list[str]:
+    """The distinct phrases of every secret in ``text``, in order of appearance."""
+    return list(dict.fromkeys(m.phrase for m in find_secrets(text or "")))
+
+
+def redact(text: str) -> tuple[str, list[str]]:
+    """``(redacted text, short names of the kinds redacted)``. Each secret becomes
+    ``[redacted: NAME]`` (e.g. ``[redacted: password]``); the rest of the text is kept. A text
+    without a secret comes back unchanged (not even NFC-normalised)."""
+    found = find_secrets(text or "")
+    if not found:
+        return text, []
+    nfc, _ = fold(text)
+    parts, pos = [], 0
+    for m in found:
+        parts += [nfc[pos:m.start], f"[redacted: {m.name}]"]
+        pos = m.end
+    parts.append(nfc[pos:])
+    return "".join(parts), list(dict.fromkeys(m.name for m in found))
+
+
+__all__ = ["SecretMatch", "find_secrets", "detect_secret", "secret_kinds", "redact", "luhn_ok", "iban_ok"]
