@@ -205,7 +205,8 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
             row = Memory.create(
                 id=self.next_memory_id(), text=text.strip(), kind=kind, status=status, scope=scope,
                 layer=layer or SCOPE_DEFAULT_LAYER[scope], pinned=pinned, about=about,
-                confidence=float(confidence), expires_at=expires, user=user, channel=channel, project=project, session=session, source=source, created_at=now, updated_at=now,
+                confidence=float(confidence), expires_at=expires, user=user, channel=channel, project=project,
+                session=session, source=source, created_at=now, updated_at=now,
                 norm=textmod.normalize(text), terms=textmod.search_text(text),
             )
             self.record_event(batch, action, row.id, None, snapshot(row), actor)
