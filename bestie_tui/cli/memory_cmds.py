@@ -136,6 +136,7 @@ def _binding_options(func):
         click.option("--session", help="Bind to a session."),
         click.option("--scope", type=click.Choice(SCOPES), default="project", show_default=True),
         click.option("--ttl", help="Expire after a TTL: 7d, '2 weeks', 'until friday', 2027-01-31."),
+        click.option("--about", help="Who it is about when not the owner (read from the text otherwise)."),
     ]):
         func = opt(func)
     return func
@@ -148,20 +149,21 @@ def _binding_options(func):
 @click.option("--pin", is_flag=True, help="Pin it (never auto-cleaned).")
 @click.option("--confidence", type=click.FloatRange(0, 1), default=1.0, show_default=True)
 @click.option("--allow-secret", is_flag=True, help="Store it even if it looks like a secret (explicit owner request).")
+@click.option("--keep-venting", is_flag=True, help="Keep a venting note anyway: archived, never injected, expires in 7 days.")
 @json_option
 @pass_app
-def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl, pin, confidence,
-        allow_secret, as_json) -> None:
-    """Store a memory as the owner (approved at once). A duplicate reinforces the existing one."""
-    existing = app.store().find_duplicate(text, user)
-    m = app.store().add(kind, text, user=user, channel=channel, project=project, session=session,
-                        scope=scope, ttl=ttl, pinned=pin, confidence=confidence, allow_secret=allow_secret)
+def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl, about, pin, confidence,
+        allow_secret, keep_venting, as_json) -> None:
+    """Store a memory as the owner (approved at once), through the write gate. Saying a fact again
+    reinforces it, or brings it back if it had expired, been superseded, forgotten or rejected."""
+    r = app.store().add_result(kind, text, user=user, channel=channel, project=project, session=session,
+                               scope=scope, ttl=ttl, pinned=pin, confidence=confidence, about=about,
+                               allow_secret=allow_secret, keep_venting=keep_venting)
     if as_json:
-        emit_json(m.to_dict())
-    elif existing is not None:
-        click.echo(f"already remembered; reinforced {memory_line(m)}")
-    else:
-        click.echo(f"added {memory_line(m)}")
+        emit_json(r.memory.to_dict())
+        return
+    click.echo(printable(r.message))
+    click.echo(f"  {memory_line(r.memory, app.store().clock())}")
 
 
 @memory.command()
@@ -171,14 +173,16 @@ def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl
 @click.option("--confidence", type=click.FloatRange(0, 1), default=0.7, show_default=True)
 @json_option
 @pass_app
-def propose(app: AppContext, kind, text, user, channel, project, session, scope, ttl, confidence, as_json) -> None:
-    """Propose a memory as the assistant would (obeys memory.writePolicy and the secret guard)."""
+def propose(app: AppContext, kind, text, user, channel, project, session, scope, ttl, about, confidence,
+            as_json) -> None:
+    """Propose a memory as the assistant would (memory.writePolicy and the write gate decide)."""
     r = app.store().propose(text, kind, user=user, channel=channel, project=project, session=session,
-                            scope=scope, ttl=ttl, confidence=confidence)
+                            scope=scope, ttl=ttl, confidence=confidence, about=about)
     if as_json:
-        emit_json({"outcome": r.outcome, "message": r.message, "memory": r.memory.to_dict()})
+        emit_json({"outcome": r.outcome, "message": r.message, "memory": r.memory.to_dict(),
+                   "decision": r.decision.to_dict() if r.decision else None})
     else:
-        click.echo(r.message)
+        click.echo(printable(r.message))
 
 
 @memory.command()

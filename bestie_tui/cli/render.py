@@ -38,6 +38,8 @@ def flags(m: MemoryRecord, now: datetime | None = None) -> str:
         marks.append(f"superseded→#{m.superseded_by}")
     if now is not None and m.is_expired(now):
         marks.append("expired")
+    if m.about:
+        marks.append(f"about {printable(m.about)}")
     return ",".join(marks)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from bestie_tui.store.gate.words import fold
+from bestie_tui.store.gate.fold import fold, view
 
 _HEAD = 240
 _RELATIONS_EN = sorted((
@@ -75,7 +75,7 @@ _NOT_NAMES = frozenset((
 
 def _not_a_name(word: str) -> bool:
     lowered = word.lower().strip("'’")
-    return lowered in _NOT_NAMES or fold(lowered)[1] in _NOT_NAMES and lowered.isascii()
+    return lowered in _NOT_NAMES or fold(lowered) in _NOT_NAMES and lowered.isascii()
 
 
 def _name_at(nfc: str, start: int) -> str | None:
@@ -84,7 +84,7 @@ def _name_at(nfc: str, start: int) -> str | None:
         return None
     words = []
     for word in m.group("name").split():
-        if not word[0].isupper() or _not_a_name(word) or fold(word)[1] in _VERBS:
+        if not word[0].isupper() or _not_a_name(word) or fold(word) in _VERBS:
             break
         words.append(word)
     return " ".join(words) or None
@@ -93,7 +93,7 @@ def _name_at(nfc: str, start: int) -> str | None:
 def _is_owner(name: str, user: str | None) -> bool:
     if user is None:
         return False
-    return fold(name)[1] == fold(user)[1] or fold(name)[1].split()[0] == fold(user)[1]
+    return fold(name) == fold(user) or fold(name).split()[0] == fold(user)
 
 
 def about_someone_else(text: str, user: str | None = None) -> str | None:
@@ -104,8 +104,8 @@ def about_someone_else(text: str, user: str | None = None) -> str | None:
         text: a memory text.
         user: the owner's user id; a name equal to it is the owner.
     """
-    nfc, folded = fold((text or "")[:_HEAD])
-    folded = folded.replace("’", "'")
+    head = view((text or "")[:_HEAD])
+    nfc, folded = head.nfc, head.folded
     for pattern in (_REL_EN, _REL_VI):
         m = pattern.match(folded)
         if m:
@@ -123,8 +123,8 @@ def _named_subject(nfc: str, user: str | None) -> str | None:
     name: list[str] = []
     for n, token in enumerate(tokens):
         bare = token.removesuffix("'s").removesuffix("’s")
-        folded = fold(bare)[1].replace("’", "'")
-        following = fold(tokens[n + 1])[1] if n + 1 < len(tokens) else ""
+        folded = fold(bare).replace("’", "'")
+        following = fold(tokens[n + 1]) if n + 1 < len(tokens) else ""
         if name and (folded in _VERBS or (folded in _NEGATIONS and following in _LIKING)):
             break
         if not bare[:1].isupper() or _not_a_name(bare) or len(name) == 3:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from bestie_tui.store.gate.words import fold
+from bestie_tui.store.gate.fold import alternation, fold, view
 
 _WINDOW = 600
 _NEGATIVE = (r"hate|awful|terrible|horrible|worst|sucks?|useless|stupid|idiot|tired|sick of|done with|annoy\w*|"
@@ -31,7 +31,7 @@ _VENTING = [re.compile(p) for p in (
     r"|today|people|the world|myself)\b",
     r"\bi(?:'m| am|m) (?:so |such |a |an |totally |completely |really |just |the |literally |an absolute )*"
     r"(?:useless|stupid|worthless|pathetic|hopeless|idiot|failure|loser|mess|dumb|garbage|trash|disaster)\b"
-    r"(?! (?:at|with|in|when)\b)",
+    r"(?=\s*(?:$|[.,!?;]|and\b|today\b|right now|lol\b|haha|ugh\b))",
     r"\b(?:today|this morning|tonight|this week|right now)\b[^\n.]{0,30}\b(?:sucks|sucked|is the worst"
     r"|was the worst|is awful|was awful|is terrible|was terrible|is horrible|was horrible|ruined)\b",
     r"\b(?:worst day (?:ever|of my life)|i can'?t (?:take|do) (?:it|this) any ?more|i give up\b"
@@ -53,47 +53,65 @@ def venting_reason(text: str, kind: str = "") -> str | None:
     """``"one-off venting"`` when ``text`` (or its ``kind``) reads as a passing outburst, else ``None``."""
     if (kind or "").strip().lower() in VENTING_KINDS:
         return "one-off venting"
-    _, folded = fold(text[:_WINDOW])
-    folded = folded.replace("’", "'")
+    folded = fold(text[:_WINDOW])
     return "one-off venting" if any(p.search(folded) for p in _VENTING) else None
 
 
-_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){0,8}"
-                    r"\.[A-Za-z]{2,24}(?![A-Za-z0-9\-])")
-_PHONES = [re.compile(p) for p in (
-    r"(?<![\w+])\+\d{1,3}[ .\-]?(?:\(\d{1,4}\)[ .\-]?)?\d{2,4}(?:[ .\-]?\d{2,4}){1,4}(?![\w])",
-    r"(?<![\w.\-/,])\(?0\d{1,3}\)?[ .\-]?\d{3,4}[ .\-]?\d{3,4}(?![\w.\-/,])",
-    r"(?<![\w.\-/,])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w.\-/,])",
-)]
-_PHONE_WORD = re.compile(r"(?<![a-z])(?:phone|tel|mobile|cell|call me at|whatsapp|zalo|viber|sdt|so dien thoai"
-                         r"|dien thoai|so dt|hotline)\W{0,5}(?:is |la |: ?)?[+(]?\d[\d ().\-]{6,20}\d")
-_STREET = re.compile(r"(?<![\w])\d{1,6}[A-Za-z]?(?:[ \-/]\d{1,4})?,? {1,3}(?:[A-Z][A-Za-z'.\-]{1,24} {1,3}){1,4}"
+# E-mail: found from its "@" (a literal the regex engine scans for), the local part checked before it.
+_EMAIL_DOMAIN = re.compile(r"@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9\-])")
+_EMAIL_LOCAL = re.compile(r"[A-Za-z0-9._%+\-]")
+# Telephone numbers, each shape beginning with its first character ("+", "(" or a digit) and then
+# checking that no word character, dot, dash, slash or comma comes before it.
+_B = r"(?<![\w+.\-/,(].)"
+_PHONE = re.compile(
+    r"(?:\+" + _B + r"\d{1,3}[ .\-]?(?:\(\d{1,4}\)[ .\-]?)?\d{2,4}(?:[ .\-]?\d{2,4}){1,4}"
+    r"|(?:\(" + _B + r"0\d{1,3}\)|0" + _B + r"\d{1,3})[ .\-]?\d{3,4}[ .\-]?\d{3,4}"
+    r"|(?:\(" + _B + r"\d{3}\)|\d" + _B + r"\d{2})[ .\-]\d{3}[ .\-]\d{4})(?![\w.\-/,])")
+_PHONE_WORD = re.compile(alternation(("phone", "tel", "mobile", "cell", "call me at", "whatsapp", "zalo", "viber", "sdt",
+                                      "so dien thoai", "dien thoai", "so dt", "hotline"), word_start="[a-z]")
+                         + r"\W{0,5}(?:is |la |: ?)?[+(]?\d[\d ().\-]{6,20}\d")
+# Street addresses: a house number (a digit not after a word character), then a street.
+_STREET = re.compile(r"\d(?<!\w\d)\d{0,5}[A-Za-z]?(?:[ \-/]\d{1,4})?,? {1,3}(?:[A-Z][A-Za-z'.\-]{1,24} {1,3}){1,4}"
                      r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court"
                      r"|Ct\.?|Place|Pl\.?|Terrace|Crescent|Square|Highway|Hwy|Parkway|Pkwy|Circle|Close|Mews)(?![A-Za-z])")
-_STREET_VI = re.compile(r"(?<![\w])(?:so ?)?\d{1,5}[a-z]?(?:/\d{1,4}){0,3},? {1,3}(?:duong|pho|ngo|hem|kiet|ngach)"
-                        r" {1,3}[a-z0-9]")
+_STREET_VI = re.compile(r"\d(?<!\w\d)\d{0,4}[a-z]?(?:/\d{1,4}){0,3},? {1,3}(?:duong|pho|ngo|hem|kiet|ngach) {1,3}[a-z0-9]")
+# The street words alone, searched first: a text without one has no street address to look for.
+_STREET_WORD = re.compile(alternation(("Street", "St", "Road", "Rd", "Avenue", "Ave", "Boulevard", "Blvd", "Lane", "Ln",
+                                       "Drive", "Dr", "Way", "Court", "Ct", "Place", "Pl", "Terrace", "Crescent",
+                                       "Square", "Highway", "Hwy", "Parkway", "Pkwy", "Circle", "Close", "Mews"),
+                                      word_start="[A-Za-z]") + "(?![A-Za-z])")
+_STREET_WORD_VI = re.compile(alternation(("duong", "pho", "ngo", "hem", "kiet", "ngach"), word_start="[a-z]") + " ")
 _ADDRESS_WORD = re.compile(r"(?:my (?:home |house |street |postal |mailing |new |current )?address(?: is| la|:)"
-                           r"|i live at|we live at|dia chi(?: nha)?(?: moi)?(?: cua)?(?: toi| minh| em| anh| to)?"
-                           r"(?: la| :|:)) {0,3}[a-z0-9]")
+                           r"|dia chi(?: nha)?(?: moi)?(?: cua)?(?: toi| minh| em| anh| to)?(?: la| :|:)) {0,3}[a-z0-9]"
+                           r"|(?:i|we) live at (?:no\.? ?|number |so )?\d")
+
+
+def _email(nfc: str) -> bool:
+    for m in _EMAIL_DOMAIN.finditer(nfc):
+        if m.start() and _EMAIL_LOCAL.match(nfc, m.start() - 1):
+            return True
+    return False
 
 
 def _phone(folded: str) -> bool:
-    for pattern in _PHONES:
-        for m in pattern.finditer(folded):
-            digits = sum(c.isdigit() for c in m.group())
-            if 9 <= digits <= 15:
-                return True
+    for m in _PHONE.finditer(folded):
+        if 9 <= sum(c.isdigit() for c in m.group()) <= 15:
+            return True
     return _PHONE_WORD.search(folded) is not None
 
 
 def contact_kind(text: str) -> str | None:
     """``"an e-mail address"``, ``"a phone number"`` or ``"a street address"`` when ``text`` holds
-    one, else ``None``."""
-    nfc, folded = fold(text)
-    if "@" in nfc and _EMAIL.search(nfc):
+    one, else ``None``. Linear in ``len(text)``."""
+    v = view(text)
+    if "@" in v.nfc and _email(v.nfc):
         return "an e-mail address"
-    if _phone(folded):
+    if _phone(v.folded):
         return "a phone number"
-    if _STREET.search(nfc) or _STREET_VI.search(folded) or _ADDRESS_WORD.search(folded):
+    folded = v.folded
+    if (_STREET_WORD.search(v.nfc) and _STREET.search(v.nfc)) or (_STREET_WORD_VI.search(folded)
+                                                                   and _STREET_VI.search(folded)):
+        return "a street address"
+    if ("address" in folded or "live at" in folded or "dia chi" in folded) and _ADDRESS_WORD.search(folded):
         return "a street address"
     return None

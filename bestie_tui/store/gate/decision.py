@@ -166,7 +166,7 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
     if venting:
         if who == "owner" and keep_venting and path == "add":
             decision = replace(decision, kind="venting", scope="session", layer="archive", ttl=VENTING_TTL)
-            notes.append(f"kept as a short-lived archive note (never injected; expires in {VENTING_TTL})")
+            notes.append("kept as a short-lived archive note (never injected; expires in 7 days)")
         elif path in TEXT_PATHS or decision.layer == "core":
             hint = " (to keep it anyway as a short-lived archive note: add --keep-venting)" if who == "owner" else ""
             return _refuse("venting", f"refused: this reads as {venting}, not a lasting fact; it is not kept as a "
@@ -196,10 +196,10 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
         contact = contact_kind(text)
         if contact:
             return replace(decision, action="queue", rule="contact", notes=tuple(notes),
-                           reason=f"it holds {contact}: queued for the owner's review whatever memory.writePolicy says")
+                           reason=f"it holds {contact}, which the owner reviews whatever memory.writePolicy says")
         if policy == "allow" and user is None:
             return replace(decision, action="queue", rule="unbound", notes=tuple(notes),
-                           reason="it is bound to no user, so it would reach every user: queued for the owner's review")
+                           reason="it is bound to no user, so it would reach every user")
         if policy != "allow":
             return replace(decision, action="queue", rule="ask", notes=tuple(notes),
                            reason="memory.writePolicy is ask")

@@ -1,15 +1,17 @@
-"""Money secrets that are numbers: card numbers, IBANs and bank account numbers.
+"""Money secrets that are numbers: card numbers and IBANs (bank account numbers, which need their
+keyword or bank's name, are read with the other stated secrets in ``words``).
 
 * **card numbers**: 13–19 digits, grouped by spaces, dashes, dots or no-break spaces, that pass the
   Luhn check (ISO/IEC 7812-1) *and* start with an issuer prefix that has that length (Visa 4…,
   Mastercard 51–55 and 2221–2720, Amex 34/37, Discover, JCB, Diners, UnionPay 62, Maestro, Mir,
   NAPAS 9704 in Viet Nam). An IMEI is Luhn-valid too but has 15 digits and no such prefix (and a
   number after the word "IMEI" is never a card).
-* **IBANs**: the ISO 13616 shape with a valid mod-97 check.
-* **bank accounts**: a run of 6–20 digits after an account keyword (English or Vietnamese: "số tài
-  khoản", "STK", "account number", "sort code"…), or of 8–20 digits after a bank's name
-  ("Vietcombank account is 0071…", "STK VCB …"), unless it reads as a date, an amount of money or a
-  telephone hotline.
+* **IBANs**: two letters, two check digits and 11–30 letters or digits (spaces allowed), with a
+  valid mod-97 check (ISO 13616); the longest prefix that passes is the IBAN, so words after it do
+  not hide it.
+
+Both patterns begin with a digit, which the regex engine finds by a fast scan; a digit's left
+neighbour is checked after it (a look-behind *first* would disable that scan).
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ from collections.abc import Iterator
 
 Span = tuple[int, int]
 
-_CARD_RUN = re.compile(r"(?<![0-9])\d(?:[ \-.]?\d){11,18}(?![0-9])")
+# A digit that can begin a card (issuers' numbers start with 2–6 or 9) and does not follow another
+# digit, then 12–18 more digits, each after an optional separator.
+_CARD_RUN = re.compile(r"[2-69](?<![0-9].)(?:[ \-.]?\d){12,18}(?![0-9])")
 _IMEI = re.compile(r"imei|serial|s/n|\bsn\b|meid")
-_IBAN = re.compile(r"(?<![A-Z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}(?![A-Z0-9])")
+_MONEY = re.compile(r"\d{1,3}(?:[.,]\d{3})+")
+_IBAN_COUNTRIES = "AD AE AL AT AZ BA BE BG BH BR BY CH CR CY CZ DE DK DO EE EG ES FI FO FR GB GE GI GL GR GT HR HU IE IL IQ IS IT JO KW KZ LB LC LI LT LU LV MC MD ME MK MR MT MU NL NO PK PL PS PT QA RO RS SA SC SE SI SK SM ST SV TL TN TR UA VA VG XK"
 
 
 def luhn_ok(digits: str) -> bool:
@@ -37,17 +42,28 @@ def luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
+#: IBAN length per country (the ISO 13616 registry).
+IBAN_LENGTHS = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29, "BY": 28,
+    "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18,
+    "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22,
+    "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32, "LI": 21, "LT": 20,
+    "LU": 20, "LV": 21, "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MR": 27, "MT": 31, "MU": 30, "NL": 18, "NO": 15,
+    "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24, "SC": 31, "SE": 24, "SI": 19,
+    "SK": 24, "SM": 27, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+}
+# The check digits of an IBAN, after a country code at a word start.
+_IBAN = re.compile(r"\d(?<=[A-Za-z]{2}\d)(?<=(?<![A-Za-z0-9])(?i:" + _IBAN_COUNTRIES.replace(" ", "|") + r")\d)"
+                   r"(?=(?P<rest>\d(?: ?[A-Za-z0-9]){11,30}))")
+_LETTER_DIGITS = {ord(c): str(10 + i) for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")}
+
+
 def iban_ok(candidate: str) -> bool:
     """True when ``candidate`` (spaces allowed) passes the IBAN mod-97 check (ISO 13616)."""
     s = candidate.replace(" ", "").upper()
-    if not 15 <= len(s) <= 34:
+    if not 15 <= len(s) <= 34 or not s.isalnum() or not s.isascii():
         return False
-    rearranged = s[4:] + s[:4]
-    try:
-        number = int("".join(str(int(c, 36)) for c in rearranged))
-    except ValueError:
-        return False
-    return number % 97 == 1
+    return int((s[4:] + s[:4]).translate(_LETTER_DIGITS)) % 97 == 1
 
 
 def issuer_ok(digits: str) -> bool:
@@ -77,67 +93,43 @@ def issuer_ok(digits: str) -> bool:
 
 def find_cards(folded: str) -> Iterator[Span]:
     """Spans of card numbers in ``folded`` (no-break spaces already turned into spaces)."""
-    if _TWELVE.search(folded) is None:  # a cheap scan first: most texts have no long number at all
-        return
     for m in _CARD_RUN.finditer(folded):
-        digits = re.sub(r"\D", "", m.group())
+        run = m.group()
+        digits = run.replace(" ", "").replace("-", "").replace(".", "")
         if not 13 <= len(digits) <= 19 or not issuer_ok(digits) or not luhn_ok(digits):
             continue
-        if _MONEY.fullmatch(m.group()) or _IMEI.search(folded, max(0, m.start() - 16), m.start()):
+        if _MONEY.fullmatch(run) or _IMEI.search(folded, max(0, m.start() - 16), m.start()):
             continue
         yield m.span()
 
 
-_TWELVE = re.compile(r"\d(?:[ \-.]?\d){11}")
-_SIX = re.compile(r"\d(?:[ .\-]?\d){5}")
-
-
 def find_ibans(nfc: str) -> Iterator[Span]:
-    upper = nfc.upper()
-    for m in _IBAN.finditer(upper):
-        if iban_ok(m.group()):
-            yield m.span()
-
-
-def _words(*items: str) -> str:
-    return "|".join(sorted(items, key=len, reverse=True))
-
-
-_ACCOUNT_KW = _words(
-    "so tai khoan", "so tk", "stk", "tai khoan ngan hang", "tai khoan", "tk", "bank account", "checking account",
-    "savings account", "current account", "chequing account", "account number", "account no", "account no.",
-    "account #", "acct", "acct no", "acct no.", "acct #", "a/c", "a/c no", "routing number", "routing no",
-    "sort code", "bsb", "bank acct", "so the", "so tai khoan ngan hang",
-)
-_BANKS = _words(
-    "vietcombank", "vcb", "techcombank", "tcb", "bidv", "vietinbank", "agribank", "mb bank", "mbbank", "acb",
-    "vpbank", "tpbank", "sacombank", "hdbank", "shb", "vib", "ocb", "seabank", "msb", "eximbank", "nam a bank",
-    "bac a bank", "abbank", "lienvietpostbank", "lpbank", "kienlongbank", "pvcombank", "timo", "shinhan bank",
-    "shinhan", "hsbc", "citibank", "standard chartered", "woori bank", "uob", "chase", "bank of america",
-    "wells fargo", "barclays", "lloyds", "natwest", "santander", "revolut", "monzo", "deutsche bank",
-    "bnp paribas", "commonwealth bank", "anz", "dbs", "ocbc", "maybank", "capital one", "pnc", "td bank",
-    "scotiabank", "rbc", "n26", "ngan hang",
-)
-_ACCOUNT = re.compile(r"(?<![a-z0-9])(?:(?P<kw>" + _ACCOUNT_KW + r")|(?P<bank>" + _BANKS + r"))(?![a-z0-9])"
-                      r"(?P<gap>[^0-9\n!?;]{0,40}?)(?P<secret>(?<![0-9])\d(?:[ .\-]?\d){5,23})(?![0-9])")
-_NOT_ACCOUNT = re.compile(r"hotline|tong dai|phone|tel\b|call|sdt|dien thoai|fax|swift|cskh|support|ho tro|"
-                          r"branch|chi nhanh|since|nam \d|year|\. ")
-_MONEY = re.compile(r"\d{1,3}(?:[.,]\d{3})+")
-_DATE = re.compile(r"\d{4}[\-./]\d{1,2}[\-./]\d{1,2}|\d{1,2}[\-./]\d{1,2}[\-./]\d{2,4}")
-_AFTER_MONEY = re.compile(r"\s?(?:d\b|đ|vnd|dong|usd|eur|k\b|tr\b|trieu|nghin|ngan\b|\$|%)")
-
-
-def find_accounts(folded: str) -> Iterator[Span]:
-    """Spans of bank account numbers beside an account keyword or a bank's name in ``folded``."""
-    if _SIX.search(folded) is None:
-        return
-    for m in _ACCOUNT.finditer(folded):
-        value = m.group("secret")
-        digits = sum(c.isdigit() for c in value)
-        if digits < (6 if m.group("kw") else 8) or digits > 20:
+    """Spans of IBANs in ``nfc``: a candidate's first characters, as many as its country's IBAN
+    has, when they pass mod 97 (so words after an IBAN do not hide it)."""
+    seen: dict[str, bool] = {}  # a text that repeats one candidate checks it once
+    done = 0
+    for m in _IBAN.finditer(nfc):
+        start = m.start() - 2
+        if start < done:
             continue
-        if _NOT_ACCOUNT.search(m.group("gap")) or _MONEY.fullmatch(value) or _DATE.fullmatch(value):
-            continue
-        if _AFTER_MONEY.match(folded, m.end()):
-            continue
-        yield m.span("secret")
+        country = nfc[start:start + 2].upper()
+        length = IBAN_LENGTHS[country]
+        candidate = country + nfc[m.start():m.start() + 1] + m.group("rest").upper()
+        compact = candidate.replace(" ", "")[:length]
+        ok = seen.get(compact)
+        if ok is None:
+            ok = seen[compact] = len(compact) == length and iban_ok(compact)
+        if ok:
+            done = start + _spaced_length(candidate, length)
+            yield start, done
+
+
+def _spaced_length(candidate: str, length: int) -> int:
+    """Characters of ``candidate`` (with its spaces) that hold its first ``length`` non-spaces."""
+    seen = 0
+    for i, ch in enumerate(candidate):
+        if ch != " ":
+            seen += 1
+            if seen == length:
+                return i + 1
+    return len(candidate)

@@ -11,9 +11,9 @@ Three families, each in its module:
   SendGrid, Twilio, Discord, PyPI, npm, Hugging Face, DigitalOcean, Telegram, JWTs, bearer
   tokens, private key blocks, passwords inside URLs, ``.env`` lines);
 * ``words``: secrets stated in words, English and Vietnamese (passwords, PINs, door codes,
-  one-time codes, card security codes, API keys named as such);
-* ``numbers``: card numbers (Luhn and issuer prefix), IBANs (mod 97), bank account numbers beside an
-  account keyword or a bank's name.
+  one-time codes, card security codes, API keys named as such, bank account numbers beside an
+  account keyword or a bank's name);
+* ``numbers``: card numbers (Luhn and issuer prefix), IBANs (mod 97).
 
 Every rule runs in linear time in ``len(text)`` (see ``benchmarks/gate.py``).
 """
@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bestie_tui.store.gate.numbers import find_accounts, find_cards, find_ibans, iban_ok, luhn_ok
+from bestie_tui.store.gate.fold import view
+from bestie_tui.store.gate.numbers import find_cards, find_ibans, iban_ok, luhn_ok
 from bestie_tui.store.gate.tokens import RULES
-from bestie_tui.store.gate.words import find_word_secrets, fold
+from bestie_tui.store.gate.words import find_word_secrets
 
 
 @dataclass(frozen=True, order=True)
@@ -40,7 +41,6 @@ class SecretMatch:
 
 _CARD = ("card number", "a card number")
 _IBAN = ("IBAN", "an IBAN")
-_ACCOUNT = ("bank account", "a bank account number")
 
 
 def find_secrets(text: str) -> list[SecretMatch]:
@@ -55,14 +55,14 @@ def find_secrets(text: str) -> list[SecretMatch]:
     """
     if not text:
         return []
-    nfc, folded = fold(text)
+    v = view(text)
+    nfc = v.nfc
     found: list[SecretMatch] = []
     for rule in RULES:
         found += [SecretMatch(s, e, rule.name, rule.phrase) for s, e in rule.spans(nfc)]
-    found += [SecretMatch(s, e, rule.name, rule.phrase) for rule, (s, e) in find_word_secrets(nfc, folded)]
-    found += [SecretMatch(s, e, *_CARD) for s, e in find_cards(folded)]
+    found += [SecretMatch(*v.nfc_span(s, e), rule.name, rule.phrase) for rule, (s, e) in find_word_secrets(v)]
+    found += [SecretMatch(*v.nfc_span(s, e), *_CARD) for s, e in find_cards(v.folded)]
     found += [SecretMatch(s, e, *_IBAN) for s, e in find_ibans(nfc)]
-    found += [SecretMatch(s, e, *_ACCOUNT) for s, e in find_accounts(folded)]
     return _merge(found)
 
 
@@ -99,7 +99,7 @@ def redact(text: str) -> tuple[str, list[str]]:
     found = find_secrets(text or "")
     if not found:
         return text, []
-    nfc, _ = fold(text)
+    nfc = view(text).nfc
     parts, pos = [], 0
     for m in found:
         parts += [nfc[pos:m.start], f"[redacted: {m.name}]"]

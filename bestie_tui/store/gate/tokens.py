@@ -3,9 +3,12 @@
 Each rule is a regular expression we wrote from the provider's published token format (the same
 shapes a maintained scanner such as ``detect-secrets`` knows; its plugins serve as the test oracle).
 Every pattern runs in linear time: a rule is tried only when one of its literal ``anchors`` occurs
-in the text (a C substring search), each pattern starts at a token boundary (a negative
-look-behind, so a long run of token characters is entered once, not at every character), and every
-repetition is bounded.
+in the text (a C substring search); each pattern begins with a literal or a narrow class, which the
+regex engine finds by a fast scan, and checks the character before it with a look-behind placed
+*after* that first character (``_after``: a look-behind first would make the engine try every
+position, and a run of token characters is entered once, not at every character); every
+repetition is bounded. Private keys, URLs and ``.env`` lines are found from their one literal
+("PRIVATE KEY", "://", "=") outwards.
 """
 
 from __future__ import annotations
@@ -34,44 +37,61 @@ class TokenRule:
 
 
 def _regex(pattern: str, group: str | int = 0, check: Callable[[re.Match], bool] | None = None,
-           flags: int = 0) -> Callable[[str], Iterator[Span]]:
-    compiled = re.compile(pattern, flags)
+           prefix: str = "") -> Callable[[str], Iterator[Span]]:
+    """A finder over ``pattern``: the span of ``group`` (the whole match when that group did not take
+    part), widened to take in ``prefix`` when the text has it just before (``https://``)."""
+    compiled = re.compile(pattern)
 
     def find(text: str) -> Iterator[Span]:
         for m in compiled.finditer(text):
             if check is None or check(m):
-                # a named group that did not take part (another alternative matched): the whole match
-                yield m.span(group) if m.group(group) is not None else m.span(0)
+                start, end = m.span(group) if m.group(group) is not None else m.span(0)
+                if prefix and text.endswith(prefix, 0, start):
+                    start -= len(prefix)
+                yield start, end
     return find
 
 
 def _mixed(m: re.Match) -> bool:
-    """A random token has letters and digits; a word with dashes ("sk-this-is-fine") does not."""
+    """A random token mixes at least two of upper case, lower case and digits; a word with dashes
+    ("sk-this-is-fine") does not."""
     body = m.group(0)
-    return any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
+    return sum((any(c.isdigit() for c in body), any(c.isupper() for c in body), any(c.islower() for c in body))) >= 2
 
 
-# Boundaries: the character before a token must not be one of its own characters.
-_B = r"(?<![A-Za-z0-9_\-])"
+# Boundaries: the character before a token must not be one of its own characters. ``_after`` is the
+# check, written after the token's first character (``x`` + ``_after`` looks back past ``x``).
+_after = r"(?<![A-Za-z0-9_\-].)"
 _E = r"(?![A-Za-z0-9_\-])"
 
-_BEGIN_KEY = re.compile(r"(?:-----)?BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?(?:-----)?|PuTTY-User-Key-File-\d")
+_BEGIN_LABEL = re.compile(r"[ A-Z0-9]{0,40}")
 
 
 def _private_keys(text: str) -> Iterator[Span]:
     """From each BEGIN line to the end of its END line (or of the text, when the block is cut)."""
     pos = 0
+    putty = text.find("PuTTY-User-Key-File-")
     while True:
-        m = _BEGIN_KEY.search(text, pos)
-        if m is None:
+        if 0 <= putty < pos:
+            putty = text.find("PuTTY-User-Key-File-", pos)
+        found = [i for i in (text.find("PRIVATE KEY", pos), putty) if i >= 0]
+        if not found:
             return
-        end = text.find("-----END", m.end())
+        at = min(found)
+        begin = text.rfind("BEGIN", max(0, at - 46), at)
+        if text.startswith("PuTTY", at):
+            begin = -1
+        elif begin < 0 or not _BEGIN_LABEL.fullmatch(text, begin + 5, at):
+            pos = at + 11  # "PRIVATE KEY" in prose: not a key block
+            continue
+        start = at if begin < 0 else (begin - 5 if text.startswith("-----", begin - 5) else begin)
+        end = text.find("-----END", at)
         if end < 0:
             stop = len(text)
         else:
             close = text.find("-----", end + 8)
             stop = len(text) if close < 0 else close + 5
-        yield m.start(), stop
+        yield start, stop
         pos = stop
 
 
@@ -83,8 +103,11 @@ _KEY_QUALIFIERS = {"API", "ACCESS", "SECRET", "PRIVATE", "SIGNING", "MASTER", "E
                    "CLIENT", "SERVICE", "WEBHOOK", "ACCOUNT"}
 _PLACEHOLDER = re.compile(r"^(?:[$<{%*#.]|x{3,}$|changeme$|none$|null$|true$|false$|your[_-]|example|placeholder|redacted)",
                           re.IGNORECASE)
-_ENV = re.compile(r"(?<![A-Za-z0-9_])(?:export[ \t]{1,4})?(?P<name>[A-Za-z][A-Za-z0-9_]{1,80})[ \t]{0,4}=[ \t]{0,4}"
-                  r"(?P<q>[\"']?)(?P<value>[^\s\"'`]{4,512})")
+# A secret-sounding part of a variable name, then the rest of the name and "=" (found from the word,
+# the name's start is found backwards).
+_ENV_WORD = re.compile(r"(?:pass(?:word|wd|phrase)?|pwd|pw|pin|secret|token|key|auth|credentials?|dsn|salt|signature)"
+                       r"[a-z0-9_]{0,40}(?P<eq>[ \t]{0,4}=)[ \t]{0,4}(?P<q>[\"']?)(?P<value>[^\s\"'`]{4,512})")
+_NAME_START = re.compile(r"(?:export[ \t]{1,4})?(?P<name>[A-Za-z][A-Za-z0-9_]{0,80})$")
 
 
 def _env_strength(name: str) -> int:
@@ -98,9 +121,14 @@ def _env_strength(name: str) -> int:
 
 
 def _env_lines(text: str) -> Iterator[Span]:
-    for m in _ENV.finditer(text):
-        value = m.group("value").rstrip(".,;)")
-        strength = _env_strength(m.group("name"))
+    lowered = text.lower() if text.isascii() else text.encode("ascii", "replace").decode("ascii").lower()
+    for m in _ENV_WORD.finditer(lowered):
+        head = _NAME_START.search(text, max(0, m.start() - 80), m.start("eq"))
+        if head is None:
+            continue
+        name = head.group("name")
+        value = text[m.start("value"):m.end("value")].rstrip(".,;)")
+        strength = _env_strength(name)
         if not strength or _PLACEHOLDER.match(value) or len(value) < 4:
             continue
         if strength == 1 and (len(value) < 8 or value.isdigit()):
@@ -108,61 +136,69 @@ def _env_lines(text: str) -> Iterator[Span]:
         yield m.start("value"), m.start("value") + len(value)
 
 
-def _url_password(m: re.Match) -> bool:
-    return not _PLACEHOLDER.match(m.group("pw"))
+# "://" after a scheme character, with "user:password@" ahead (the user may be empty: "redis://:pw@").
+_URL_CREDENTIALS = re.compile(r":(?<=[A-Za-z0-9+.\-]:)//(?=[^\s/:@?#]{0,256}:(?P<pw>[^\s/@?#]{1,256})@)")
+
+
+def _url_passwords(text: str) -> Iterator[Span]:
+    """``scheme://user:password@host``: the password."""
+    for m in _URL_CREDENTIALS.finditer(text):
+        if not _PLACEHOLDER.match(m.group("pw")):
+            yield m.span("pw")
 
 
 RULES: tuple[TokenRule, ...] = (
     TokenRule("private key", "a private key", ("PRIVATE KEY", "PuTTY-User-Key-File"), _private_keys),
     TokenRule("AWS access key", "an AWS access key", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-              _regex(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])")),
+              _regex(r"A(?<![A-Z0-9].)(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])")),
     TokenRule("AWS secret key", "an AWS secret key", ("aws", "AWS", "Aws"),
               _regex(r"(?i:aws)[^\n]{0,20}?(?i:secret|key)[^\n]{0,20}?[=:\s\"']\s{0,3}[\"']?"
                      r"(?P<s>(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", "s", _mixed)),
     TokenRule("GitHub token", "a GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-              _regex(_B + r"(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{60,251})" + _E)),
+              _regex(r"g" + _after + r"(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{60,251})" + _E)),
     TokenRule("GitLab token", "a GitLab token",
               ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-",
                "GR1348941"),
-              _regex(_B + r"(?:(?:glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt|glagent|gloas)-|GR1348941)"
+              _regex(r"(?:g" + _after + r"l(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|G" + _after + r"R1348941)"
                      r"[A-Za-z0-9_\-]{20,1024}" + _E)),
     TokenRule("Slack token", "a Slack token", ("xox", "xapp-"),
-              _regex(_B + r"(?:xox[abposre]-[A-Za-z0-9\-]{10,250}|xapp-\d-[A-Za-z0-9\-]{20,250})" + _E)),
+              _regex(r"x" + _after + r"(?:ox[abposre]-[A-Za-z0-9\-]{10,250}|app-\d-[A-Za-z0-9\-]{20,250})" + _E)),
     TokenRule("Slack webhook", "a Slack webhook URL", ("hooks.slack.com",),
-              _regex(r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{20,300}")),
+              _regex(r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{20,300}", prefix="https://")),
     TokenRule("Stripe key", "a Stripe secret key", ("k_live_", "k_test_", "whsec_"),
-              _regex(_B + r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,100})" + _E)),
+              _regex(r"(?:[sr]" + _after + r"k_(?:live|test)_[A-Za-z0-9]{16,247}|w" + _after + r"hsec_[A-Za-z0-9]{24,100})"
+                     + _E)),
     TokenRule("Google key", "a Google API key or token", ("AIza", "GOCSPX-", "ya29."),
-              _regex(_B + r"(?:AIza[0-9A-Za-z_\-]{35}|GOCSPX-[A-Za-z0-9_\-]{28}|ya29\.[0-9A-Za-z_\-]{30,500})" + _E)),
+              _regex(r"(?:A" + _after + r"Iza[0-9A-Za-z_\-]{35}|G" + _after + r"OCSPX-[A-Za-z0-9_\-]{28}"
+                     r"|y" + _after + r"a29\.[0-9A-Za-z_\-]{30,500})" + _E)),
     TokenRule("Anthropic key", "an Anthropic API key", ("sk-ant-",),
-              _regex(_B + r"sk-ant-[A-Za-z0-9_\-]{20,300}" + _E, check=_mixed)),
+              _regex(r"s" + _after + r"k-ant-[A-Za-z0-9_\-]{20,300}" + _E, check=_mixed)),
     TokenRule("OpenAI key", "an OpenAI API key", ("sk-",),
-              _regex(_B + r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,300}" + _E, check=_mixed)),
+              _regex(r"s" + _after + r"k-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,300}" + _E, check=_mixed)),
     TokenRule("SendGrid key", "a SendGrid API key", ("SG.",),
-              _regex(_B + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _E)),
+              _regex(r"S" + _after + r"G\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _E)),
     TokenRule("Twilio key", "a Twilio key", ("AC", "SK"),
-              _regex(r"(?<![A-Za-z0-9])(?:AC|SK)[a-f0-9]{32}(?![A-Za-z0-9])")),
-    TokenRule("Discord token", "a Discord token or webhook", (".", "discord"),
-              _regex(_B + r"(?:[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _E +
-                     r"|https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,30}/[A-Za-z0-9_\-]{20,100})",
+              _regex(r"(?:A(?<![A-Za-z0-9].)C|S(?<![A-Za-z0-9].)K)[a-f0-9]{32}(?![A-Za-z0-9])")),
+    TokenRule("Discord token", "a Discord bot token", (".",),
+              _regex(r"[MNO]" + _after + r"[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _E,
                      check=_mixed)),
+    TokenRule("Discord webhook", "a Discord webhook URL", ("discord",),
+              _regex(r"discord(?:app)?\.com/api/webhooks/\d{5,30}/[A-Za-z0-9_\-]{20,100}", prefix="https://")),
     TokenRule("PyPI token", "a PyPI token", ("pypi-AgE",),
-              _regex(_B + r"pypi-AgE[A-Za-z0-9_\-]{50,500}" + _E)),
+              _regex(r"p" + _after + r"ypi-AgE[A-Za-z0-9_\-]{50,500}" + _E)),
     TokenRule("npm token", "an npm token", ("npm_", "_authToken"),
-              _regex(_B + r"npm_[A-Za-z0-9]{36}" + _E + r"|_authToken\s{0,3}=\s{0,3}(?P<t>[^\s\"']{8,300})")),
+              _regex(r"n" + _after + r"pm_[A-Za-z0-9]{36}" + _E + r"|_authToken\s{0,3}=\s{0,3}(?P<t>[^\s\"']{8,300})", "t")),
     TokenRule("Hugging Face token", "a Hugging Face token", ("hf_", "api_org_"),
-              _regex(_B + r"(?:hf_|api_org_)[A-Za-z0-9]{30,40}" + _E, check=_mixed)),
+              _regex(r"(?:h" + _after + r"f_|a" + _after + r"pi_org_)[A-Za-z0-9]{30,40}" + _E, check=_mixed)),
     TokenRule("DigitalOcean token", "a DigitalOcean token", ("_v1_",),
-              _regex(_B + r"do[por]_v1_[a-f0-9]{64}" + _E)),
+              _regex(r"d" + _after + r"o[por]_v1_[a-f0-9]{64}" + _E)),
     TokenRule("Telegram bot token", "a Telegram bot token", (":",),
-              _regex(r"(?<![0-9])\d{8,10}:[A-Za-z0-9_\-]{35}" + _E, check=_mixed)),
+              _regex(r"\d(?<![0-9].)\d{7,9}:[A-Za-z0-9_\-]{35}" + _E, check=_mixed)),
     TokenRule("JWT", "a JSON web token", ("eyJ",),
-              _regex(_B + r"eyJ[A-Za-z0-9_\-]{8,4000}\.[A-Za-z0-9_\-]{8,8000}\.[A-Za-z0-9_\-]{8,2000}" + _E)),
+              _regex(r"e" + _after + r"yJ[A-Za-z0-9_\-]{8,4000}\.[A-Za-z0-9_\-]{8,8000}\.[A-Za-z0-9_\-]{8,2000}" + _E)),
     TokenRule("bearer token", "a bearer token or basic credentials", ("earer", "EARER", "uthorization", "UTHORIZATION"),
               _regex(r"(?:(?i:bearer)|(?i:authorization)\s{0,3}:\s{0,3}(?i:basic))\s{1,3}"
                      r"(?P<t>(?<![A-Za-z0-9])[A-Za-z0-9_\-.=~+/]{16,2000})", "t", _mixed)),
-    TokenRule("URL password", "a password inside a URL", ("://",),
-              _regex(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s/:@?#]{0,256}:"
-                     r"(?P<pw>[^\s/@?#]{1,256})@", "pw", _url_password)),
+    TokenRule("URL password", "a password inside a URL", ("://",), _url_passwords),
     TokenRule("environment secret", "a secret in an environment line", ("=",), _env_lines),
 )

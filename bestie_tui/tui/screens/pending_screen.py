@@ -222,7 +222,7 @@ class PendingScreen(BestieScreen):
                              lambda i: self.store.approve(i, text=text))
 
         self.app.push_screen(EditMemoryModal(record.text, title=f"Edit, then approve #{record.id}",
-                                             check=self.store.check_text), done)
+                                             check=lambda t: self.store.check_text(t, record.id)), done)
 
     def action_reject_all_shown(self) -> None:
         ids = list(self.queue)

@@ -248,7 +248,8 @@ class TiersScreen(BestieScreen):
             if text is not None and text != memory.text:
                 self._apply(lambda: self.store.edit(memory.id, text), f"Edited #{memory.id}.")
 
-        self.app.push_screen(EditMemoryModal(memory.text, title=f"Edit #{memory.id}", check=self.store.check_text), edited)
+        self.app.push_screen(EditMemoryModal(memory.text, title=f"Edit #{memory.id}",
+                                             check=lambda t: self.store.check_text(t, memory.id)), edited)
 
     def action_forget(self) -> None:
         if (memory := self._with_selected()) is None:
