@@ -12,6 +12,7 @@ Used by the tests (``test_gate*.py``) and by ``benchmarks/gate.py``.
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import re
@@ -93,6 +94,13 @@ class Fakes:
         check = 98 - number % 97
         return f"{country}{check:02d}{bban}"
 
+    def jwt(self) -> str:
+        """A JSON web token whose header and claims decode (a scanner checks that), signed by noise."""
+        def part(obj: dict) -> str:
+            return base64.urlsafe_b64encode(json.dumps(obj, separators=(",", ":")).encode()).decode().rstrip("=")
+        claims = {"sub": self.alnum(12), "name": "Fake Person", "iat": self.rng.randint(1_600_000_000, 1_800_000_000)}
+        return part({"alg": "HS256", "typ": "JWT"}) + "." + part(claims) + "." + self.b64url(43)
+
     def pem(self, label: str) -> str:
         lines = [self.b64(64) for _ in range(4)] + [self.b64(24) + "=="]
         return f"-----BEGIN {label}-----\n" + "\n".join(lines) + f"\n-----END {label}-----"
@@ -138,10 +146,11 @@ class Fakes:
             "digitalocean": lambda: "dop_v1_" + g.hex(64),
             "digitalocean_oauth": lambda: "doo_v1_" + g.hex(64),
             "telegram": lambda: f"{g.digits(10)}:AA{g.b64url(33)}",
-            "jwt": lambda: "eyJ" + g.b64url(33) + ".eyJ" + g.b64url(61) + "." + g.b64url(43),
+            "jwt": lambda: g.jwt(),
             "pem_rsa": lambda: g.pem("RSA PRIVATE KEY"),
             "pem_ec": lambda: g.pem("EC PRIVATE KEY"),
             "pem_openssh": lambda: g.pem("OPENSSH PRIVATE KEY"),
+            "pem_openssh_flat": lambda: " ".join(g.pem("OPENSSH PRIVATE KEY").split("\n")),
             "pem_pkcs8": lambda: g.pem("PRIVATE KEY"),
             "pem_encrypted": lambda: g.pem("ENCRYPTED PRIVATE KEY"),
             "pgp_private": lambda: g.pem("PGP PRIVATE KEY BLOCK"),

@@ -187,7 +187,7 @@ RULES: tuple[TokenRule, ...] = (
     TokenRule("PyPI token", "a PyPI token", ("pypi-AgE",),
               _regex(r"p" + _after + r"ypi-AgE[A-Za-z0-9_\-]{50,500}" + _E)),
     TokenRule("npm token", "an npm token", ("npm_", "_authToken"),
-              _regex(r"n" + _after + r"pm_[A-Za-z0-9]{36}" + _E + r"|_authToken\s{0,3}=\s{0,3}(?P<t>[^\s\"']{8,300})", "t")),
+              _regex(r"n" + _after + r"pm_[A-Za-z0-9]{36}" + _E + r"|_authToken\s{0,3}=\s{0,3}(?P<t>[A-Za-z0-9_.\-]{8,300})", "t")),
     TokenRule("Hugging Face token", "a Hugging Face token", ("hf_", "api_org_"),
               _regex(r"(?:h" + _after + r"f_|a" + _after + r"pi_org_)[A-Za-z0-9]{30,40}" + _E, check=_mixed)),
     TokenRule("DigitalOcean token", "a DigitalOcean token", ("_v1_",),

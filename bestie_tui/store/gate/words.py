@@ -113,7 +113,8 @@ _KEY_KW = _keywords("api key", "api keys", "api-key", "api_key", "apikey", "secr
                  "personal access token", "khoa api", "ma token", "khoa bi mat", "license key")
 _WEAK_KEY_KW = _keywords("token", "tokens", "secret", "secrets")
 
-_SEP = r"(?P<sep>(?:is|was|are|la)(?:\s{0,2}:)?|(?:changed|set|updated|reset|doi|doi thanh)\s{1,2}(?:to|thanh)|=|:|->|=>|-)"
+_SEP = (r"(?P<sep>(?:is|was|are|la)(?![a-z0-9])(?:\s{0,2}:)?"
+        r"|(?:changed|set|updated|reset|doi|doi thanh)\s{1,2}(?:to|thanh)(?![a-z0-9])|=|:|->|=>|-)")
 # A qualifier word. Possessive (``++``, Python 3.11): a word that did not lead to a separator is not
 # tried again shortened letter by letter, which would cost a pass per letter.
 _Q = r"(?:\s{1,3}+(?!(?:" + _BLOCKED + r")(?![a-z0-9]))[^\s:=.,;!?\"'`]{1,24}+)"
