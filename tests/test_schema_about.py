@@ -1,0 +1,75 @@
+"""Schema 2 (``memory.about``): an older file is upgraded in place and loses nothing; the binding
+travels in records, events, exports and imports; an export from before it is still read."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from bestie_tui.store.db import SCHEMA_VERSION
+from bestie_tui.store.memory_store import MemoryStore
+from bestie_tui.store.transfer import VERSION, export_data, import_data
+
+
+def _make_schema_1(path, clock) -> int:
+    """A real schema-1 file: today's tables without ``about``, user_version 1, one memory and its event."""
+    s = MemoryStore(path, clock=clock)
+    m = s.add("preference", "Prefers tea", user="an")
+    s.close()
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE memory DROP COLUMN about")
+    for (event_id, before, after) in conn.execute("SELECT id, before, after FROM event").fetchall():
+        snaps = [json.loads(x) if x else None for x in (before, after)]
+        for snap in snaps:
+            if snap:
+                snap.pop("about", None)
+        conn.execute("UPDATE event SET before = ?, after = ? WHERE id = ?",
+                     tuple(json.dumps(x) if x else None for x in snaps) + (event_id,))
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    return m.id
+
+
+def test_a_schema_1_file_is_upgraded_in_place(tmp_path, clock):
+    path = tmp_path / "old.db"
+    mid = _make_schema_1(path, clock)
+    assert SCHEMA_VERSION == 2
+    s = MemoryStore(path, clock=clock)
+    assert s.db.execute_sql("PRAGMA user_version").fetchone()[0] == 2
+    m = s.get(mid)
+    assert (m.text, m.user, m.about) == ("Prefers tea", "an", None)
+    assert "about" in [c.name for c in s.db.get_columns("memory")]
+    # the old event still undoes
+    s.edit(mid, "Prefers green tea")
+    s.undo()
+    assert s.get(mid).text == "Prefers tea"
+    assert s.add("note", "My brother Nam lives in Huế", user="an").about == "Nam"
+    s.close()
+    again = MemoryStore(path, clock=clock)  # a second open finds nothing to do
+    assert again.get(mid).text == "Prefers tea"
+    again.close()
+
+
+def test_about_travels_in_events_and_exports(store, tmp_path, clock):
+    m = store.add("note", "My brother Nam lives in Huế", user="an")
+    [event] = store.history(m.id)
+    assert event.after["about"] == "Nam"
+    data = export_data(store)
+    assert data["version"] == VERSION == 2
+    assert data["memories"][0]["about"] == "Nam"
+    other = MemoryStore(tmp_path / "other.db", clock=clock)
+    import_data(other, data)
+    assert other.get(m.id).about == "Nam"
+    other.close()
+
+
+def test_a_version_1_export_is_still_read(store):
+    data = {"format": "bestie-memory-export", "version": 1,
+            "memories": [{"id": 7, "text": "Prefers tea", "status": "approved", "user": "an"},
+                         {"text": "My sister hates mushrooms", "status": "approved", "user": "an"}],
+            "messages": []}
+    result = import_data(store, data)
+    assert result.memories_added == 2
+    assert store.get(7).about is None
+    assert [m.about for m in store.list() if m.id != 7] == ["my sister"]  # the gate reads who it is about
