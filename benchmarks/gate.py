@@ -151,13 +151,14 @@ def timing(size: int, repeat: int, timeout: float, workdir: Path) -> list[dict]:
 
 
 def corpus_figures(workdir: Path) -> dict:
+    from gate_corpus import load
+
     from bestie_tui.errors import WriteRefusedError
     from bestie_tui.hygiene.plan_apply import apply_plan
     from bestie_tui.hygiene.plan_build import build_cleanup_plan
     from bestie_tui.store.memory_store import MemoryStore
     from bestie_tui.store.models import Memory
     from bestie_tui.store.transfer import import_data
-    from gate_corpus import load
 
     secrets, innocents = load()
 

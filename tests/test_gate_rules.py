@@ -277,3 +277,17 @@ def test_cleanup_merged_text_passes_the_gate(store):
     result = apply_plan(store, plan, yes=True)
     [new] = result.created_ids
     assert store.get(new).about == "my partner"
+
+
+def test_a_merge_in_core_frees_its_members_tokens_and_is_capped(store):
+    for t in ("User prefers Vietnamese.", "User wants Vietnamese-first.", "Always answer in Vietnamese with diacritics."):
+        store.add("communication_preference", t, scope="core")
+    store.set_setting("memory.coreTokenCap", 40)
+    plan = build_cleanup_plan(store)
+    [merge] = [o for o in plan.operations if o.action == "merge"]
+    merge.text = BIG
+    with pytest.raises(WriteRefusedError, match="core is capped at 40 tokens"):
+        apply_plan(store, plan, yes=True)
+    merge.text = "User prefers Vietnamese replies with proper diacritics."  # fits once the members leave core
+    [new] = apply_plan(store, plan, yes=True).created_ids
+    assert store.get(new).layer == "core"

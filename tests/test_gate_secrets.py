@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from gate_corpus import Sentence, load
 
 from bestie_tui.errors import SecretRefusedError
 from bestie_tui.hygiene.plan_apply import apply_plan, check_merged_text
@@ -19,7 +20,6 @@ from bestie_tui.store.gate.tokens import RULES
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.store.models import Event, Memory, Message
 from bestie_tui.store.transfer import export_data, import_data
-from gate_corpus import Sentence, load
 
 SECRETS, INNOCENTS = load()
 #: the most innocent sentences a path may refuse (the issue's bound)

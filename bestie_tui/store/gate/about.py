@@ -44,18 +44,29 @@ _REL_VI = re.compile(r"^\W{0,3}(?P<rel>" + "|".join(_RELATIONS_VI) + r") (?:cua 
 _NAME_AFTER = re.compile(r",?\s{1,2}(?P<name>[^\W\d_][\w'\-]{0,24}(?: [^\W\d_][\w'\-]{0,24}){0,2})")
 _TOKEN = re.compile(r"[^\W_][\w'’\-]*")
 
-#: Verbs (folded) of saying, liking or living that, after a capitalised name, make it a person:
-#: "Linh loves durian", "J said …", "Lan thích …" (not "Docker runs …").
+#: Verbs of saying, liking or living that, after a capitalised name, make it a person: "Linh loves
+#: durian", "J said …", "Lan thích …" (not "Docker runs …"). Vietnamese as written, or without its
+#: marks when the whole word is plain ASCII chat spelling ("thich"): folded, "Sông" (a river) would
+#: be "sống" (to live).
 _VERBS = frozenset((
     "said", "says", "told", "tells", "thinks", "thought", "believes", "likes", "loves", "hates", "dislikes",
     "prefers", "wants", "enjoys", "adores", "mentioned", "asked", "liked", "loved", "hated", "wanted", "lives",
-    "lived", "studies", "speaks", "noi", "bao", "ke", "thich", "yeu", "ghet", "muon", "song",
+    "lived", "studies", "speaks", "nói", "bảo", "kể", "thích", "yêu", "ghét", "muốn", "sống",
+    "noi", "bao", "thich", "ghet", "muon",
 ))
 #: A negation after the name counts when a verb of liking follows: "J doesn't like tennis".
 _NEGATIONS = frozenset(("doesn't", "doesnt", "didn't", "didnt", "never", "can't", "cant", "cannot", "won't", "wont",
-                        "khong", "chua", "chang"))
-_LIKING = frozenset(("like", "love", "enjoy", "want", "eat", "drink", "speak", "hate", "thich", "an", "uong", "muon",
-                     "yeu", "ghet"))
+                        "không", "chưa", "chẳng", "khong", "chua"))
+_LIKING = frozenset(("like", "love", "enjoy", "want", "eat", "drink", "speak", "hate", "thích", "ăn", "uống", "muốn",
+                     "yêu", "ghét", "thich", "an", "uong", "muon", "ghet"))
+#: What "NAME's …" must name for NAME to be a person ("Minh's birthday", not "Sông Hồng's latency").
+_PERSONAL = frozenset((
+    "birthday", "wife", "husband", "partner", "name", "age", "phone", "email", "address", "favourite", "favorite",
+    "job", "kids", "kid", "son", "daughter", "mom", "mum", "dad", "mother", "father", "parents", "brother", "sister",
+    "boyfriend", "girlfriend", "friend", "friends", "dog", "cat", "allergy", "allergies", "diet", "hobby",
+    "hobbies", "wedding", "anniversary", "family", "house", "flat", "apartment", "car", "school", "team", "boss",
+    "health", "surgery", "flight",
+))
 #: Capitalised words that are not someone else's name.
 _NOT_NAMES = frozenset((
     "i", "i'm", "im", "i've", "ive", "i'd", "id", "user", "users", "owner", "the", "a", "an", "my", "our", "we",
@@ -80,11 +91,11 @@ def _not_a_name(word: str) -> bool:
 
 def _name_at(nfc: str, start: int) -> str | None:
     m = _NAME_AFTER.match(nfc, start)
-    if not m:
+    if not m or nfc.isupper():  # IN CAPITALS, every word looks like a name
         return None
     words = []
     for word in m.group("name").split():
-        if not word[0].isupper() or _not_a_name(word) or fold(word) in _VERBS:
+        if not word[0].isupper() or _not_a_name(word) or word.lower() in _VERBS:
             break
         words.append(word)
     return " ".join(words) or None
@@ -112,25 +123,30 @@ def about_someone_else(text: str, user: str | None = None) -> str | None:
             name = None if m.groupdict().get("poss") else _name_at(nfc, m.end())
             if name and not _is_owner(name, user):
                 return name
-            phrase = nfc[m.start("rel"):m.end("rel")] if pattern is _REL_EN else nfc[m.start("rel"):m.end()]
-            phrase = re.sub(r"\s+(?:tên\s+)?là$", "", phrase.strip())
-            return ("my " + phrase) if pattern is _REL_EN else phrase
+            if pattern is _REL_EN:  # one spelling per person: "my dad", however it was written
+                return "my " + m.group("rel")
+            phrase = nfc[m.start("rel"):m.end()]
+            return re.sub(r"\s+(?:tên\s+)?là$", "", phrase.strip())
     return _named_subject(nfc, user)
 
 
 def _named_subject(nfc: str, user: str | None) -> str | None:
+    if nfc.isupper():
+        return None
     tokens = _TOKEN.findall(nfc[:_HEAD].lstrip(" \"'“*-•"))[:6]
     name: list[str] = []
     for n, token in enumerate(tokens):
         bare = token.removesuffix("'s").removesuffix("’s")
-        folded = fold(bare).replace("’", "'")
-        following = fold(tokens[n + 1]) if n + 1 < len(tokens) else ""
-        if name and (folded in _VERBS or (folded in _NEGATIONS and following in _LIKING)):
+        word = bare.lower().replace("’", "'")
+        following = tokens[n + 1].lower() if n + 1 < len(tokens) else ""
+        if name and (word in _VERBS or (word in _NEGATIONS and following in _LIKING)):
             break
         if not bare[:1].isupper() or _not_a_name(bare) or len(name) == 3:
             return None
         name.append(bare)
-        if bare != token:  # a possessive: "Minh's birthday"
+        if bare != token:  # a possessive counts when a personal thing follows: "Minh's birthday"
+            if following not in _PERSONAL:
+                return None
             break
     else:
         return None

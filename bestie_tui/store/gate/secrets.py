@@ -88,11 +88,11 @@ def detect_secret(text: str) -> str | None:
     if not text:
         return None
     v = view(text)
-    for rule in RULES:
-        if next(rule.spans(v.nfc), None) is not None:
-            return rule.phrase
-    for rule, _ in find_word_secrets(v):
-        return rule.phrase
+    for token_rule in RULES:
+        if next(token_rule.spans(v.nfc), None) is not None:
+            return token_rule.phrase
+    for word_rule, _ in find_word_secrets(v):
+        return word_rule.phrase
     if next(find_cards(v.folded), None) is not None:
         return _CARD[1]
     if next(find_ibans(v.nfc), None) is not None:

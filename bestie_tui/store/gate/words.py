@@ -3,11 +3,14 @@ door and alarm codes, one-time codes, card security codes, API keys or tokens na
 bank account numbers beside an account keyword or a bank's name.
 
 The rules read the *folded* text (``fold.view``: lower case, no diacritics, đ → d), so "mật khẩu"
-and "mat khau" are one keyword. Every family is one branch of a single pattern that begins with
-its keywords (a prefix tree the regex engine scans for), every repetition in it is bounded, so one
-pass over the text finds every statement in linear time; Python sees only the statements. A statement is a keyword, up to a few qualifier words ("password *for the wifi* is", "mật
-khẩu *wifi nhà mình* là"), an optional separator (is, was, =, :, là…) and a value; what makes the
-value a secret depends on the keyword:
+and "mat khau" are one keyword. One scan (a prefix tree of every keyword, which the regex engine
+scans for in C) finds the keywords; a keyword with no word holding a digit or symbol, and no
+separator and plain word, soon after it is passed over; the others are read by their family's
+pattern, anchored at the keyword, every repetition in it bounded. So the time is linear in the text.
+
+A statement is a keyword, up to a few qualifier words ("password *for the wifi* is", "mật khẩu
+*wifi nhà mình* là"), an optional separator (is, was, =, :, là…) and a value; what makes the value
+a secret depends on the keyword:
 
 * a password keyword takes a value with a digit or symbol, or, after an explicit separator, a
   word that is not an ordinary one ("my password is swordfish" — not "… is expired");
