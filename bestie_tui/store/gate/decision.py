@@ -41,6 +41,7 @@ from bestie_tui.store.gate.cap import core_usage
 from bestie_tui.store.gate.content import contact_kind, venting_reason
 from bestie_tui.store.gate.secrets import detect_secret
 from bestie_tui.store.markers import injected_marker
+from bestie_tui.store.models import SCOPE_DEFAULT_LAYER
 
 #: Who writes on each path.
 PATHS: dict[str, str] = {
@@ -51,7 +52,6 @@ PATHS: dict[str, str] = {
 TEXT_PATHS = frozenset({"propose", "add", "edit", "approve", "cleanup", "import"})
 #: How long a venting note the owner insists on keeping lives (in the archive, never injected).
 VENTING_TTL = "7d"
-_SCOPE_LAYER = {"core": "core", "project": "working", "session": "working"}
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
 
         raise InvalidValueError(f"unknown write path {path!r}; use one of {', '.join(PATHS)}")
     text = text or ""
-    layer = layer or _SCOPE_LAYER.get(scope, "working")
+    layer = layer or SCOPE_DEFAULT_LAYER.get(scope, "working")
     if store is None and who == "assistant":
         raise ValueError("the assistant's writes need the store (its write policy)")
     policy = store.get_setting("memory.writePolicy") if who == "assistant" else None

@@ -73,7 +73,7 @@ class TextView:
         return self.nfc_index(start), self.nfc_index(max(start, end - 1)) + 1
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=4)
 def view(text: str) -> TextView:
     """The ``TextView`` of ``text`` (cached: the gate's rules share one view per text)."""
     nfc = text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)

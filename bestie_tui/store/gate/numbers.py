@@ -51,9 +51,8 @@ IBAN_LENGTHS = {
     "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24, "SC": 31, "SE": 24, "SI": 19,
     "SK": 24, "SM": 27, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
 }
-# The check digits of an IBAN, after a country code at a word start.
-_IBAN = re.compile(r"\d(?<=[A-Za-z]{2}\d)(?<=(?<![A-Za-z0-9])(?i:" + "|".join(IBAN_LENGTHS) + r")\d)"
-                   r"(?=(?P<rest>\d(?: ?[A-Za-z0-9]){11,30}))")
+# The check digits of an IBAN, after two letters at a word start (the country is looked up after).
+_IBAN = re.compile(r"\d(?<=(?<![A-Za-z0-9])[A-Za-z]{2}\d)\d")
 _LETTER_DIGITS = {ord(c): str(10 + i) for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")}
 
 
@@ -104,31 +103,40 @@ def find_cards(folded: str) -> Iterator[Span]:
 
 def find_ibans(nfc: str) -> Iterator[Span]:
     """Spans of IBANs in ``nfc``: a candidate's first characters, as many as its country's IBAN
-    has, when they pass mod 97 (so words after an IBAN do not hide it)."""
-    seen: dict[str, bool] = {}  # a text that repeats one candidate checks it once
+    has (letters and digits, single spaces between groups), when they pass mod 97 — so words after
+    an IBAN do not hide it."""
+    seen: dict[str, int] = {}  # candidate text → the IBAN's length in it (0: none); checked once
     done = 0
     for m in _IBAN.finditer(nfc):
         start = m.start() - 2
         if start < done:
             continue
-        country = nfc[start:start + 2].upper()
-        length = IBAN_LENGTHS[country]
-        candidate = country + nfc[m.start():m.start() + 1] + m.group("rest").upper()
-        compact = candidate.replace(" ", "")[:length]
-        ok = seen.get(compact)
-        if ok is None:
-            ok = seen[compact] = len(compact) == length and iban_ok(compact)
-        if ok:
-            done = start + _spaced_length(candidate, length)
+        length = IBAN_LENGTHS.get(nfc[start:start + 2].upper())
+        if length is None:
+            continue
+        raw = nfc[start:start + length + length // 2]
+        found = seen.get(raw)
+        if found is None:
+            found = seen[raw] = _iban_prefix(raw, length)
+        if found:
+            done = start + found
             yield start, done
 
 
-def _spaced_length(candidate: str, length: int) -> int:
-    """Characters of ``candidate`` (with its spaces) that hold its first ``length`` non-spaces."""
-    seen = 0
-    for i, ch in enumerate(candidate):
-        if ch != " ":
-            seen += 1
-            if seen == length:
-                return i + 1
-    return len(candidate)
+def _iban_prefix(raw: str, length: int) -> int:
+    """Characters of ``raw`` that hold an IBAN of ``length`` letters and digits (single spaces
+    allowed between them) passing mod 97, or 0."""
+    compact, prev_space = [], False
+    for i, ch in enumerate(raw):
+        if ch == " " and not prev_space and compact:
+            prev_space = True
+            continue
+        if not (ch.isascii() and ch.isalnum()):
+            return 0
+        prev_space = False
+        compact.append(ch)
+        if len(compact) == length:
+            return i + 1 if iban_ok("".join(compact)) else 0
+    return 0
+
+
