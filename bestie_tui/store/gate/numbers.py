@@ -126,7 +126,8 @@ def find_ibans(nfc: str) -> Iterator[Span]:
 def _iban_prefix(raw: str, length: int) -> int:
     """Characters of ``raw`` that hold an IBAN of ``length`` letters and digits (single spaces
     allowed between them) passing mod 97, or 0."""
-    compact, prev_space = [], False
+    compact: list[str] = []
+    prev_space = False
     for i, ch in enumerate(raw):
         if ch == " " and not prev_space and compact:
             prev_space = True
