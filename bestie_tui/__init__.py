@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "StorageError": "bestie_tui.errors",
     "PolicyError": "bestie_tui.errors",
     "SecretRefusedError": "bestie_tui.errors",
+    "WriteRefusedError": "bestie_tui.errors",
     "ImportFormatError": "bestie_tui.errors",
     "DeliveryError": "bestie_tui.errors",
 }
@@ -57,6 +58,7 @@ __all__ = [
     "StorageError",
     "PolicyError",
     "SecretRefusedError",
+    "WriteRefusedError",
     "ImportFormatError",
     "DeliveryError",
 ]
@@ -76,6 +78,7 @@ if TYPE_CHECKING:
         SchemaError,
         SecretRefusedError,
         StorageError,
+        WriteRefusedError,
     )
     from bestie_tui.retrieval.assembly import build_context
     from bestie_tui.retrieval.search import search

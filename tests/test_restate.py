@@ -23,7 +23,7 @@ def test_an_expired_fact_said_again_is_revived_with_a_new_event(store, clock):
     assert store.get(m.id).expires_at == clock.now.replace(microsecond=0) + (m.expires_at - m.created_at)
     assert [e.action for e in store.history(m.id)][:1] == ["revive"]
     assert _injected(store, "where am I staying") == ["Staying in Đà Nẵng this week"]
-    assert "revive" in store.undo().message
+    assert "revive" in store.undo(any_actor=True).message  # the assistant's change, not the owner's
     assert store.get(m.id).is_expired(clock.now)
 
 

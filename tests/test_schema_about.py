@@ -1,4 +1,4 @@
-"""Schema 2 (``memory.about``): an older file is upgraded in place and loses nothing; the binding
+"""Schema 3 (``memory.about``): an older file is upgraded in place and loses nothing; the binding
 travels in records, events, exports and imports; an export from before it is still read."""
 
 from __future__ import annotations
@@ -6,18 +6,24 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from bestie_tui.store.db import SCHEMA_VERSION
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.store.transfer import VERSION, export_data, import_data
 
 
-def _make_schema_1(path, clock) -> int:
-    """A real schema-1 file: today's tables without ``about``, user_version 1, one memory and its event."""
+def _make_old(path, clock, version: int) -> int:
+    """A file as schema ``version`` wrote it: today's tables without ``memory.about`` (schema 3) and,
+    for schema 1, without ``event.origin`` (schema 2); one memory and its event."""
     s = MemoryStore(path, clock=clock)
     m = s.add("preference", "Prefers tea", user="an")
     s.close()
     conn = sqlite3.connect(path)
     conn.execute("ALTER TABLE memory DROP COLUMN about")
+    if version < 2:
+        conn.execute("DROP INDEX event_origin")
+        conn.execute("ALTER TABLE event DROP COLUMN origin")
     for (event_id, before, after) in conn.execute("SELECT id, before, after FROM event").fetchall():
         snaps = [json.loads(x) if x else None for x in (before, after)]
         for snap in snaps:
@@ -25,18 +31,19 @@ def _make_schema_1(path, clock) -> int:
                 snap.pop("about", None)
         conn.execute("UPDATE event SET before = ?, after = ? WHERE id = ?",
                      tuple(json.dumps(x) if x else None for x in snaps) + (event_id,))
-    conn.execute("PRAGMA user_version = 1")
+    conn.execute(f"PRAGMA user_version = {version}")
     conn.commit()
     conn.close()
     return m.id
 
 
-def test_a_schema_1_file_is_upgraded_in_place(tmp_path, clock):
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_file_is_upgraded_in_place(tmp_path, clock, version):
     path = tmp_path / "old.db"
-    mid = _make_schema_1(path, clock)
-    assert SCHEMA_VERSION == 2
+    mid = _make_old(path, clock, version)
+    assert SCHEMA_VERSION == 3
     s = MemoryStore(path, clock=clock)
-    assert s.db.execute_sql("PRAGMA user_version").fetchone()[0] == 2
+    assert s.db.execute_sql("PRAGMA user_version").fetchone()[0] == 3
     m = s.get(mid)
     assert (m.text, m.user, m.about) == ("Prefers tea", "an", None)
     assert "about" in [c.name for c in s.db.get_columns("memory")]

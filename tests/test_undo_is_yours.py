@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from bestie_tui.errors import InvalidValueError, NotFoundError
+from bestie_tui.store.db import SCHEMA_VERSION
 from bestie_tui.store.memory_store import MemoryStore
 
 
@@ -98,18 +99,19 @@ def test_a_schema_1_file_migrates_in_place(tmp_path):
     s = MemoryStore(path)
     s.add("note", "Written by schema 1")
     s.close()
-    conn = sqlite3.connect(path)  # make it what schema 1 wrote: no event.origin
+    conn = sqlite3.connect(path)  # make it what schema 1 wrote: no event.origin (nor schema 3's memory.about)
     conn.execute("DROP INDEX event_origin")
     conn.execute("ALTER TABLE event DROP COLUMN origin")
+    conn.execute("ALTER TABLE memory DROP COLUMN about")
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
     conn.close()
     s = MemoryStore(path)
-    assert s.get(1).text == "Written by schema 1" and s.status().schema_version == 2
+    assert s.get(1).text == "Written by schema 1" and s.status().schema_version == SCHEMA_VERSION
     s.pin(1)
     assert "undid pin by owner on #1" in s.undo().message
     assert "undid add by owner on #1" in s.undo().message  # the pre-migration event (no origin) undoes too
     s.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert "origin" in [row[1] for row in conn.execute("PRAGMA table_info(event)")]

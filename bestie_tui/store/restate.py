@@ -22,6 +22,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.gate import check_write
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord, ProposalResult, iso
@@ -77,6 +78,7 @@ def _what_it_was(row: Memory, state: str) -> str:
     return f"it had been {state}"
 
 
+@uses_store
 def restate(store: MemoryStore, row: Memory, *, ttl: str | None, actor: str, revive: bool,
             confidence_bump: float = 0.05) -> tuple[ProposalResult | None, str]:
     """Apply a restatement of ``row`` (from ``find_restated``).
@@ -148,6 +150,7 @@ def _supersede_by(store: MemoryStore, batch: str, head: Memory, new: Memory, act
     store.record_event(batch, "supersede", head.id, before, snapshot(head), actor, note=f"restated as #{new.id}")
 
 
+@uses_store
 def take_over(store: MemoryStore, batch: str, row: Memory, actor: str) -> list[int]:
     """After ``row`` is approved: every approved record with its text (same user) that was
     superseded has its chain's record in force superseded by ``row`` — a restatement that was

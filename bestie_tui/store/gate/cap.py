@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.markers import CORE_TITLE, memory_line
 from bestie_tui.store.models import Memory
 from bestie_tui.text.tokens import MissingExtraError, count_tokens
@@ -57,6 +58,7 @@ def _active_core(now: datetime, exclude: Iterable[int]) -> list[Any]:
     return [r for r in q if r.id not in skip]
 
 
+@uses_store
 def core_usage(store: Any, text: str, about: str | None, user: str | None,
                exclude: Iterable[int] = ()) -> CoreUsage:
     """What core would hold if ``text`` (bound to ``user``) joined it.

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bestie_tui.errors import PolicyError, SecretRefusedError, WriteRefusedError
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.gate.about import about_someone_else
 from bestie_tui.store.gate.cap import core_usage
 from bestie_tui.store.gate.content import contact_kind, venting_reason
@@ -108,6 +109,7 @@ def _refuse(rule: str, reason: str, **extra: Any) -> WriteDecision:
     return WriteDecision("refuse", reason, rule, **extra)
 
 
+@uses_store
 def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: str = "project",
                 layer: str | None = None, user: str | None = None, about: str | None = None,
                 memory_id: int | None = None, replaces: Iterable[int] = (), allow_secret: bool = False,
