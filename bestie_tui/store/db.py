@@ -19,7 +19,9 @@ from bestie_tui.store.binding import binding
 from bestie_tui.store.models import ALL_MODELS, Event
 
 APPLICATION_ID = 0x42535449  # "BSTI"
-SCHEMA_VERSION = 2
+#: 2: ``event.origin``; 3: the persisted search index (``doc_index``: ix_meta, ix_term, ix_posting,
+#: ix_block, ix_doc).
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 5000
 PRAGMAS = {
     "journal_mode": "wal",
@@ -139,8 +141,13 @@ def open_database(path: str | Path, *, create_dirs: bool = True) -> SqliteDataba
 def _migrate(db: SqliteDatabase, from_version: int) -> None:
     """Bring a schema from ``from_version`` to ``SCHEMA_VERSION``. Version 0 is a new file.
 
-    Steps: 1 → 2 adds ``event.origin`` (the store session that made a change; console undo).
+    Steps: 1 → 2 adds ``event.origin`` (the store session that made a change; console undo);
+    2 → 3 adds the search index tables (``doc_index``): a new file gets its (empty) index now, an
+    older one is indexed on first use or by ``bestie memory reindex`` (a large file takes a while,
+    and opening it should not).
     """
+    from bestie_tui.store import doc_index
+
     with db.atomic():
         if from_version == 0:
             db.create_tables(ALL_MODELS)
@@ -148,6 +155,10 @@ def _migrate(db: SqliteDatabase, from_version: int) -> None:
             migrator = SqliteMigrator(db)
             if from_version < 2:
                 migrate(migrator.add_column("event", "origin", Event.origin))  # and its index
+        if from_version < 3:
+            doc_index.create_tables(db)
+            if from_version == 0:
+                doc_index.rebuild(db)
         db.execute_sql(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
