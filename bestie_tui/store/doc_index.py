@@ -413,3 +413,13 @@ def _apply_docs(db: Any, collection: str, changed: list[int], new: dict[int, str
                        (collection, *chunk))
     _executemany(db, "INSERT INTO ix_doc (collection, doc_id, text) VALUES (?, ?, ?)",
                  [(collection, i, new[i]) for i in changed if i in new])
+
+
+def reindex(db: Any, collection: str = MEMORY, progress: Callable[[int, int], None] | None = None) -> int:
+    """``rebuild`` in its own write transaction (``bestie memory reindex``). Returns the documents indexed.
+
+    Raises:
+        peewee.OperationalError: the database is read-only or stays locked past the busy timeout.
+    """
+    with db.atomic():
+        return rebuild(db, collection, progress)
