@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from bestie_tui.retrieval.bm25 import B, CHAR_B, CHAR_K1, K1, WORD_SHARE
+from bestie_tui.retrieval.bm25 import CHAR_B, CHAR_K1, K1, WORD_SHARE, B
 from bestie_tui.retrieval.index import MemoryIndex, get_index
 from bestie_tui.store import doc_index
 from bestie_tui.store.memory_store import MemoryStore
@@ -263,3 +263,16 @@ def test_counts_match_the_analyzers(store, db_path):
     data = conn.execute("SELECT data FROM ix_posting p JOIN ix_term t ON t.id = p.term_id "
                         "WHERE t.part = 0 AND t.term = 'coffe'").fetchone()[0]
     assert int.from_bytes(data[2:4], "little") == Counter(words)["coffe"] == 3
+
+
+def test_rows_bulk_loaded_without_events_are_indexed_by_the_next_process(store, db_path):
+    store.add("note", "Linh drinks egg coffee on weekends", user="linh")
+    conn = sqlite3.connect(db_path)  # a bulk load: rows only, no event, no index
+    conn.execute("INSERT INTO memory (text, kind, status, scope, layer, pinned, stale, access_count, confidence, "
+                 "created_at, updated_at, norm, terms) VALUES ('Kayak trip on the river', 'note', 'approved', "
+                 "'project', 'working', 0, 0, 0, 0.8, '2026-01-01', '2026-01-01', 'kayak trip on the river', 'kayak')")
+    conn.commit()
+    conn.close()
+    fresh = MemoryStore(db_path)
+    assert get_index(fresh).top("kayak", 1)[0][0] == 2
+    fresh.close()

@@ -122,14 +122,15 @@ class MemoryIndex:
         index moved since the last look. A read-only database keeps the index it has."""
         with self._lock:
             db = self._db
-            state = doc_index.status(db, self.collection)
+            first = self._key is None  # once per process: also count the source rows
+            state = doc_index.status(db, self.collection, count=first)
             if state != "current":
                 import time
 
                 started = time.perf_counter()
                 try:
                     with db.atomic():
-                        done = doc_index.sync(db, self.collection)
+                        done = doc_index.sync(db, self.collection, count=first)
                 except (OperationalError, DatabaseError):
                     if state in ("missing", "stale") and doc_index.read_meta(db, self.collection) is None:
                         raise

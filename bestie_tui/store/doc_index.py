@@ -125,13 +125,19 @@ def event_mark(db: Any) -> tuple[int, int]:
     return (low or 0, high or 0)
 
 
-def status(db: Any, collection: str = MEMORY) -> str:
+def status(db: Any, collection: str = MEMORY, *, count: bool = False) -> str:
     """``"current"``, ``"behind"`` (writes since the mark: ``sync`` applies them), ``"stale"`` (built
-    for another format or analyzer, or the log was cleared: ``sync`` rebuilds) or ``"missing"``."""
+    for another format or analyzer, or the log was cleared: ``sync`` rebuilds) or ``"missing"``.
+
+    ``count``: also compare the indexed documents with a count of the source rows (one index scan),
+    which catches rows written with neither the index nor an event (a bulk load); a mismatch is
+    ``"stale"``. A reader does this once per process."""
     meta = read_meta(db, collection)
     if meta is None:
         return "missing"
     if meta.format != FORMAT or meta.analyzer != analyzer_digest():
+        return "stale"
+    if count and _count_source(db, collection) != meta.docs:
         return "stale"
     low, high = event_mark(db)
     if (low, high) == (meta.event_low, meta.event_high):
@@ -141,12 +147,13 @@ def status(db: Any, collection: str = MEMORY) -> str:
     return "behind"
 
 
-def sync(db: Any, collection: str = MEMORY) -> str:
-    """Bring the index of ``collection`` up to date inside the caller's write transaction.
+def sync(db: Any, collection: str = MEMORY, *, count: bool = False) -> str:
+    """Bring the index of ``collection`` up to date inside the caller's write transaction
+    (``count``: as for ``status``).
 
     Returns what it did: ``"current"`` (nothing), ``"applied"`` or ``"rebuilt"``.
     """
-    state = status(db, collection)
+    state = status(db, collection, count=count)
     if state == "current":
         return state
     if state in ("missing", "stale"):
