@@ -126,21 +126,21 @@ def build_fts(path: Path, db: Path) -> None:
     src.close()
 
 
-def timed(cmd: list[str]) -> tuple[float, float, int]:
-    """``(seconds, peak RSS MiB, exit code)`` of one fresh process."""
+def timed(cmd: list[str]) -> tuple[float, float, float, int]:
+    """``(wall seconds, CPU seconds (user + system), peak RSS MiB, exit code)`` of one fresh process."""
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return seconds, usage.ru_maxrss / 1024, proc.returncode
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode
 
 
 def median_run(cmd: list[str], repeat: int) -> dict:
     runs = [timed(cmd) for _ in range(repeat)]
-    failed = [code for _, _, code in runs if code != 0]
-    return {"seconds": statistics.median(s for s, _, _ in runs), "rss_mib": max(r for _, r, _ in runs),
-            "exit": failed[0] if failed else 0}
+    failed = [code for *_, code in runs if code != 0]
+    return {"seconds": statistics.median(r[0] for r in runs), "cpu_seconds": statistics.median(r[1] for r in runs),
+            "rss_mib": max(r[2] for r in runs), "exit": failed[0] if failed else 0}
 
 
 def sleepy_user(db: Path) -> str:
@@ -231,8 +231,15 @@ def main() -> None:
     sys.path.insert(0, str(HERE))
     from retrieval_common import table
 
-    print(table(f"Cold processes (s, median of {args.repeat}); load average {load[0]:.1f} on {os.cpu_count()} cores "
+    print(table(f"Cold processes (wall s, median of {args.repeat}); load average {load[0]:.1f} on {os.cpu_count()} cores "
                 "(shared machine)", header, rows))
+    cpu_rows = [[f"{r['memories']:,}", *(f"{r[n]['cpu_seconds']:.2f}" if n in r else "—" for n in
+                                         ("status", "search", "context", "pending", "analyze", "messages search", "FTS5"))]
+                for r in results]
+    print()
+    print(table("The same processes, CPU seconds (user + system; what the load of other users does not inflate)",
+                ["memories", "status", "search", "context", "pending", "analyze dup", "messages search", "FTS5 cold"],
+                cpu_rows))
 
 
 if __name__ == "__main__":

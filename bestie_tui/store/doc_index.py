@@ -352,45 +352,55 @@ def _term_ids(db: Any, collection: str, keys: list[tuple[int, str]]) -> dict[tup
 
 
 def _apply_postings(db: Any, collection: str, delta: dict[tuple[int, str], dict[int, int]]) -> None:
+    """Apply ``feature → {doc id: tf (0 = remove)}`` to the posting blocks and document frequencies,
+    with one read per (block, 500 terms) and batched writes."""
     known = _term_ids(db, collection, list(delta))
     next_id = (db.execute_sql("SELECT MAX(id) FROM ix_term").fetchone()[0] or 0) + 1
-    term_rows: list[tuple] = []
+    term_of: dict[int, tuple[int, str]] = {}
+    df: dict[int, int] = {}
+    by_block: dict[int, dict[int, dict[int, int]]] = {}  # block → term id → {doc id: tf}
     for key, edits in delta.items():
-        tid, df = known.get(key, (0, 0))
+        tid, count = known.get(key, (0, 0))
         if not tid:
             if not any(edits.values()):
                 continue  # a feature only of removed text that the index never held
             tid, next_id = next_id, next_id + 1
-        by_block: dict[int, dict[int, int]] = {}
+        term_of[tid], df[tid] = key, count
         for doc_id, tf in edits.items():
-            by_block.setdefault(doc_id >> BLOCK_BITS, {})[doc_id] = tf
-        for block, block_edits in by_block.items():
-            row = db.execute_sql("SELECT data FROM ix_posting WHERE term_id = ? AND block = ?", (tid, block)).fetchone()
-            flat = _unpack(row[0], "H") if row else array("H")
+            by_block.setdefault(doc_id >> BLOCK_BITS, {}).setdefault(tid, {})[doc_id] = tf
+    upserts: list[tuple[int, int, bytes]] = []
+    deletes: list[tuple[int, int]] = []
+    for block, per_term in by_block.items():
+        tids = list(per_term)
+        stored: dict[int, bytes] = {}
+        for start in range(0, len(tids), _CHUNK):
+            chunk = tids[start:start + _CHUNK]
+            stored.update(db.execute_sql(f"SELECT term_id, data FROM ix_posting WHERE block = ? AND term_id IN "
+                                         f"({','.join('?' * len(chunk))})", (block, *chunk)).fetchall())
+        base = block << BLOCK_BITS
+        for tid, edits in per_term.items():
+            flat = _unpack(stored[tid], "H") if tid in stored else array("H")
             pairs = dict(zip(flat[0::2], flat[1::2]))
-            base = block << BLOCK_BITS
-            for doc_id, tf in block_edits.items():
+            for doc_id, tf in edits.items():
                 offset = doc_id - base
                 had = offset in pairs
                 if tf:
                     pairs[offset] = tf
-                    df += 0 if had else 1
+                    df[tid] += 0 if had else 1
                 elif had:
                     del pairs[offset]
-                    df -= 1
+                    df[tid] -= 1
             if pairs:
-                data = _pack((v for o in sorted(pairs) for v in (o, pairs[o])), "H")
-                db.execute_sql("INSERT INTO ix_posting (term_id, block, data) VALUES (?, ?, ?) "
-                               "ON CONFLICT (term_id, block) DO UPDATE SET data = excluded.data", (tid, block, data))
-            elif row:
-                db.execute_sql("DELETE FROM ix_posting WHERE term_id = ? AND block = ?", (tid, block))
-        term_rows.append((tid, collection, key[0], key[1], df))
-    for tid, coll, part, term, df in term_rows:
-        if df > 0:
-            db.execute_sql("INSERT INTO ix_term (id, collection, part, term, df) VALUES (?, ?, ?, ?, ?) "
-                           "ON CONFLICT (id) DO UPDATE SET df = excluded.df", (tid, coll, part, term, df))
-        else:
-            db.execute_sql("DELETE FROM ix_term WHERE id = ?", (tid,))
+                upserts.append((tid, block, _pack((v for o in sorted(pairs) for v in (o, pairs[o])), "H")))
+            elif tid in stored:
+                deletes.append((tid, block))
+    _executemany(db, "INSERT INTO ix_posting (term_id, block, data) VALUES (?, ?, ?) "
+                     "ON CONFLICT (term_id, block) DO UPDATE SET data = excluded.data", upserts)
+    _executemany(db, "DELETE FROM ix_posting WHERE term_id = ? AND block = ?", deletes)
+    _executemany(db, "INSERT INTO ix_term (id, collection, part, term, df) VALUES (?, ?, ?, ?, ?) "
+                     "ON CONFLICT (id) DO UPDATE SET df = excluded.df",
+                 [(tid, collection, *term_of[tid], n) for tid, n in df.items() if n > 0])
+    _executemany(db, "DELETE FROM ix_term WHERE id = ?", [(tid,) for tid, n in df.items() if n <= 0])
 
 
 def _apply_lengths(db: Any, collection: str, edits: dict[int, dict[int, tuple[int, int] | None]]) -> None:
