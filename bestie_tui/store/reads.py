@@ -114,9 +114,11 @@ class StoreReads:
             q = q.where((Memory.user == user) | Memory.user.is_null())
         if exclude_id is not None:
             q = q.where(Memory.id != exclude_id)
-        rows = list(q)
-        ranked = rank_similar(text, [(r, r.terms) for r in rows], k)
-        return [(to_record(r), score) for r, score in ranked]
+        # ids and terms only: building a model instance per approved row cost most of the lookup at 100k
+        pairs = cast("list[tuple[int, str]]", list(q.select(Memory.id, Memory.terms).tuples()))
+        ranked = rank_similar(text, pairs, k)
+        rows = {r.id: r for r in Memory.select().where(Memory.id.in_([i for i, _ in ranked]))}
+        return [(to_record(rows[i]), score) for i, score in ranked if i in rows]
 
     def tier_counts(self) -> dict[str, int]:
         """``{"core": n, "working": n, "archive": n, "pending": n}`` as the console shows them."""
