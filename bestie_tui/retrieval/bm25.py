@@ -58,19 +58,5 @@ def parts(n: int, word_total: int, char_total: int) -> tuple[PartWeights, PartWe
             PartWeights(CHAR, CHAR_K1, CHAR_B, 1 - WORD_SHARE, n, max(char_total / max(n, 1), 1.0)))
 
 
-def unit_rows(rows: list[dict[int, float]], width: int):
-    """A dense ``len(rows)`` × ``width`` float32 numpy array of sparse rows (column → value), each
-    scaled to unit L2 norm (an all-zero row stays zero)."""
-    import numpy as np
-
-    out = np.zeros((len(rows), width), dtype=np.float32)
-    for i, row in enumerate(rows):
-        if row:
-            out[i, list(row)] = list(row.values())
-    norms = np.linalg.norm(out, axis=1)
-    norms[norms == 0] = 1.0
-    return out / norms[:, None]
-
-
-__all__ = ["K1", "B", "CHAR_K1", "CHAR_B", "WORD_SHARE", "QUERY_STOP_WORDS", "PartWeights", "parts", "unit_rows",
+__all__ = ["K1", "B", "CHAR_K1", "CHAR_B", "WORD_SHARE", "QUERY_STOP_WORDS", "PartWeights", "parts",
            "WORD", "CHAR"]

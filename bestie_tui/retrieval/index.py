@@ -58,7 +58,6 @@ from bestie_tui.retrieval.bm25 import (  # noqa: F401  (the weighting constants 
     B,
     PartWeights,
     parts,
-    unit_rows,
 )
 from bestie_tui.store import doc_index
 from bestie_tui.text.analysis import features, query_features
@@ -68,6 +67,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Posting entries (document, tf) kept in memory between queries of one process.
 POSTING_CACHE = 2_000_000
+#: Documents whose term vectors (for near-duplicate cosines) are kept between queries.
+VECTOR_CACHE = 20_000
 _CHUNK = 500
 
 
@@ -104,6 +105,8 @@ class MemoryIndex:
         self._parts: tuple[PartWeights, PartWeights] | None = None
         self._terms: dict[tuple[int, str], tuple[int, int] | None] = {}
         self._postings: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+        self._vectors: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+        self._df: dict[int, int] = {}  # term id → df, of the terms the vectors use
         self._cached = 0
         self._fits = self._updates = 0
         self._fit_seconds = 0.0
@@ -162,6 +165,8 @@ class MemoryIndex:
         self._parts = parts(len(self._doc_ids), meta.word_total if meta else 0, meta.char_total if meta else 0)
         self._terms.clear()
         self._postings.clear()
+        self._vectors.clear()
+        self._df.clear()
         self._cached = 0
         if self._key is not None:
             self._updates += 1
@@ -333,17 +338,62 @@ class MemoryIndex:
             out = np.zeros((n, n), dtype=np.float64)
             if n == 0 or self._parts is None:
                 return out
-            texts = self._indexed_texts(ids)
-            rows = [self._weights(texts.get(int(i))) for i in ids]
+            vectors = self._doc_vectors([int(i) for i in ids])
             for part in self._parts:
-                sparse = [r[part.part] for r in rows]
-                columns: dict[int, int] = {}
-                for r in sparse:
-                    for t in r:
-                        columns.setdefault(t, len(columns))
-                unit = unit_rows([{columns[t]: v for t, v in r.items()} for r in sparse], max(len(columns), 1))
-                out += part.share * (unit @ unit.T)
+                rows = [vectors[int(i)][part.part] if int(i) in vectors else None for i in ids]
+                present = [(r, v) for r, v in enumerate(rows) if v is not None and len(v[0])]
+                if not present:
+                    continue
+                term_ids = np.concatenate([v[0] for _, v in present])
+                columns, inverse = np.unique(term_ids, return_inverse=True)
+                df = self._df_of(columns)
+                idf = np.log1p((part.n - df + 0.5) / (df + 0.5))
+                sizes = [len(v[0]) for _, v in present]
+                where = np.repeat([r for r, _ in present], sizes)
+                tf = np.concatenate([v[1] for _, v in present])
+                length = np.repeat([v[2] for _, v in present], sizes)
+                weights = part.weight(idf[inverse], tf, length)
+                norms = np.sqrt(np.bincount(where, weights=weights * weights, minlength=n))
+                # only features that two documents share add to a dot product off the diagonal: a
+                # small dense block over those, multiplied without BLAS (its thread pool costs more
+                # than the product on a busy two-core machine)
+                shared = np.bincount(inverse, minlength=len(columns))[inverse] >= 2
+                block_cols, block_inverse = np.unique(inverse[shared], return_inverse=True)
+                block = np.zeros((n, len(block_cols)), dtype=np.float64)
+                block[where[shared], block_inverse] = weights[shared] / norms[where[shared]]
+                gram = np.einsum("ik,jk->ij", block, block)
+                gram[np.diag_indices(n)] = (norms > 0).astype(np.float64)
+                out += part.share * gram
             return np.clip(out, 0.0, 1.0)
+
+    def _df_of(self, term_ids: Any) -> Any:
+        import numpy as np
+
+        return np.fromiter((self._df[int(t)] for t in term_ids), dtype=np.float64, count=len(term_ids))
+
+    def _doc_vectors(self, ids: list[int]) -> dict[int, tuple[tuple[Any, Any, int], tuple[Any, Any, int]]]:
+        """``id → per part (term ids, tf, length)`` of indexed memories, from the text they were indexed
+        with, through a bounded cache (cleared when the index moves)."""
+        import numpy as np
+
+        missing = [i for i in dict.fromkeys(ids) if i not in self._vectors]
+        if missing:
+            texts = self._indexed_texts(missing)
+            counted = {i: [Counter(f) for f in features(t)] for i, t in texts.items()}
+            found = self._lookup((part, term) for counts in counted.values()
+                                 for part, c in enumerate(counts) for term in c)
+            for (tid, df) in found.values():
+                self._df[tid] = df
+            for i, counts in counted.items():
+                parts_out = []
+                for part, c in enumerate(counts):
+                    hits = [(found[(part, t)][0], tf) for t, tf in c.items() if (part, t) in found]
+                    parts_out.append((np.asarray([h[0] for h in hits], dtype=np.int64),
+                                      np.asarray([h[1] for h in hits], dtype=np.float64), sum(c.values())))
+                self._vectors[i] = (parts_out[0], parts_out[1])
+            while len(self._vectors) > VECTOR_CACHE:
+                self._vectors.popitem(last=False)
+        return {i: self._vectors[i] for i in ids if i in self._vectors}
 
     def _indexed_texts(self, ids: Sequence[int]) -> dict[int, str]:
         wanted = sorted({int(i) for i in ids})
@@ -354,22 +404,6 @@ class MemoryIndex:
                 f"SELECT doc_id, text FROM ix_doc WHERE collection = ? AND doc_id IN ({','.join('?' * len(chunk))})",
                 (self.collection, *chunk)).fetchall())
         return found
-
-    def _weights(self, text: str | None) -> tuple[dict[int, float], dict[int, float]]:
-        """BM25 document weights of ``text`` per part, keyed by term id (stored features only)."""
-        if text is None:
-            return {}, {}
-        assert self._parts is not None
-        feats = features(text)
-        counts = [Counter(f) for f in feats]
-        found = self._lookup([(WORD, t) for t in counts[0]] + [(CHAR, t) for t in counts[1]])
-        out: tuple[dict[int, float], dict[int, float]] = ({}, {})
-        for part, count, flat in zip(self._parts, counts, feats):
-            for term, tf in count.items():
-                hit = found.get((part.part, term))
-                if hit is not None:
-                    out[part.part][hit[0]] = float(part.weight(part.idf(hit[1]), tf, len(flat)))
-        return out
 
     def relevance_of_texts(self, query: str, texts: Iterable[str]) -> list[float]:
         """Relevance of ``query`` to texts that are not indexed (e.g. pending proposals), with the
