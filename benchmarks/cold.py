@@ -218,7 +218,7 @@ def main() -> None:
     for r in results:
         s = r["status"]["seconds"]
 
-        def cell(name: str) -> str:
+        def cell(name: str, r: dict = r) -> str:
             if name not in r:
                 return "—"
             mark = "" if r[name]["exit"] == 0 else f" (exit {r[name]['exit']})"
