@@ -142,8 +142,8 @@ def status(db: Any, collection: str = MEMORY, *, count: bool = False) -> str:
     low, high = event_mark(db)
     if (low, high) == (meta.event_low, meta.event_high):
         return "current"
-    if low != meta.event_low or high < meta.event_high:
-        return "stale"
+    if (meta.event_low and low != meta.event_low) or high < meta.event_high:
+        return "stale"  # the log was cleared or rewritten (an index built on an empty log just follows it)
     return "behind"
 
 
