@@ -5,7 +5,8 @@ file), which file the models talk to in this thread or task (``binding``: one st
 any number of stores per process), the Peewee models (``models``), plain records (``records``), the ``MemoryStore`` facade
 (``memory_store``) and its parts (``reads``, ``writes``, ``messages``, with ``query`` and ``support``
 beside them), the event log and undo (``history``), erasing for good (``erase``: a user, a
-memory, history text past the undo window), export/import (``transfer``), the secret guard
+memory, history text past the undo window), the persisted search index kept current inside each
+write's transaction (``doc_index``: counts only; retrieval weighs them), export/import (``transfer``), the secret guard
 (``secrets``) and the settings registry (``settings``: every key, its default and its check,
 declared once as data).
 
