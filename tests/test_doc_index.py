@@ -276,3 +276,19 @@ def test_rows_bulk_loaded_without_events_are_indexed_by_the_next_process(store, 
     fresh = MemoryStore(db_path)
     assert get_index(fresh).top("kayak", 1)[0][0] == 2
     fresh.close()
+
+
+def test_a_read_only_database_without_an_index_is_a_clear_error(store, db_path):
+    from bestie_tui.errors import StorageError
+
+    store.add("note", "Linh drinks egg coffee on weekends", user="linh")
+    store.close()
+    conn = sqlite3.connect(db_path)
+    conn.execute("DELETE FROM ix_meta")
+    conn.commit()
+    conn.close()
+    ro = MemoryStore(db_path)
+    ro.db.execute_sql("PRAGMA query_only = 1")
+    with pytest.raises(StorageError, match="reindex"):
+        MemoryIndex(ro).relevance("coffee", [1])
+    ro.close()

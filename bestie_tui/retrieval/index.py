@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from peewee import DatabaseError, OperationalError
 
+from bestie_tui.errors import StorageError
 from bestie_tui.retrieval.bm25 import (  # noqa: F401  (the weighting constants are re-exported)
     CHAR,
     CHAR_B,
@@ -122,7 +123,11 @@ class MemoryIndex:
     def ensure_fresh(self) -> None:
         """Bring the persisted index up to date if a write skipped it (or it is missing or stale:
         then it is rebuilt, once, under the write lock), and reload this process's view when the
-        index moved since the last look. A read-only database keeps the index it has."""
+        index moved since the last look. A read-only or busy database answers from the index it has.
+
+        Raises:
+            StorageError: there is no index at all and the database cannot be written.
+        """
         with self._lock:
             db = self._db
             first = self._key is None  # once per process: also count the source rows
@@ -134,10 +139,11 @@ class MemoryIndex:
                 try:
                     with db.atomic():
                         done = doc_index.sync(db, self.collection, count=first)
-                except (OperationalError, DatabaseError):
-                    if state in ("missing", "stale") and doc_index.read_meta(db, self.collection) is None:
-                        raise
-                    done = "current"
+                except (OperationalError, DatabaseError) as exc:
+                    if doc_index.read_meta(db, self.collection) is None:
+                        raise StorageError(f"the database has no search index yet and it cannot be written now "
+                                           f"({exc}); run `bestie memory reindex` where it can") from exc
+                    done = "current"  # read-only or busy: answer from the index as it is
                 if done == "rebuilt":
                     self._fits += 1
                     self._fit_seconds = time.perf_counter() - started
