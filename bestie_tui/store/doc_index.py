@@ -30,8 +30,8 @@ How it stays current: every change to a memory writes a row to ``event`` (the st
 moved it re-reads only the documents named by the newer events and applies the difference; it
 rebuilds when the index is missing, of another ``FORMAT`` or analyzer, when the log shrank (a
 ``clear``), or when one change touches more than ``REBUILD_SHARE`` of the documents.
-``MemoryStore.change`` calls it before each write commits; a reader that finds the mark behind
-(a write by a tool that skipped it) calls it too.
+``MemoryStore.change`` calls it before each write commits (applying, never rebuilding); a reader
+that finds the mark behind (a write by a tool that skipped it) or the index missing calls it too.
 """
 
 from __future__ import annotations
@@ -147,15 +147,19 @@ def status(db: Any, collection: str = MEMORY, *, count: bool = False) -> str:
     return "behind"
 
 
-def sync(db: Any, collection: str = MEMORY, *, count: bool = False) -> str:
+def sync(db: Any, collection: str = MEMORY, *, count: bool = False, rebuild_ok: bool = True) -> str:
     """Bring the index of ``collection`` up to date inside the caller's write transaction
-    (``count``: as for ``status``).
+    (``count``: as for ``status``). ``rebuild_ok=False`` (a write's own transaction) leaves a
+    missing or stale index for the next reader or ``reindex`` to rebuild, so an ordinary write never
+    waits on a whole rebuild of a large collection.
 
-    Returns what it did: ``"current"`` (nothing), ``"applied"`` or ``"rebuilt"``.
+    Returns what it did: ``"current"`` (nothing), ``"applied"``, ``"rebuilt"`` or ``"left"``.
     """
     state = status(db, collection, count=count)
     if state == "current":
         return state
+    if state in ("missing", "stale") and not rebuild_ok:
+        return "left"
     if state in ("missing", "stale"):
         rebuild(db, collection)
         return "rebuilt"

@@ -154,7 +154,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         try:
             with binding(self.db), self.db.atomic():
                 yield batch
-                doc_index.sync(self.db)
+                doc_index.sync(self.db, rebuild_ok=False)
         except (OperationalError, PeeweeDatabaseError) as exc:
             raise StorageError(_storage_message(self.path, exc)) from exc
 
