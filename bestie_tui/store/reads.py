@@ -124,7 +124,7 @@ class StoreReads:
             cache[key] = prepared
         sets, meta = prepared
         without = {n for n, (i, exp) in enumerate(meta) if i == exclude_id or (exp is not None and exp <= now)}
-        ranked = sets.rank(text, k, without)
+        ranked: builtins.list[tuple[int, float]] = sets.rank(text, k, without)
         rows_by_id = {r.id: r for r in Memory.select().where(Memory.id.in_([i for i, _ in ranked]))}
         return [(to_record(rows_by_id[i]), score) for i, score in ranked if i in rows_by_id]
 
