@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from bestie_tui.errors import InvalidValueError, NotFoundError
+from bestie_tui.store.db import SCHEMA_VERSION
 from bestie_tui.store.memory_store import MemoryStore
 
 
@@ -105,11 +106,11 @@ def test_a_schema_1_file_migrates_in_place(tmp_path):
     conn.commit()
     conn.close()
     s = MemoryStore(path)
-    assert s.get(1).text == "Written by schema 1" and s.status().schema_version == 2
+    assert s.get(1).text == "Written by schema 1" and s.status().schema_version == SCHEMA_VERSION
     s.pin(1)
     assert "undid pin by owner on #1" in s.undo().message
     assert "undid add by owner on #1" in s.undo().message  # the pre-migration event (no origin) undoes too
     s.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert "origin" in [row[1] for row in conn.execute("PRAGMA table_info(event)")]

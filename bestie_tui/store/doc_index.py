@@ -342,6 +342,14 @@ def apply_changes(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> 
     _write_meta(db, collection, docs, word_total, char_total, event_mark(db))
 
 
+def drop_documents(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> None:
+    """Take documents whose source rows are gone out of the index now, inside the caller's
+    transaction (an erase: its event names no memory, and the index holds their text and terms).
+    Does nothing where there is no index yet."""
+    if doc_ids and read_meta(db, collection) is not None:
+        apply_changes(db, doc_ids, collection)
+
+
 def _term_ids(db: Any, collection: str, keys: list[tuple[int, str]]) -> dict[tuple[int, str], tuple[int, int]]:
     """``(part, term) → (id, df)`` for the stored ones among ``keys``."""
     found: dict[tuple[int, str], tuple[int, int]] = {}
