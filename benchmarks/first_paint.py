@@ -14,7 +14,21 @@ and measures, with ``time.perf_counter``:
 "Drawn" means the compositor asked ``MemoryList.render_line`` for that row (the headless driver
 then writes the frame). Each figure is the median of ``--repeat`` runs. Prints a Markdown table.
 
+A second table (``--views-sizes``, default 100000) covers the other views on a database written with
+bulk SQL (persona facts; 5 % core, 80 % working, 10 % archived, 5 % pending proposals) and indexed
+once with ``doc_index.reindex`` before the runs:
+
+* first paint, as above;
+* first switch to each view (keys 2–7): from the key press until the new screen is current and
+  has been painted once (work its workers do afterwards is measured on its own below);
+* Pending similar list: from the switch (first proposal) and from each ``j`` (next four proposals)
+  until the similar list has been filled, median per proposal;
+* Context first pack: with the query box focused, from the last keystroke of "sleep" until the
+  pack for that query is shown (the view's 0.25 s typing debounce included);
+* quit: from pressing ``q`` until the app has exited.
+
     .venv/bin/python benchmarks/first_paint.py [--data PATH] [--sizes 1000,10000] [--repeat 3]
+        [--views-sizes 100000]
 """
 
 from __future__ import annotations
@@ -152,6 +166,118 @@ async def measure(path: Path, size: tuple[int, int]) -> tuple[float, float, floa
     return first, switch, last, filtered, rows
 
 
+def bulk_database(path: Path, facts: list[str], n: int, rng: random.Random) -> int:
+    """``n`` memories written with one bulk SQL insert (5 % core, 80 % working, 10 % forgotten,
+    5 % pending), then indexed once. Returns ``n``."""
+    import sqlite3
+    from datetime import datetime, timedelta
+
+    from bestie_tui.store import doc_index
+    from bestie_tui.text import words as textmod
+
+    MemoryStore(path).close()
+    now = datetime(2026, 11, 30)
+    rows = []
+    for i in range(n):
+        fact = facts[i % len(facts)] + ("" if i < len(facts) else f" ({i // len(facts)})")
+        roll = rng.random()
+        status = "pending" if roll > 0.95 else ("forgotten" if roll > 0.85 else "approved")
+        layer, scope = ("core", "core") if roll < 0.05 else ("working", "project")
+        at = (now - timedelta(minutes=i)).isoformat(" ")
+        rows.append((fact, kind_of(fact), status, scope, layer, round(rng.uniform(0.5, 1.0), 2), "owner",
+                     "telegram:1", at, at, textmod.normalize(fact), textmod.search_text(fact)))
+    conn = sqlite3.connect(path)
+    conn.executemany("INSERT INTO memory (text, kind, status, scope, layer, pinned, stale, access_count, confidence, "
+                     "user, channel, created_at, updated_at, norm, terms) "
+                     "VALUES (?, ?, ?, ?, ?, 0, 0, 0, ?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.commit()
+    conn.close()
+    store = MemoryStore(path)
+    try:
+        doc_index.reindex(store.db)
+    finally:
+        store.close()
+    return n
+
+
+async def measure_views(path: Path, size: tuple[int, int]) -> dict[str, float]:
+    """One headless run over ``path``: first paint, first switch to each view, the Pending similar
+    list per proposal, the Context view's first pack and quitting; seconds."""
+    from bestie_tui.tui.screens.context_screen import ContextScreen
+    from bestie_tui.tui.screens.pending_screen import PendingScreen
+
+    events: dict[str, list[float]] = {"first": [], "similar": [], "pack": []}
+    original_line = MemoryList.render_line
+    original_similar = PendingScreen._show_similar
+    original_show = ContextScreen._show
+
+    def spying_render_line(self, y):
+        strip = original_line(self, y)
+        if self.total and round(self.scroll_y) + y == 0:
+            events["first"].append(time.perf_counter())
+        return strip
+
+    def spying_similar(self, memory_id, text, result):
+        original_similar(self, memory_id, text, result)
+        events["similar"].append(time.perf_counter())
+
+    def spying_show(self, request, result):
+        original_show(self, request, result)
+        if request and request[0] == "sleep" and not isinstance(result, Exception):
+            events["pack"].append(time.perf_counter())
+
+    async def until(name: str, count: int, pilot) -> float:
+        while len(events[name]) < count:
+            await pilot.pause(0.002)
+        return events[name][count - 1]
+
+    MemoryList.render_line = spying_render_line
+    PendingScreen._show_similar = spying_similar
+    ContextScreen._show = spying_show
+    out: dict[str, float] = {}
+    store = MemoryStore(path)
+    try:
+        started = time.perf_counter()
+        app = BestieApp(store, poll_interval=0)
+        async with app.run_test(size=size) as pilot:
+            out["first paint"] = await until("first", 1, pilot) - started
+            await pilot.pause()
+            for key, name in (("2", "pending"), ("3", "context"), ("4", "doctor"), ("5", "cleanup"),
+                              ("6", "messages"), ("7", "health"), ("1", "tiers")):
+                before = app.screen
+                pressed = time.perf_counter()
+                await pilot.press(key)
+                while app.screen is before:
+                    await pilot.pause(0.002)
+                await pilot.pause()  # one refresh: the new screen painted
+                out[f"switch to {name}"] = time.perf_counter() - pressed
+                if name == "pending":
+                    similar = [await until("similar", 1, pilot) - pressed]
+                    for n in range(2, 6):
+                        pressed = time.perf_counter()
+                        await pilot.press("j")
+                        similar.append(await until("similar", n, pilot) - pressed)
+                    out["pending similar (median of 5)"] = statistics.median(similar)
+                if name == "context":
+                    await pilot.press("slash", *"slee")
+                    pressed = time.perf_counter()
+                    await pilot.press("p")
+                    out["context first pack"] = await until("pack", 1, pilot) - pressed
+                    await pilot.press("escape")
+            await app.workers.wait_for_complete()
+            pressed = time.perf_counter()
+            await pilot.press("q")
+            while app.is_running:
+                await pilot.pause(0.002)
+        out["quit"] = time.perf_counter() - pressed
+    finally:
+        MemoryList.render_line = original_line
+        PendingScreen._show_similar = original_similar
+        ContextScreen._show = original_show
+        store.close()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="msc_personas_all.json (read by path)")
@@ -159,6 +285,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per size; the median is reported")
     parser.add_argument("--width", type=int, default=120)
     parser.add_argument("--height", type=int, default=40)
+    parser.add_argument("--views-sizes", default="100000", help="sizes for the views table ('' to skip)")
     args = parser.parse_args()
 
     rng = random.Random(7)
@@ -170,6 +297,7 @@ def main() -> None:
         facts, source = [], "synthetic text"
     if len(facts) < max(sizes) * 1.1:
         facts += synthetic_facts(max(sizes) * 2, rng)
+    views_sizes = [int(v) for v in args.views_sizes.split(",") if v.strip()]
 
     print(f"text: {source}; terminal {args.width}x{args.height}; median of {args.repeat} runs")
     print()
@@ -186,6 +314,23 @@ def main() -> None:
             first, switch, last, filtered = (statistics.median(r[i] for r in runs) for i in range(4))
             print(f"| {written:,} | {build:.1f} | {first:.3f} | {switch:.3f} | {runs[0][4]:,} | {last:.3f} "
                   f"| {filtered:.3f} |", flush=True)
+        for n in views_sizes:
+            path = Path(tmp) / f"views-{n}.db"
+            t0 = time.perf_counter()
+            bulk_database(path, facts, n, rng)
+            build = time.perf_counter() - t0
+            runs = [asyncio.run(measure_views(path, (args.width, args.height))) for _ in range(args.repeat)]
+            print()
+            print(f"Views at {n:,} memories (bulk-built and indexed in {build:.1f} s); seconds, median of {args.repeat}; "
+                  "targets from issue 13")
+            print()
+            print("| measure | seconds | target |")
+            print("|---|---:|---:|")
+            targets = {"first paint": 1.0, "context first pack": 1.0, "pending similar (median of 5)": 0.3, "quit": 0.5}
+            for key in runs[0]:
+                value = statistics.median(r[key] for r in runs)
+                target = targets.get(key, 0.3 if key.startswith("switch") else None)
+                print(f"| {key} | {value:.3f} | {'≤ ' + format(target, '.1f') if target else ''} |", flush=True)
 
 
 if __name__ == "__main__":

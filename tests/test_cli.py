@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from bestie_tui.cli.main import cli
+from bestie_tui.store.memory_store import MemoryStore
 
 
 def test_add_list_inspect_and_json(run):
@@ -163,17 +164,38 @@ def test_installed_executable_runs_as_a_subprocess(tmp_path):
     assert missing.returncode == 1 and "no memory with id 7" in missing.stderr
 
 
-def test_status_does_not_import_textual_or_sklearn(tmp_path):
+LIGHT_COMMANDS = [
+    ["memory", "status"],
+    ["memory", "list"],
+    ["memory", "inspect", "1"],
+    ["memory", "pending"],
+    ["memory", "search", "short replies"],
+    ["memory", "context", "short replies", "--user", "linh"],
+    ["memory", "messages", "search", "replies"],
+]
+
+
+@pytest.mark.parametrize("command", LIGHT_COMMANDS, ids=lambda c: " ".join(c[1:3]))
+def test_everyday_commands_import_neither_textual_nor_sklearn(tmp_path, command):
+    db = tmp_path / "s.db"
+    store = MemoryStore(db)
+    store.add("preference", "Linh prefers short replies", user="linh")
+    store.propose("Linh likes replies in Vietnamese", user="linh")
+    store.log_message("user", "short replies please", user="linh")
+    store.close()
     code = (
-        "import sys\n"
+        "import sys, json\n"
         "from bestie_tui.cli.main import cli\n"
         "try:\n"
-        "    cli(['--db', sys.argv[1], 'memory', 'status'], standalone_mode=False)\n"
+        "    cli(['--db', sys.argv[1], *json.loads(sys.argv[2])], standalone_mode=False)\n"
         "finally:\n"
-        "    heavy = sorted(m for m in ('textual', 'sklearn') if m in sys.modules)\n"
+        "    heavy = sorted(m for m in ('textual', 'sklearn', 'scipy') if m in sys.modules)\n"
         "    print('HEAVY=' + ','.join(heavy))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db")], capture_output=True, text=True,
+
+    out = subprocess.run([sys.executable, "-c", code, str(db), json.dumps(command)], capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "HEAVY="
+    lines = out.stdout.strip().splitlines()
+    assert lines[-1] == "HEAVY="
+    assert len(lines) > 1  # the command printed its answer before the check

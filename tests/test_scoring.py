@@ -79,43 +79,6 @@ def test_bad_score_setting_is_a_clear_error(store):
         ScoringConfig(weights={"relevance": -1.0})
 
 
-def test_index_fits_lazily_then_transforms_new_rows_without_refitting(store):
-    for i in range(20):
-        store.add("note", f"fact number {i} about gardening tomatoes that need watering daily", user="linh")
-    index = get_index(store)
-    assert index.stats.fits == 0  # nothing fitted until a query needs it
-    index.relevance("tomatoes", [1])
-    index.relevance("tomatoes", [1])
-    assert index.stats.fits == 1  # queries do not refit
-    new = store.add("note", "the tomatoes need watering daily", user="linh")
-    rel = index.relevance("watering tomatoes", [new.id, 1])
-    assert index.stats.fits == 1 and index.stats.updates == 1
-    assert rel[0] > rel[1] > 0
-
-
-def test_index_refits_when_many_rows_changed_and_forgets_forgotten_rows(store):
-    ids = [store.add("note", f"note {i} on cycling routes", user="linh").id for i in range(5)]
-    index = get_index(store)
-    index.relevance("cycling", ids)
-    for i in range(3):  # 3 of 5 > the refit share
-        store.add("note", f"cycling routes number {i + 10}", user="linh")
-    index.relevance("kayak", ids)
-    assert index.stats.fits == 2
-    store.forget(ids[0])
-    assert index.relevance("cycling routes", [ids[0]])[0] == 0.0
-    store.undo()
-    assert index.relevance("cycling routes", [ids[0]])[0] > 0.3
-
-
-def test_a_new_word_triggers_a_refit_of_a_small_index(store):
-    ids = [store.add("note", f"note {i} on cycling routes", user="linh").id for i in range(10)]
-    index = get_index(store)
-    index.relevance("cycling", ids)
-    kayak = store.add("note", "kayak trip on the river", user="linh")
-    assert index.relevance("kayak", [kayak.id])[0] > 0.5
-    assert index.stats.fits == 2
-
-
 def test_index_sees_an_edit_made_by_another_connection(store, db_path, clock):
     from bestie_tui.store.memory_store import MemoryStore
 

@@ -1,8 +1,9 @@
-"""``bestie memory messages|export|import|clear|history|config``."""
+"""``bestie memory messages|export|import|clear|erase|reindex|history|config``."""
 
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC
 from pathlib import Path
 
@@ -141,6 +142,50 @@ def erase(app, user, yes, as_json) -> None:
                + (f", {result.digests_scrubbed} recorded digests scrubbed" if result.digests_scrubbed else ""))
     click.echo(f"backup of the database before the erase: {result.backup} (it still holds the erased data; "
                "delete it to finish the erase)")
+
+
+@memory.command()
+@json_option
+@pass_app
+def reindex(app, as_json) -> None:
+    """Rebuild the search index from every approved memory (a progress bar on a terminal).
+
+    Writes keep the index current by themselves; this is for an index you suspect, or to build it
+    ahead of the first search after an upgrade, which would otherwise build it then."""
+    import time
+
+    from peewee import DatabaseError
+
+    from bestie_tui.errors import StorageError
+    from bestie_tui.store import doc_index
+
+    store = app.store()
+    started = time.perf_counter()
+    bar = None
+    shown = 0
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar, shown
+        if as_json:
+            return
+        if bar is None:
+            bar = click.progressbar(length=total, label="indexing memories", file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - shown)
+        shown = done
+
+    try:
+        docs = doc_index.reindex(store.db, progress=progress)
+    except DatabaseError as exc:
+        raise StorageError(f"cannot rebuild the index of {store.path}: {exc}; nothing was changed") from exc
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    seconds = time.perf_counter() - started
+    if as_json:
+        emit_json({"documents": docs, "seconds": round(seconds, 3), "format": doc_index.FORMAT})
+    else:
+        click.echo(f"indexed {docs} approved {'memory' if docs == 1 else 'memories'} in {seconds:.1f} s")
 
 
 @memory.command()

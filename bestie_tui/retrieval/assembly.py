@@ -214,7 +214,7 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     rel_of = dict(zip(core_ids.tolist(), core_rel.tolist()))
     rel_of.update(zip(relevant, w_rel[picked].tolist()))
     core_ids = core_ids.tolist()
-    records = _fetch(core_ids + relevant, allowed)
+    records = _fetch(core_ids + relevant, _compiled(allowed))
     scored = {i: score(m, rel_of[i], user=user, channel=channel, project=project, now=now, config=config,
                        periods=periods)
               for i, m in records.items()}
@@ -289,12 +289,21 @@ def _best(positions, relevance, ids, k: int):
     return positions[np.lexsort((ids[positions], -relevance[positions]))]
 
 
-def _fetch(ids: list[int], allowed) -> dict[int, MemoryRecord]:
+def _compiled(condition) -> tuple[str, list[Any]]:
+    """``(sql, params)`` of a Peewee condition on ``memory`` (aliased ``t1``): compiled once per
+    request, since building the SQL of the governance condition cost more than running it."""
+    return Memory._meta.database.get_sql_context().sql(condition).query()
 
+
+def _fetch(ids: list[int], allowed: tuple[str, list[Any]]) -> dict[int, MemoryRecord]:
+    """The records among ``ids`` that the compiled condition ``allowed`` admits, by id."""
+    where, params = allowed
     out: dict[int, MemoryRecord] = {}
     for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
         chunk = ids[start:start + 500]
-        out.update({r.id: to_record(r) for r in Memory.select().where(allowed & Memory.id.in_(chunk))})
+        rows = Memory.raw(f"SELECT * FROM memory AS t1 WHERE ({where}) AND t1.id IN ({','.join('?' * len(chunk))})",
+                          *params, *chunk)
+        out.update({r.id: to_record(r) for r in rows})
     return out
 
 
@@ -322,7 +331,7 @@ def _title(target: list[PackItem], pack: ContextPack) -> str:
 
 def _left_out_low_relevance(pack, near, floor, now, user, channel, project, config, periods) -> None:
     """List the best few under the relevance floor (the closest misses, ``[(relevance, id)]``)."""
-    for i, m in _fetch([i for _, i in near], Memory.id.is_null(False)).items():
+    for i, m in _fetch([i for _, i in near], _compiled(Memory.id.is_null(False))).items():
         parts = score(m, dict((j, r) for r, j in near)[i], user=user, channel=channel, project=project,
                       now=now, config=config, periods=periods)
         pack.left_out.append(LeftOut(i, m.text, "low relevance",

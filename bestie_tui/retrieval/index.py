@@ -1,8 +1,8 @@
-"""``MemoryIndex``: a lexical index over approved memories, fitted lazily and refreshed cheaply.
+"""``MemoryIndex``: lexical relevance over the approved memories, read from the persisted index.
 
 What it holds, per approved memory (one row each):
 
-* **word part** — Okapi BM25 document weights over ``vectors.analyze_words_and_bigrams`` features
+* **word part** — Okapi BM25 document weights over ``analysis.analyze_words_and_bigrams`` features
   (folded, stemmed words with negations kept, and neighbouring pairs):
   ``w(t, m) = idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·len(m)/avglen))`` with
   ``idf(t) = ln(1 + (N − df + 0.5)/(df + 0.5))`` (Robertson & Zaragoza, *The Probabilistic Relevance
@@ -23,69 +23,62 @@ cosine of words + characters 59.0 / 59.0 (turns / observations); BM25 words + TF
 61.8 / 59.6; with the query stop words 63.1 / 59.5; with BM25 characters 63.8 / 59.9. ``K1``/``B`` were
 chosen over k1 ∈ {0.4, 0.6, 0.9, 1.2}, b ∈ {0, 0.2, 0.4, 0.75}; observations hardly move with them.
 
-Matrices are kept column-major (CSC): a query touches only the columns of its own features, so a
-request costs the length of those posting lists, not the size of the index.
+The counts behind these weights (term and document frequencies, lengths) live in the database
+(``bestie_tui.store.doc_index``), kept current by every write's own transaction; the weights are
+computed from them at query time, so idf and average length are always those of the current
+memories (the earlier in-process fit froze them between refits). A query reads its own features'
+rows only — a few index lookups and their posting blocks — so a new process answers without
+reading, let alone fitting, the whole collection; numpy does the arithmetic (no scipy, no
+scikit-learn). Memory ids are looked up in a sorted array of indexed ids, never used as positions.
 
-How it hears about writes: every change to a memory writes a row to the ``event`` table (the store's
-rule), whether it comes from this process, an undo, an import or the assistant in another process.
-Before each query the index reads ``min(event.id), max(event.id)`` (two primary-key lookups). When the
-maximum moved, it re-reads only the memories named by the new events and *transforms* their text with
-the already-fitted vocabulary (and the fitted idf and average length), appending rows; rows of
-memories that left ``approved`` are unmapped. It refits from scratch only when those appended rows
-exceed ``REFIT_SHARE`` of the fitted rows, when rows with words outside the vocabulary pile up (any
-such row below ``SMALL_INDEX`` fitted rows, where a refit is cheap; ``OOV_SHARE`` of them above), or
-when the log shrank (``clear``).
-
-scikit-learn, scipy and numpy are imported inside functions, so importing this module stays cheap.
-
-The BM25 parts, their weighting constants and the sparse helpers live in ``index_bm25``; this module keeps
-the index itself (fit, incremental refresh, queries) and the per-store registry.
+Within one process the index caches what it read (document lengths, term frequencies, posting
+lists, bounded by ``POSTING_CACHE``) until the event log moves.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 import weakref
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from peewee import fn
+from peewee import DatabaseError, OperationalError
 
+from bestie_tui.errors import StorageError
 from bestie_tui.retrieval.bm25 import (  # noqa: F401  (the weighting constants are re-exported)
+    CHAR,
     CHAR_B,
     CHAR_K1,
     K1,
     QUERY_STOP_WORDS,
+    WORD,
     WORD_SHARE,
     B,
-    _dot_columns,
-    _dot_rows,
-    _Fitted,
-    _l2,
+    PartWeights,
+    parts,
 )
-from bestie_tui.store.binding import bind_methods, uses_store
-from bestie_tui.store.models import Event, Memory
+from bestie_tui.store import doc_index
+from bestie_tui.text.analysis import features, query_features
 
 if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
-    from numpy.typing import NDArray
-
     from bestie_tui.store.memory_store import MemoryStore
 
-#: Refit when rows appended since the last fit exceed this share of the fitted rows.
-REFIT_SHARE = 0.2
-#: Below this many fitted rows a refit is cheap (well under 0.1 s): any new word triggers one.
-SMALL_INDEX = 2000
-#: Above it, refit when rows bringing out-of-vocabulary words exceed this share of the fitted rows.
-OOV_SHARE = 0.01
+#: Posting entries (document, tf) kept in memory between queries of one process.
+POSTING_CACHE = 2_000_000
+#: Documents whose term vectors (for near-duplicate cosines) are kept between queries.
+VECTOR_CACHE = 20_000
+_CHUNK = 500
 
 
 @dataclass(frozen=True)
 class IndexStats:
-    """What the index did so far: ``fits`` full fits, ``updates`` incremental refreshes, ``rows``
-    currently mapped memories, ``features`` vocabulary size, ``fit_seconds`` of the last fit."""
+    """What this process's view of the index did: ``fits`` full rebuilds it ran, ``updates`` times it
+    found the index moved and reloaded, ``rows`` indexed memories, ``features`` stored features of
+    the terms it has looked up so far (not the vocabulary size: it never reads the whole vocabulary),
+    ``fit_seconds`` of its last rebuild."""
 
     fits: int
     updates: int
@@ -94,154 +87,209 @@ class IndexStats:
     fit_seconds: float
 
 
-@bind_methods(lambda index: index._store_ref())  # each method reads its own store's file
 class MemoryIndex:
-    """BM25 word rows and character n-gram rows of the approved memories of one store. Thread-safe
-    (one lock around refreshes and queries).
+    """Relevance, top-k and near-duplicate cosines over the persisted index of one store's approved
+    memories. Thread-safe (one lock around loads and queries).
 
     Args:
         store: the ``MemoryStore`` whose database is indexed.
+        collection: the ``doc_index`` collection (``"memory"``).
     """
 
-    def __init__(self, store: MemoryStore):
+    def __init__(self, store: MemoryStore, collection: str = doc_index.MEMORY):
         self._store_ref = weakref.ref(store)
+        self.collection = collection
         self._lock = threading.RLock()
-        self._fitted: _Fitted | None = None
-        # scipy is read as Any (no stubs), so the sparse matrices are typed Any
-        self._extra_words: Any = None  # CSR rows appended since the fit (small: below REFIT_SHARE)
-        self._extra_chars: Any = None
-        # both arrays are set by ``fit``, which ``ensure_fresh`` runs before anything reads them
-        self._row_of_id: NDArray[np.int64] | None = None  # indexed by memory id; -1 = not indexed
-        self._id_of_row: NDArray[np.int64] | None = None  # indexed by row; -1 = row no longer mapped
-        self._event_mark: tuple[int, int] | None = None
-        self._fitted_rows = 0
-        self._appended = 0
-        self._oov_rows = 0
-        self._fits = 0
-        self._updates = 0
+        self._key: tuple | None = None
+        self._doc_ids: Any = None  # sorted int64 numpy array of indexed ids
+        self._lengths: Any = None  # (word lengths, char lengths), float64 arrays aligned with _doc_ids
+        self._parts: tuple[PartWeights, PartWeights] | None = None
+        self._terms: dict[tuple[int, str], tuple[int, int] | None] = {}
+        self._postings: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+        self._vectors: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+        self._df: dict[int, int] = {}  # term id → df, of the terms the vectors use
+        self._cached = 0
+        self._fits = self._updates = 0
         self._fit_seconds = 0.0
 
-    # ------------------------------------------------------------------ refresh
+    @property
+    def _db(self) -> Any:
+        store = self._store_ref()
+        if store is None:
+            raise RuntimeError("the store of this index was closed and collected")
+        return store.db
+
+    # ------------------------------------------------------------------ freshness
     def ensure_fresh(self) -> None:
-        """Fit on first use; afterwards apply the writes logged since the last look (see module doc)."""
+        """Bring the persisted index up to date if a write skipped it (or it is missing or stale:
+        then it is rebuilt, once, under the write lock), and reload this process's view when the
+        index moved since the last look. A read-only or busy database answers from the index it has.
+
+        Raises:
+            StorageError: there is no index at all and the database cannot be written.
+        """
         with self._lock:
-            mark = _event_mark()
-            if self._event_mark is None or (self._fitted is None and mark != self._event_mark):
-                self.fit()
-            elif mark != self._event_mark:
-                if mark[0] != self._event_mark[0] or mark[1] < self._event_mark[1]:
-                    self.fit()  # the log was cleared or rewritten: nothing to replay from
-                else:
-                    self._apply_events(self._event_mark[1], mark)
+            db = self._db
+            first = self._key is None  # once per process: also count the source rows
+            state = doc_index.status(db, self.collection, count=first)
+            if state != "current":
+                import time
+
+                started = time.perf_counter()
+                try:
+                    with db.atomic():
+                        done = doc_index.sync(db, self.collection, count=first)
+                except (OperationalError, DatabaseError) as exc:
+                    if doc_index.read_meta(db, self.collection) is None:
+                        raise StorageError(f"the database has no search index yet and it cannot be written now "
+                                           f"({exc}); run `bestie memory reindex` where it can") from exc
+                    done = "current"  # read-only or busy: answer from the index as it is
+                if done == "rebuilt":
+                    self._fits += 1
+                    self._fit_seconds = time.perf_counter() - started
+            self._load_if_moved(db)
+
+    def _load_if_moved(self, db: Any) -> None:
+        import numpy as np
+
+        meta = doc_index.read_meta(db, self.collection)
+        key = None if meta is None else (meta.event_low, meta.event_high, meta.built_at, meta.docs)
+        if key == self._key and self._doc_ids is not None:
+            return
+        ids: list[Any] = []
+        wlen: list[Any] = []
+        clen: list[Any] = []
+        for block, data in db.execute_sql("SELECT block, data FROM ix_block WHERE collection = ? ORDER BY block",
+                                          (self.collection,)).fetchall():
+            triples = np.frombuffer(data, dtype="<u4").reshape(-1, 3)
+            ids.append((np.int64(block) << doc_index.BLOCK_BITS) + triples[:, 0].astype(np.int64))
+            wlen.append(triples[:, 1])
+            clen.append(triples[:, 2])
+        self._doc_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        self._lengths = (np.concatenate(wlen).astype(np.float64) if wlen else np.zeros(0),
+                         np.concatenate(clen).astype(np.float64) if clen else np.zeros(0))
+        self._parts = parts(len(self._doc_ids), meta.word_total if meta else 0, meta.char_total if meta else 0)
+        self._terms.clear()
+        self._postings.clear()
+        self._vectors.clear()
+        self._df.clear()
+        self._cached = 0
+        if self._key is not None:
+            self._updates += 1
+        self._key = key
 
     def fit(self) -> None:
-        """Fit vocabulary, idf and rows on every approved memory now (normally via ``ensure_fresh``)."""
-        import numpy as np
+        """Rebuild the persisted index from every approved memory now (``bestie memory reindex``)."""
+        import time
 
         with self._lock:
             started = time.perf_counter()
-            mark = _event_mark()
-            rows = list(cast("Iterable[tuple[int, str]]",
-                             Memory.select(Memory.id, Memory.text).where(Memory.status == "approved").tuples()))
-            self._fitted = self._extra_words = self._extra_chars = None
-            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-            if rows:
-                try:
-                    self._fitted = _Fitted([r[1] for r in rows])
-                except ValueError:  # every text is stop words only: nothing to index
-                    self._fitted = None
-            size = int(ids.max()) + 1 if len(ids) else 1
-            self._row_of_id = np.full(size, -1, dtype=np.int64)
-            self._id_of_row = ids if self._fitted is not None else np.zeros(0, dtype=np.int64)
-            if self._fitted is not None:
-                self._row_of_id[ids] = np.arange(len(ids))
-            self._fitted_rows = len(rows)
-            self._appended = self._oov_rows = 0
-            self._event_mark = mark
+            db = self._db
+            with db.atomic():
+                doc_index.rebuild(db, self.collection)
             self._fits += 1
             self._fit_seconds = time.perf_counter() - started
+            self._key = None
+            self._load_if_moved(db)
 
-    def _apply_events(self, after_event: int, mark: tuple[int, int]) -> None:
-        import numpy as np
-        from scipy.sparse import vstack
+    def _reading(self) -> Any:
+        """One read snapshot for a query's several SELECTs (a no-op inside a caller's transaction)."""
+        db = self._db
+        return nullcontext() if db.in_transaction() else db.transaction(lock_type="DEFERRED")
 
-        changed = [m for (m,) in cast("Iterable[tuple[int]]", Event.select(Event.memory_id).distinct()
-                   .where((Event.id > after_event) & Event.memory_id.is_null(False)).tuples())]
-        self._event_mark = mark
-        if not changed:
-            return
-        rows = list(cast("Iterable[tuple[int, str, str]]",
-                         Memory.select(Memory.id, Memory.text, Memory.status).where(Memory.id.in_(changed)).tuples()))
-        self._grow(max(changed))
-        assert self._row_of_id is not None and self._id_of_row is not None  # set by the fit before any event
-        changed_ids = np.asarray(changed, dtype=np.int64)
-        old_rows = self._row_of_id[changed_ids]
-        self._id_of_row[old_rows[old_rows >= 0]] = -1  # deleted, edited or no longer approved
-        self._row_of_id[changed_ids] = -1
-        approved = [(i, t) for i, t, status in rows if status == "approved"]
-        if not approved:
-            return
-        self._appended += len(approved)
-        self._oov_rows += sum(1 for _, t in approved if self._has_new_words(t))
-        if self._fitted is None or self._needs_refit():
-            self.fit()
-            return
-        words, chars = self._fitted.transform([t for _, t in approved])
-        self._extra_words = words if self._extra_words is None else vstack([self._extra_words, words], format="csr")
-        if chars is not None:
-            self._extra_chars = chars if self._extra_chars is None else vstack([self._extra_chars, chars], format="csr")
-        start = len(self._id_of_row)
-        new_ids = np.asarray([i for i, _ in approved], dtype=np.int64)
-        self._id_of_row = np.concatenate([self._id_of_row, new_ids])
-        self._row_of_id[new_ids] = np.arange(start, start + len(approved))
-        self._updates += 1
+    # ------------------------------------------------------------------ reads
+    def _lookup(self, keys: Iterable[tuple[int, str]]) -> dict[tuple[int, str], tuple[int, int]]:
+        """``(part, feature) → (term id, df)`` of the stored ones among ``keys``, through the cache."""
+        keys = list(dict.fromkeys(keys))
+        missing = [k for k in keys if k not in self._terms]
+        if missing:
+            for part in (WORD, CHAR):
+                terms = [t for p, t in missing if p == part]
+                for start in range(0, len(terms), _CHUNK):
+                    chunk = terms[start:start + _CHUNK]
+                    rows = self._db.execute_sql(
+                        f"SELECT term, id, df FROM ix_term WHERE collection = ? AND part = ? AND term IN "
+                        f"({','.join('?' * len(chunk))})", (self.collection, part, *chunk)).fetchall()
+                    found = {term: (tid, df) for term, tid, df in rows}
+                    for term in chunk:
+                        self._terms[(part, term)] = found.get(term)
+        return {k: v for k in keys if (v := self._terms.get(k)) is not None}
 
-    def _needs_refit(self) -> bool:
-        fitted = max(self._fitted_rows, 1)
-        if self._appended > REFIT_SHARE * fitted:
-            return True
-        # Words outside the fitted vocabulary only match through character n-grams until a refit;
-        # refitting a small index is cheap, a large one waits for a few such rows.
-        return self._oov_rows > (0 if fitted < SMALL_INDEX else OOV_SHARE * fitted)
-
-    def _has_new_words(self, text: str) -> bool:
-        from bestie_tui.text.analysis import analyze_words
-
-        assert self._fitted is not None  # only _apply_events asks, and ensure_fresh calls it with a fit in place
-        vocabulary = self._fitted.words.vectorizer.vocabulary_
-        return any(w not in vocabulary for w in analyze_words(text))
-
-    def _grow(self, max_id: int) -> None:
+    def _posting_lists(self, term_ids: list[int]) -> dict[int, tuple[Any, Any]]:
+        """``term id → (positions in _doc_ids, tf)`` numpy arrays, through the bounded cache."""
         import numpy as np
 
-        row_of_id = self._row_of_id
-        assert row_of_id is not None  # set by the fit before any event is applied
-        if max_id >= len(row_of_id):
-            grown = np.full(max(max_id + 1, 2 * len(row_of_id)), -1, dtype=np.int64)
-            grown[: len(row_of_id)] = row_of_id
-            self._row_of_id = grown
+        out = {t: self._postings[t] for t in term_ids if t in self._postings}
+        for t in out:
+            self._postings.move_to_end(t)
+        missing = [t for t in term_ids if t not in out]
+        for start in range(0, len(missing), _CHUNK):
+            chunk = missing[start:start + _CHUNK]
+            raw: dict[int, list[tuple[int, bytes]]] = {}
+            for tid, block, data in self._db.execute_sql(
+                    f"SELECT term_id, block, data FROM ix_posting WHERE term_id IN ({','.join('?' * len(chunk))})",
+                    chunk).fetchall():
+                raw.setdefault(tid, []).append((block, data))
+            for tid in chunk:
+                blocks = raw.get(tid, [])
+                if blocks:
+                    pairs = [np.frombuffer(d, dtype="<u2").reshape(-1, 2) for _, d in blocks]
+                    ids = np.concatenate([(np.int64(b) << doc_index.BLOCK_BITS) + p[:, 0].astype(np.int64)
+                                          for (b, _), p in zip(blocks, pairs)])
+                    tf = np.concatenate([p[:, 1] for p in pairs]).astype(np.float64)
+                else:
+                    ids, tf = np.zeros(0, dtype=np.int64), np.zeros(0)
+                positions, known = self._positions(ids)
+                entry = (positions[known], tf[known])
+                out[tid] = self._postings[tid] = entry
+                self._cached += len(entry[0])
+        while self._cached > POSTING_CACHE and len(self._postings) > 1:
+            _, (old, _) = self._postings.popitem(last=False)
+            self._cached -= len(old)
+        return out
+
+    def _positions(self, ids: Any) -> tuple[Any, Any]:
+        """``(positions, known)``: where each id sits in the sorted indexed ids, and whether it is there."""
+        import numpy as np
+
+        doc_ids = self._doc_ids
+        if len(doc_ids) == 0:
+            return np.zeros(len(ids), dtype=np.int64), np.zeros(len(ids), dtype=bool)
+        positions = np.minimum(np.searchsorted(doc_ids, ids), len(doc_ids) - 1)
+        return positions, doc_ids[positions] == ids
 
     # ------------------------------------------------------------------ queries
-    def _row_scores(self, query: str) -> NDArray[np.float64] | None:
-        """Relevance of ``query`` to every row (fitted, then appended); None without indexable words."""
+    def _query_terms(self, query: str) -> list[tuple[PartWeights, list[tuple[int, float, str]], float]]:
+        """Per part: ``(weights, [(term id, idf, feature)], share / ideal)`` of the query's stored features."""
+        assert self._parts is not None  # ensure_fresh loaded them
+        words, chars = query_features(query)
+        found = self._lookup([(WORD, t) for t in words] + [(CHAR, t) for t in chars])
+        out = []
+        for part, feats in zip(self._parts, (words, chars)):
+            stored = [(*found[(part.part, t)], t) for t in feats if (part.part, t) in found]
+            ideal = part.ideal([df for _, df, _ in stored])
+            if stored and ideal > 0:
+                out.append((part, [(tid, part.idf(df), t) for tid, df, t in stored], part.share / ideal))
+        return out
+
+    def _scores(self, query: str) -> Any:
+        """Relevance of ``query`` to every indexed memory (aligned with ``_doc_ids``), or None when the
+        query has no stored feature."""
         import numpy as np
 
-        fitted = self._fitted
-        if fitted is None or not query.strip():
+        if not query.strip() or self._doc_ids is None or len(self._doc_ids) == 0:
             return None
-        q = fitted.query(query)
-        if q is None:
+        terms = self._query_terms(query)
+        if not terms:
             return None
-        wcols, wvals, ccols, cvals = q
-        scores = _dot_columns(fitted.words.rows, wcols, wvals)
-        if fitted.chars is not None:
-            scores += _dot_columns(fitted.chars.rows, ccols, cvals)
-        if self._extra_words is not None:
-            extra = _dot_rows(self._extra_words, wcols, wvals, fitted.words.width)
-            if self._extra_chars is not None:
-                assert fitted.chars is not None  # char rows are appended only by a fit with a char part
-                extra += _dot_rows(self._extra_chars, ccols, cvals, fitted.chars.width)
-            scores = np.concatenate([scores, extra])
+        scores = np.zeros(len(self._doc_ids), dtype=np.float64)
+        assert self._lengths is not None
+        for part, stored, scale in terms:
+            lists = self._posting_lists([tid for tid, _, _ in stored])
+            lengths = self._lengths[part.part]
+            for tid, idf, _ in stored:
+                positions, tf = lists[tid]
+                scores[positions] += scale * part.weight(idf, tf, lengths[positions])
         return np.clip(scores, 0.0, 1.0)
 
     def relevance(self, query: str, ids: Sequence[int] | Any) -> Any:
@@ -254,117 +302,152 @@ class MemoryIndex:
 
     def lookup(self, query: str, ids: Sequence[int] | Any, k: int = 0) -> tuple[Any, list[tuple[int, float]]]:
         """One pass for a request: ``(relevance aligned with ids, top)`` where ``top`` is ``top(query, k)``
-        computed from the same scores (the manifest needs both; the query is transformed once)."""
+        computed from the same scores (the manifest needs both; the query is analysed once)."""
         import numpy as np
 
         self.ensure_fresh()
-        with self._lock:
-            ids = np.asarray(ids, dtype=np.int64)
+        with self._lock, self._reading():
+            self._load_if_moved(self._db)
+            ids = np.asarray(ids, dtype=np.int64).reshape(-1)
             out = np.zeros(len(ids), dtype=np.float64)
-            scores = self._row_scores(query)
+            scores = self._scores(query)
             if scores is None:
                 return out, []
-            row_of_id = self._row_of_id
-            assert row_of_id is not None  # ensure_fresh has fitted
-            known = (ids >= 0) & (ids < len(row_of_id))
-            rows = np.full(len(ids), -1, dtype=np.int64)
-            rows[known] = row_of_id[ids[known]]
-            hit = rows >= 0
-            out[hit] = scores[rows[hit]]
+            positions, known = self._positions(ids)
+            out[known] = scores[positions[known]]
             return out, (self._best(scores, k) if k > 0 else [])
 
     def top(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` indexed memories most relevant to ``query``: ``(memory id, relevance)``, best
-        first, relevance > 0 only. Used for the manifest of relevant records left out."""
-        self.ensure_fresh()
-        with self._lock:
-            scores = self._row_scores(query)
-            return self._best(scores, k) if scores is not None and k > 0 else []
+        first (ties: lower id), relevance > 0 only."""
+        return self.lookup(query, [], k)[1] if k > 0 else []
 
-    def _best(self, scores: NDArray[np.float64], k: int) -> list[tuple[int, float]]:
+    def _best(self, scores: Any, k: int) -> list[tuple[int, float]]:
         import numpy as np
 
-        id_of_row = self._id_of_row
-        assert id_of_row is not None  # callers ran ensure_fresh, which fits
-        scores = np.where(id_of_row >= 0, scores, 0.0)
+        doc_ids = self._doc_ids
         # a partial sort: only the k best are ordered, however large the index
         cut = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-        cut = cut[np.lexsort((id_of_row[cut], -scores[cut]))]
-        return [(int(id_of_row[r]), float(scores[r])) for r in cut if scores[r] > 0]
+        cut = cut[np.lexsort((doc_ids[cut], -scores[cut]))]
+        return [(int(doc_ids[r]), float(scores[r])) for r in cut if scores[r] > 0]
 
     def similarity(self, ids: Sequence[int]) -> Any:
         """Pairwise cosine of indexed memories, ``WORD_SHARE`` · word cosine + the rest · character
-        cosine, over their BM25 rows: a ``len(ids)`` × ``len(ids)`` numpy array in [0, 1]; rows of
-        ids that are not indexed are 0. Used to keep near-duplicates out of one pack."""
+        cosine, over their BM25 document weights: a ``len(ids)`` × ``len(ids)`` numpy array in
+        [0, 1]; rows of ids that are not indexed are 0. Used to keep near-duplicates out of one pack."""
         import numpy as np
-        from scipy.sparse import diags
 
         self.ensure_fresh()
-        with self._lock:
+        with self._lock, self._reading():
+            self._load_if_moved(self._db)
             n = len(ids)
             out = np.zeros((n, n), dtype=np.float64)
-            fitted = self._fitted
-            if fitted is None or n == 0:
+            if n == 0 or self._parts is None:
                 return out
-            row_of_id = self._row_of_id
-            assert row_of_id is not None  # ensure_fresh has fitted
-            id_array = np.asarray(ids, dtype=np.int64)
-            rows = np.full(n, -1, dtype=np.int64)
-            known = (id_array >= 0) & (id_array < len(row_of_id))
-            rows[known] = row_of_id[id_array[known]]
-            base = fitted.words.rows.shape[0]
-            in_fit, appended = (rows >= 0) & (rows < base), rows >= base
-            for part, extra, share in ((fitted.words, self._extra_words, WORD_SHARE),
-                                       (fitted.chars, self._extra_chars, 1 - WORD_SHARE)):
-                if part is None:
+            vectors = self._doc_vectors([int(i) for i in ids])
+            for part in self._parts:
+                rows = [vectors[int(i)][part.part] if int(i) in vectors else None for i in ids]
+                present = [(r, v) for r, v in enumerate(rows) if v is not None and len(v[0])]
+                if not present:
                     continue
-                # gather every row at once; masks zero the rows that come from elsewhere
-                mat = diags(in_fit.astype(np.float32)) @ part.by_row[np.where(in_fit, rows, 0)]
-                if extra is not None and appended.any():
-                    mat = mat + diags(appended.astype(np.float32)) @ extra[np.where(appended, rows - base, 0)]
-                unit = _l2(mat)
-                out += share * (unit @ unit.T).toarray()
+                term_ids = np.concatenate([v[0] for _, v in present])
+                columns, inverse = np.unique(term_ids, return_inverse=True)
+                df = self._df_of(columns)
+                idf = np.log1p((part.n - df + 0.5) / (df + 0.5))
+                sizes = [len(v[0]) for _, v in present]
+                where = np.repeat([r for r, _ in present], sizes)
+                tf = np.concatenate([v[1] for _, v in present])
+                length = np.repeat([v[2] for _, v in present], sizes)
+                weights = part.weight(idf[inverse], tf, length)
+                norms = np.sqrt(np.bincount(where, weights=weights * weights, minlength=n))
+                # only features that two documents share add to a dot product off the diagonal: a
+                # small dense block over those, multiplied without BLAS (its thread pool costs more
+                # than the product on a busy two-core machine)
+                shared = np.bincount(inverse, minlength=len(columns))[inverse] >= 2
+                block_cols, block_inverse = np.unique(inverse[shared], return_inverse=True)
+                block = np.zeros((n, len(block_cols)), dtype=np.float64)
+                block[where[shared], block_inverse] = weights[shared] / norms[where[shared]]
+                gram = np.einsum("ik,jk->ij", block, block)
+                gram[np.diag_indices(n)] = (norms > 0).astype(np.float64)
+                out += part.share * gram
             return np.clip(out, 0.0, 1.0)
 
+    def _df_of(self, term_ids: Any) -> Any:
+        import numpy as np
+
+        return np.fromiter((self._df[int(t)] for t in term_ids), dtype=np.float64, count=len(term_ids))
+
+    def _doc_vectors(self, ids: list[int]) -> dict[int, tuple[tuple[Any, Any, int], tuple[Any, Any, int]]]:
+        """``id → per part (term ids, tf, length)`` of indexed memories, from the text they were indexed
+        with, through a bounded cache (cleared when the index moves)."""
+        import numpy as np
+
+        missing = [i for i in dict.fromkeys(ids) if i not in self._vectors]
+        if missing:
+            texts = self._indexed_texts(missing)
+            counted = {i: [Counter(f) for f in features(t)] for i, t in texts.items()}
+            found = self._lookup((part, term) for counts in counted.values()
+                                 for part, c in enumerate(counts) for term in c)
+            for (tid, df) in found.values():
+                self._df[tid] = df
+            for i, counts in counted.items():
+                parts_out = []
+                for part, c in enumerate(counts):
+                    hits = [(found[(part, t)][0], tf) for t, tf in c.items() if (part, t) in found]
+                    parts_out.append((np.asarray([h[0] for h in hits], dtype=np.int64),
+                                      np.asarray([h[1] for h in hits], dtype=np.float64), sum(c.values())))
+                self._vectors[i] = (parts_out[0], parts_out[1])
+            while len(self._vectors) > VECTOR_CACHE:
+                self._vectors.popitem(last=False)
+        return {i: self._vectors[i] for i in ids if i in self._vectors}
+
+    def _indexed_texts(self, ids: Sequence[int]) -> dict[int, str]:
+        wanted = sorted({int(i) for i in ids})
+        found: dict[int, str] = {}
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start:start + _CHUNK]
+            found.update(self._db.execute_sql(
+                f"SELECT doc_id, text FROM ix_doc WHERE collection = ? AND doc_id IN ({','.join('?' * len(chunk))})",
+                (self.collection, *chunk)).fetchall())
+        return found
+
     def relevance_of_texts(self, query: str, texts: Iterable[str]) -> list[float]:
-        """Relevance of ``query`` to texts that are not indexed (e.g. pending proposals), using the
-        fitted vocabulary, idf and average length. Returns floats in [0, 1] aligned with ``texts``."""
+        """Relevance of ``query`` to texts that are not indexed (e.g. pending proposals), with the
+        collection's idf and average lengths. Returns floats in [0, 1] aligned with ``texts``."""
         texts = list(texts)
         self.ensure_fresh()
-        with self._lock:
-            fitted = self._fitted
-            q = fitted.query(query) if fitted is not None and query.strip() and texts else None
-            if fitted is None or q is None:  # q is None whenever fitted is
+        with self._lock, self._reading():
+            self._load_if_moved(self._db)
+            if not texts or not query.strip() or self._parts is None:
                 return [0.0] * len(texts)
-            wcols, wvals, ccols, cvals = q
-            words, chars = fitted.transform(texts)
-            sims = _dot_rows(words, wcols, wvals, fitted.words.width)
-            if chars is not None:
-                assert fitted.chars is not None  # transform returns char rows only when there is a char part
-                sims += _dot_rows(chars, ccols, cvals, fitted.chars.width)
-            return [min(1.0, max(0.0, float(s))) for s in sims]
+            terms = self._query_terms(query)
+            if not terms:
+                return [0.0] * len(texts)
+            out = []
+            for text in texts:
+                feats = features(text)
+                counts = [Counter(f) for f in feats]
+                total = 0.0
+                for part, stored, scale in terms:
+                    count, length = counts[part.part], len(feats[part.part])
+                    total += sum(scale * part.weight(idf, count[t], length) for _, idf, t in stored if t in count)
+                out.append(min(1.0, max(0.0, float(total))))
+            return out
 
     @property
     def stats(self) -> IndexStats:
         with self._lock:
-            rows = int((self._row_of_id >= 0).sum()) if self._row_of_id is not None else 0
-            f = self._fitted
-            features = 0 if f is None else f.words.width + (f.chars.width if f.chars is not None else 0)
-            return IndexStats(self._fits, self._updates, rows, features, round(self._fit_seconds, 4))
-
-
-def _event_mark() -> tuple[int, int]:
-    low, high = cast("tuple[int | None, int | None]", Event.select(fn.MIN(Event.id), fn.MAX(Event.id)).tuples().get())
-    return (low or 0, high or 0)
+            rows = 0 if self._doc_ids is None else len(self._doc_ids)
+            features_seen = sum(1 for v in self._terms.values() if v is not None)
+            return IndexStats(self._fits, self._updates, rows, features_seen, round(self._fit_seconds, 4))
 
 
 _INDEXES: weakref.WeakKeyDictionary[Any, MemoryIndex] = weakref.WeakKeyDictionary()
 _REGISTRY_LOCK = threading.Lock()
 
 
-@uses_store
 def get_index(store: MemoryStore) -> MemoryIndex:
-    """The one ``MemoryIndex`` of ``store`` (created on first call, not fitted until queried)."""
+    """The one ``MemoryIndex`` of ``store`` (created on first call; it reads nothing until queried)."""
     with _REGISTRY_LOCK:
         index = _INDEXES.get(store)
         if index is None:

@@ -5,7 +5,8 @@ file), which file the models talk to in this thread or task (``binding``: one st
 any number of stores per process), the Peewee models (``models``), plain records (``records``), the ``MemoryStore`` facade
 (``memory_store``) and its parts (``reads``, ``writes``, ``messages``, with ``query`` and ``support``
 beside them), restated facts (``restate``), the event log and undo (``history``), erasing for good
-(``erase``: a user, a memory, history text past the undo window), export/import (``transfer``), the
+(``erase``: a user, a memory, history text past the undo window), the persisted search index kept
+current inside each write's transaction (``doc_index``: counts only; retrieval weighs them), export/import (``transfer``), the
 write gate (``gate/``: ``check_write`` and its rules — secrets, venting, someone else's facts,
 contact details, the core cap; ``secrets`` re-exports the secret check), the machine markers of a
 prompt (``markers``: pin prefixes, the memory block's header and titles) and the settings registry

@@ -20,8 +20,9 @@ from bestie_tui.store.models import ALL_MODELS, Event
 
 APPLICATION_ID = 0x42535449  # "BSTI"
 #: 1: the first schema. 2: ``event.origin``. 3: ``memory.about`` (who a statement about someone
-#: else is about).
-SCHEMA_VERSION = 3
+#: else is about). 4: the persisted search index (``doc_index``: ix_meta, ix_term, ix_posting,
+#: ix_block, ix_doc).
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 5000
 PRAGMAS = {
     "journal_mode": "wal",
@@ -142,8 +143,13 @@ def _migrate(db: SqliteDatabase, from_version: int) -> None:
     """Bring a schema from ``from_version`` to ``SCHEMA_VERSION``. Version 0 is a new file.
 
     Steps: 1 → 2 adds ``event.origin`` (the store session that made a change; console undo);
-    2 → 3 adds ``memory.about`` (older rows are about the owner: it starts NULL).
+    2 → 3 adds ``memory.about`` (older rows are about the owner: it starts NULL); 3 → 4 adds the
+    search index tables (``doc_index``): a new file gets its (empty) index now, an older one is
+    indexed on first use or by ``bestie memory reindex`` (a large file takes a while, and opening it
+    should not).
     """
+    from bestie_tui.store import doc_index
+
     with db.atomic():
         if from_version == 0:
             db.create_tables(ALL_MODELS)
@@ -153,6 +159,10 @@ def _migrate(db: SqliteDatabase, from_version: int) -> None:
                 migrate(migrator.add_column("event", "origin", Event.origin))  # and its index
             if from_version < 3:
                 migrate(migrator.add_column("memory", "about", TextField(null=True)))
+        if from_version < 4:
+            doc_index.create_tables(db)
+            if from_version == 0:
+                doc_index.rebuild(db)
         db.execute_sql(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from peewee import fn
 
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.store import doc_index
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.db import backup_database
 from bestie_tui.store.history import PURGED_NOTE
@@ -122,6 +123,7 @@ def erase_user(store: MemoryStore, user: str, *, actor: str = "owner") -> EraseR
         purged = _purge_events(Event.memory_id.in_(ids) | named) if ids else _purge_events(named)
         memories = Memory.delete().where(Memory.user == user).execute()
         messages = Message.delete().where(Message.user == user).execute()
+        doc_index.drop_documents(store.db, ids)  # the search index holds their text and terms too
         scrubbed = _scrub_records(texts)
         counts = {"memories": memories, "messages": messages, "events_purged": purged}
         store.record_event(batch, "erase", None, None, counts, actor, note=PURGED_NOTE)

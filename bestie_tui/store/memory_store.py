@@ -19,6 +19,7 @@ from peewee import DatabaseError as PeeweeDatabaseError
 from peewee import OperationalError, fn
 
 from bestie_tui.errors import InvalidValueError, NotFoundError, StorageError
+from bestie_tui.store import doc_index
 from bestie_tui.store import settings as settings_mod
 from bestie_tui.store.binding import bind_store_methods, binding, register_open, unregister_open
 from bestie_tui.store.db import open_database
@@ -146,11 +147,13 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     @contextmanager
     def change(self, action: str, actor: str) -> Iterator[str]:
         """One transaction and one event batch id for a user-visible change. The batch id starts with
-        the change's name (``cleanup:3f2a…``) so undo can say what it reverts as a whole."""
+        the change's name (``cleanup:3f2a…``) so undo can say what it reverts as a whole. The search
+        index (``doc_index``) is brought up to date inside the same transaction, before it commits."""
         batch = f"{action}:{uuid.uuid4().hex[:12]}"
         try:
             with binding(self.db), self.db.atomic():
                 yield batch
+                doc_index.sync(self.db, rebuild_ok=False)
         except (OperationalError, PeeweeDatabaseError) as exc:
             raise StorageError(_storage_message(self.path, exc)) from exc
 

@@ -102,21 +102,31 @@ class StoreReads:
     def similar(self, text: str, *, k: int = 5, user: str | None = None,
                 exclude_id: int | None = None) -> builtins.list[tuple[MemoryRecord, float]]:
         """Active approved memories (not superseded, not expired) most like ``text``: cosine over binary term vectors weighted by IDF
-        (computed over the approved set). Returns up to ``k`` ``(record, score 0..1)``, best first."""
-        from bestie_tui.text.similarity import rank_similar
+        (computed over the approved set). Returns up to ``k`` ``(record, score 0..1)``, best first.
+
+        The approved set's term sets are prepared once per state of the event log (and count of
+        memories) and user, then reused: the Pending view asks once per proposal."""
+        from bestie_tui.text.similarity import TermSets
 
         now = self.clock()
-        q = Memory.select().where(
-            (Memory.status == "approved") & Memory.superseded_by.is_null()
-            & (Memory.expires_at.is_null() | (Memory.expires_at > now))
-        )
-        if user is not None:
-            q = q.where((Memory.user == user) | Memory.user.is_null())
-        if exclude_id is not None:
-            q = q.where(Memory.id != exclude_id)
-        rows = list(q)
-        ranked = rank_similar(text, [(r, r.terms) for r in rows], k)
-        return [(to_record(r), score) for r, score in ranked]
+        low, high = cast("tuple[int | None, int | None]", Event.select(fn.MIN(Event.id), fn.MAX(Event.id)).tuples().get())
+        key = (low, high, Memory.select().count(), user)
+        cache: dict[tuple, tuple[TermSets, list[tuple[int, datetime | None]]]] = self.__dict__.setdefault("_similar_sets", {})
+        prepared = cache.get(key)
+        if prepared is None:
+            q = Memory.select(Memory.id, Memory.terms, Memory.expires_at).where(
+                (Memory.status == "approved") & Memory.superseded_by.is_null())
+            if user is not None:
+                q = q.where((Memory.user == user) | Memory.user.is_null())
+            rows = cast("list[tuple[int, str, datetime | None]]", list(q.order_by(Memory.id).tuples()))
+            prepared = (TermSets([(i, terms) for i, terms, _ in rows]), [(i, exp) for i, _, exp in rows])
+            cache.clear()  # one state at a time: an older one will not come back
+            cache[key] = prepared
+        sets, meta = prepared
+        without = {n for n, (i, exp) in enumerate(meta) if i == exclude_id or (exp is not None and exp <= now)}
+        ranked: builtins.list[tuple[int, float]] = sets.rank(text, k, without)
+        rows_by_id = {r.id: r for r in Memory.select().where(Memory.id.in_([i for i, _ in ranked]))}
+        return [(to_record(rows_by_id[i]), score) for i, score in ranked if i in rows_by_id]
 
     def tier_counts(self) -> dict[str, int]:
         """``{"core": n, "working": n, "archive": n, "pending": n}`` as the console shows them."""

@@ -35,23 +35,47 @@ def rank_similar(query: str, candidates: Sequence[tuple[T, str]], k: int) -> lis
 
     Returns up to ``k`` ``(item, score)`` with score > 0, best first.
     """
-    q_terms = set(textmod.search_terms(query)) - STOP_TERMS
-    if not q_terms or not candidates or k <= 0:
-        return []
-    term_sets = [set(terms.split()) - STOP_TERMS for _, terms in candidates]
-    df = Counter(t for terms in term_sets for t in terms)
-    n = len(candidates)
+    return TermSets(candidates).rank(query, k)
 
-    def idf2(t: str) -> float:
-        return (math.log((n + 1) / (df.get(t, 0) + 1)) + 1) ** 2
 
-    q_norm = math.sqrt(sum(idf2(t) for t in q_terms))
-    scored = []
-    for (item, _), terms in zip(candidates, term_sets):
-        shared = q_terms & terms
-        if not shared:
-            continue
-        d_norm = math.sqrt(sum(idf2(t) for t in terms))
-        scored.append((sum(idf2(t) for t in shared) / (q_norm * d_norm), item))
-    best = heapq.nlargest(k, enumerate(scored), key=lambda pair: pair[1][0])
-    return [(item, round(score, 4)) for _, (score, item) in best]
+class TermSets:
+    """Candidates prepared once for many ``rank`` calls (the console's Pending view ranks every
+    proposal against the same approved set): their term sets, document frequencies and an inverted
+    map, so a ranking scores only the candidates that share a term with the query.
+
+    Args:
+        candidates: ``(item, space-separated stemmed terms)``.
+    """
+
+    def __init__(self, candidates: Sequence[tuple[T, str]]):
+        self.items = [item for item, _ in candidates]
+        self.sets = [frozenset(terms.split()) - STOP_TERMS for _, terms in candidates]
+        self.df: Counter[str] = Counter(t for terms in self.sets for t in terms)
+        self.holders: dict[str, list[int]] = {}
+        for i, terms in enumerate(self.sets):
+            for t in terms:
+                self.holders.setdefault(t, []).append(i)
+
+    def rank(self, query: str, k: int, without: frozenset[int] | set[int] = frozenset()) -> list[tuple[T, float]]:
+        """``rank_similar(query, candidates, k)`` over the candidates whose positions are not in
+        ``without`` (their terms leave the document frequencies too). Same formula, same order."""
+        q_terms = set(textmod.search_terms(query)) - STOP_TERMS
+        n = len(self.sets) - len(without)
+        if not q_terms or n <= 0 or k <= 0:
+            return []
+        df = self.df
+        if without:
+            df = df - Counter(t for i in without for t in self.sets[i])
+
+        def idf2(t: str) -> float:
+            return (math.log((n + 1) / (df.get(t, 0) + 1)) + 1) ** 2
+
+        q_norm = math.sqrt(sum(idf2(t) for t in q_terms))
+        sharing = sorted({i for t in q_terms for i in self.holders.get(t, ()) if i not in without})
+        scored = []
+        for i in sharing:
+            terms = self.sets[i]
+            d_norm = math.sqrt(sum(idf2(t) for t in terms))
+            scored.append((sum(idf2(t) for t in q_terms & terms) / (q_norm * d_norm), self.items[i]))
+        best = heapq.nlargest(k, enumerate(scored), key=lambda pair: pair[1][0])
+        return [(item, round(score, 4)) for _, (score, item) in best]

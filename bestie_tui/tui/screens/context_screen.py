@@ -2,7 +2,7 @@
 
 The query, user, channel, project and budget fields feed ``core.assembly.build_context`` (with
 ``record_access=False``: a preview is not an injection). Typing restarts a short debounce timer; the
-build (which may fit the TF-IDF index) runs in a thread worker and posts the ``ContextPack`` back, so
+build (the first may build a missing index) runs in a thread worker and posts the ``ContextPack`` back, so
 the keyboard never waits for it. Each included record shows a score bar and its parts; the records
 left out are listed with the reason.
 """
@@ -146,7 +146,7 @@ class ContextScreen(BestieScreen):
 
     @work(thread=True, exclusive=True, group="context-build")
     def build(self, request: tuple) -> None:
-        """Build the pack off the UI thread (the first call may fit the index) and post it back."""
+        """Build the pack off the UI thread (the first call may build a missing index) and post it back."""
         from bestie_tui.retrieval.assembly import build_context
 
         query, user, channel, project, budget, governance = request

@@ -1,0 +1,454 @@
+"""The persisted inverted index: term counts of every indexed document, kept in the database itself
+and brought up to date inside the transaction of each write, so no process refits anything.
+
+The index is generic over *collections* of documents (``"memory"``: the approved memories; a later
+collection can hold conversation turns). Per collection it stores counts only — the BM25 weighting
+lives in ``bestie_tui.retrieval.bm25`` and is computed at query time from these counts, so the
+weights are always those of the current collection (no drift between fits):
+
+=============  ==============================================================================
+table          what it holds
+=============  ==============================================================================
+``ix_meta``    one row per collection: ``format`` (``FORMAT``), ``analyzer`` (a digest of the
+               analyzers' word lists), documents, total word and character feature counts, and
+               the event-log mark ``(min id, max id)`` the index reflects
+``ix_term``    one row per feature (``part`` 0 = words and word pairs, 1 = character n-grams):
+               its id and document frequency
+``ix_posting`` per (term, block of ``BLOCK`` document ids): packed little-endian uint16 pairs
+               ``(id − block·BLOCK, tf)`` sorted by id; ``tf`` is capped at 65,535
+``ix_block``   per (collection, block): packed uint32 triples ``(offset, word length, char length)``
+               — every document's lengths load in one read of a few rows
+``ix_doc``     the text each document was indexed with, so a change or a removal takes out exactly
+               the features that went in
+=============  ==============================================================================
+
+Ordinary tables with integer keys and BLOBs, so another engine (PostgreSQL ``bytea``) can hold the
+same layout. Ids are bucketed, never used as array positions: a memory id of 2**62 costs one row.
+
+How it stays current: every change to a memory writes a row to ``event`` (the store's rule).
+``sync`` compares the log's ``(min id, max id)`` with the mark in ``ix_meta``; when the maximum
+moved it re-reads only the documents named by the newer events and applies the difference; it
+rebuilds when the index is missing, of another ``FORMAT`` or analyzer, when the log shrank (a
+``clear``), or when one change touches more than ``REBUILD_SHARE`` of the documents.
+``MemoryStore.change`` calls it before each write commits (applying, never rebuilding); a reader
+that finds the mark behind (a write by a tool that skipped it) or the index missing calls it too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+#: Version of the stored layout and of what the analyzers produce; another value means rebuild.
+FORMAT = 1
+#: Document ids per posting block (a power of two, so offsets fit uint16).
+BLOCK_BITS = 12
+BLOCK = 1 << BLOCK_BITS
+WORD, CHAR = 0, 1
+MEMORY = "memory"
+#: One change touching more than this share of the documents (and at least ``REBUILD_MIN`` of them)
+#: rebuilds the collection instead of applying document by document.
+REBUILD_SHARE = 0.2
+REBUILD_MIN = 2000
+_TF_CAP = 65535
+_CHUNK = 500  # bound parameters per IN (...)
+
+#: What each collection indexes: ``(SQL of every document (id, text) by id, SQL of some documents)``.
+SOURCES: dict[str, tuple[str, str]] = {
+    MEMORY: ("SELECT id, text FROM memory WHERE status = 'approved' ORDER BY id",
+             "SELECT id, text FROM memory WHERE status = 'approved' AND id IN ({})"),
+}
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS ix_meta (collection TEXT PRIMARY KEY, format INTEGER NOT NULL, "
+    "analyzer TEXT NOT NULL, docs INTEGER NOT NULL, word_total INTEGER NOT NULL, char_total INTEGER NOT NULL, "
+    "event_low INTEGER NOT NULL, event_high INTEGER NOT NULL, built_at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS ix_term (id INTEGER PRIMARY KEY, collection TEXT NOT NULL, "
+    "part INTEGER NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS ix_term_key ON ix_term (collection, part, term)",
+    "CREATE TABLE IF NOT EXISTS ix_posting (term_id INTEGER NOT NULL, block INTEGER NOT NULL, "
+    "data BLOB NOT NULL, PRIMARY KEY (term_id, block)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS ix_block (collection TEXT NOT NULL, block INTEGER NOT NULL, "
+    "data BLOB NOT NULL, PRIMARY KEY (collection, block)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS ix_doc (collection TEXT NOT NULL, doc_id INTEGER NOT NULL, "
+    "text TEXT NOT NULL, PRIMARY KEY (collection, doc_id)) WITHOUT ROWID",
+)
+
+
+@dataclass(frozen=True)
+class IndexMeta:
+    """The ``ix_meta`` row of one collection."""
+
+    format: int
+    analyzer: str
+    docs: int
+    word_total: int
+    char_total: int
+    event_low: int
+    event_high: int
+    built_at: float
+
+
+def create_tables(db: Any) -> None:
+    """Create the index tables (idempotent); run by the schema migration."""
+    for statement in SCHEMA:
+        db.execute_sql(statement)
+
+
+@lru_cache(maxsize=1)
+def analyzer_digest() -> str:
+    """A short digest of what the analyzers depend on (``FORMAT`` and the stop-word lists): an index
+    built with other word lists is stale and gets rebuilt."""
+    from bestie_tui.text import analysis
+
+    parts = [str(FORMAT), ",".join(sorted(analysis.stop_words())), ",".join(sorted(analysis.NEGATIONS)),
+             ",".join(sorted(analysis.QUERY_STOP_WORDS)), str(analysis.SYLLABLE_MAX)]
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def read_meta(db: Any, collection: str = MEMORY) -> IndexMeta | None:
+    row = db.execute_sql("SELECT format, analyzer, docs, word_total, char_total, event_low, event_high, built_at "
+                         "FROM ix_meta WHERE collection = ?", (collection,)).fetchone()
+    return IndexMeta(*row) if row else None
+
+
+def event_mark(db: Any) -> tuple[int, int]:
+    """``(min event id, max event id)``, ``(0, 0)`` for an empty log: two primary-key lookups."""
+    low, high = db.execute_sql("SELECT MIN(id), MAX(id) FROM event").fetchone()
+    return (low or 0, high or 0)
+
+
+def status(db: Any, collection: str = MEMORY, *, count: bool = False) -> str:
+    """``"current"``, ``"behind"`` (writes since the mark: ``sync`` applies them), ``"stale"`` (built
+    for another format or analyzer, or the log was cleared: ``sync`` rebuilds) or ``"missing"``.
+
+    ``count``: also compare the indexed documents with a count of the source rows (one index scan),
+    which catches rows written with neither the index nor an event (a bulk load); a mismatch is
+    ``"stale"``. A reader does this once per process."""
+    meta = read_meta(db, collection)
+    if meta is None:
+        return "missing"
+    if meta.format != FORMAT or meta.analyzer != analyzer_digest():
+        return "stale"
+    if count and _count_source(db, collection) != meta.docs:
+        return "stale"
+    low, high = event_mark(db)
+    if (low, high) == (meta.event_low, meta.event_high):
+        return "current"
+    if (meta.event_low and low != meta.event_low) or high < meta.event_high:
+        return "stale"  # the log was cleared or rewritten (an index built on an empty log just follows it)
+    return "behind"
+
+
+def sync(db: Any, collection: str = MEMORY, *, count: bool = False, rebuild_ok: bool = True) -> str:
+    """Bring the index of ``collection`` up to date inside the caller's write transaction
+    (``count``: as for ``status``). ``rebuild_ok=False`` (a write's own transaction) leaves a
+    missing or stale index for the next reader or ``reindex`` to rebuild, so an ordinary write never
+    waits on a whole rebuild of a large collection.
+
+    Returns what it did: ``"current"`` (nothing), ``"applied"``, ``"rebuilt"`` or ``"left"``.
+    """
+    state = status(db, collection, count=count)
+    if state == "current":
+        return state
+    if state in ("missing", "stale") and not rebuild_ok:
+        return "left"
+    if state in ("missing", "stale"):
+        rebuild(db, collection)
+        return "rebuilt"
+    meta = read_meta(db, collection)
+    assert meta is not None  # "behind" means there is a meta row
+    changed = [m for (m,) in db.execute_sql(
+        "SELECT DISTINCT memory_id FROM event WHERE id > ? AND memory_id IS NOT NULL", (meta.event_high,)).fetchall()]
+    if len(changed) > max(REBUILD_MIN, REBUILD_SHARE * meta.docs):
+        rebuild(db, collection)
+        return "rebuilt"
+    apply_changes(db, changed, collection)
+    return "applied"
+
+
+# ---------------------------------------------------------------------------------------- packing
+def _pack(values: Iterable[int], code: str) -> bytes:
+    out = array(code, values)
+    if sys.byteorder == "big":
+        out.byteswap()
+    return out.tobytes()
+
+
+def _unpack(data: bytes, code: str) -> array:
+    out = array(code)
+    out.frombytes(data)
+    if sys.byteorder == "big":
+        out.byteswap()
+    return out
+
+
+def _counts(text: str) -> tuple[Counter[str], Counter[str], int, int]:
+    from bestie_tui.text.analysis import features
+
+    words, chars = features(text)
+    return Counter(words), Counter(chars), len(words), len(chars)
+
+
+# ---------------------------------------------------------------------------------------- rebuild
+def rebuild(db: Any, collection: str = MEMORY, progress: Callable[[int, int], None] | None = None) -> int:
+    """Drop and rebuild the index of ``collection`` from its source rows, block by block (memory stays
+    bounded by one block of postings and the vocabulary). Runs in the caller's transaction.
+
+    Args:
+        progress: called as ``progress(done, total)`` documents after each block.
+
+    Returns:
+        The number of documents indexed.
+    """
+    everything, _ = SOURCES[collection]
+    mark = event_mark(db)
+    _drop(db, collection)
+    total = _count_source(db, collection)
+    vocab: dict[tuple[int, str], int] = {}
+    df: list[int] = []
+    next_id = (db.execute_sql("SELECT MAX(id) FROM ix_term").fetchone()[0] or 0) + 1
+    first_id = next_id
+    docs = word_total = char_total = 0
+    for block, rows in _by_block(db.execute_sql(everything)):
+        postings: dict[int, list[int]] = {}
+        lengths: list[int] = []
+        for doc_id, text in rows:
+            words, chars, wlen, clen = _counts(text)
+            offset = doc_id - (block << BLOCK_BITS)
+            for part, counts in ((WORD, words), (CHAR, chars)):
+                for term, tf in counts.items():
+                    key = (part, term)
+                    tid = vocab.get(key)
+                    if tid is None:
+                        tid = vocab[key] = next_id
+                        next_id += 1
+                        df.append(0)
+                    df[tid - first_id] += 1
+                    postings.setdefault(tid, []).extend((offset, min(tf, _TF_CAP)))
+            lengths.extend((offset, wlen, clen))
+            word_total += wlen
+            char_total += clen
+            docs += 1
+        _executemany(db, "INSERT INTO ix_posting (term_id, block, data) VALUES (?, ?, ?)",
+                     [(tid, block, _pack(pairs, "H")) for tid, pairs in postings.items()])
+        _executemany(db, "INSERT INTO ix_block (collection, block, data) VALUES (?, ?, ?)",
+                     [(collection, block, _pack(lengths, "I"))])
+        _executemany(db, "INSERT INTO ix_doc (collection, doc_id, text) VALUES (?, ?, ?)",
+                     [(collection, doc_id, text) for doc_id, text in rows])
+        if progress is not None:
+            progress(docs, total)
+    _executemany(db, "INSERT INTO ix_term (id, collection, part, term, df) VALUES (?, ?, ?, ?, ?)",
+                 [(tid, collection, part, term, df[tid - first_id]) for (part, term), tid in vocab.items()])
+    _write_meta(db, collection, docs, word_total, char_total, mark)
+    return docs
+
+
+def _count_source(db: Any, collection: str) -> int:
+    everything, _ = SOURCES[collection]
+    sql = everything.replace("SELECT id, text", "SELECT COUNT(*)", 1).replace(" ORDER BY id", "")
+    return int(db.execute_sql(sql).fetchone()[0])
+
+
+def _by_block(cursor: Any) -> Iterator[tuple[int, list[tuple[int, str]]]]:
+    """``(block, rows)`` for a cursor of ``(id, text)`` ordered by id."""
+    current: int | None = None
+    rows: list[tuple[int, str]] = []
+    while True:
+        batch = cursor.fetchmany(2000)
+        if not batch:
+            break
+        for doc_id, text in batch:
+            block = doc_id >> BLOCK_BITS
+            if block != current and rows:
+                yield current, rows  # type: ignore[misc]  # current is set once rows has a row
+                rows = []
+            current = block
+            rows.append((doc_id, text))
+    if rows:
+        yield current, rows  # type: ignore[misc]
+
+
+def _drop(db: Any, collection: str) -> None:
+    db.execute_sql("DELETE FROM ix_posting WHERE term_id IN (SELECT id FROM ix_term WHERE collection = ?)",
+                   (collection,))
+    for table in ("ix_term", "ix_block", "ix_doc", "ix_meta"):
+        db.execute_sql(f"DELETE FROM {table} WHERE collection = ?", (collection,))
+
+
+def _write_meta(db: Any, collection: str, docs: int, word_total: int, char_total: int,
+                mark: tuple[int, int]) -> None:
+    db.execute_sql(
+        "INSERT INTO ix_meta (collection, format, analyzer, docs, word_total, char_total, event_low, event_high, "
+        "built_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (collection) DO UPDATE SET format = excluded.format, "
+        "analyzer = excluded.analyzer, docs = excluded.docs, word_total = excluded.word_total, "
+        "char_total = excluded.char_total, event_low = excluded.event_low, event_high = excluded.event_high, "
+        "built_at = excluded.built_at",
+        (collection, FORMAT, analyzer_digest(), docs, word_total, char_total, mark[0], mark[1], time.time()))
+
+
+def _executemany(db: Any, sql: str, rows: list[tuple]) -> None:
+    if rows:
+        db.cursor().executemany(sql, rows)
+
+
+# ------------------------------------------------------------------------------- incremental
+def apply_changes(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> None:
+    """Re-index the documents ``doc_ids`` of ``collection`` (added, edited, removed or unchanged: each
+    is compared with the text it was indexed with) and move the mark to the log's current end."""
+    meta = read_meta(db, collection)
+    assert meta is not None  # sync rebuilds a missing index before it applies changes
+    _, some = SOURCES[collection]
+    old: dict[int, str] = {}
+    new: dict[int, str] = {}
+    ids = sorted(set(doc_ids))
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start:start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        old.update(db.execute_sql(f"SELECT doc_id, text FROM ix_doc WHERE collection = ? AND doc_id IN ({marks})",
+                                  (collection, *chunk)).fetchall())
+        new.update(db.execute_sql(some.format(marks), chunk).fetchall())
+    changed = [i for i in ids if old.get(i) != new.get(i)]
+    docs, word_total, char_total = meta.docs, meta.word_total, meta.char_total
+    if changed:
+        delta: dict[tuple[int, str], dict[int, int]] = {}  # feature → {doc id: tf, 0 = remove}
+        length_edits: dict[int, dict[int, tuple[int, int] | None]] = {}
+        for doc_id in changed:
+            block = doc_id >> BLOCK_BITS
+            if doc_id in old:
+                words, chars, wlen, clen = _counts(old[doc_id])
+                for part, counts in ((WORD, words), (CHAR, chars)):
+                    for term in counts:
+                        delta.setdefault((part, term), {})[doc_id] = 0
+                docs, word_total, char_total = docs - 1, word_total - wlen, char_total - clen
+                length_edits.setdefault(block, {})[doc_id] = None
+            if doc_id in new:
+                words, chars, wlen, clen = _counts(new[doc_id])
+                for part, counts in ((WORD, words), (CHAR, chars)):
+                    for term, tf in counts.items():
+                        delta.setdefault((part, term), {})[doc_id] = min(tf, _TF_CAP)
+                docs, word_total, char_total = docs + 1, word_total + wlen, char_total + clen
+                length_edits.setdefault(block, {})[doc_id] = (wlen, clen)
+        _apply_postings(db, collection, delta)
+        _apply_lengths(db, collection, length_edits)
+        _apply_docs(db, collection, changed, new)
+    _write_meta(db, collection, docs, word_total, char_total, event_mark(db))
+
+
+def drop_documents(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> None:
+    """Take documents whose source rows are gone out of the index now, inside the caller's
+    transaction (an erase: its event names no memory, and the index holds their text and terms).
+    Does nothing where there is no index yet."""
+    if doc_ids and read_meta(db, collection) is not None:
+        apply_changes(db, doc_ids, collection)
+
+
+def _term_ids(db: Any, collection: str, keys: list[tuple[int, str]]) -> dict[tuple[int, str], tuple[int, int]]:
+    """``(part, term) → (id, df)`` for the stored ones among ``keys``."""
+    found: dict[tuple[int, str], tuple[int, int]] = {}
+    for part in (WORD, CHAR):
+        terms = [t for p, t in keys if p == part]
+        for start in range(0, len(terms), _CHUNK):
+            chunk = terms[start:start + _CHUNK]
+            rows = db.execute_sql(f"SELECT term, id, df FROM ix_term WHERE collection = ? AND part = ? "
+                                  f"AND term IN ({','.join('?' * len(chunk))})", (collection, part, *chunk)).fetchall()
+            found.update(((part, term), (tid, df)) for term, tid, df in rows)
+    return found
+
+
+def _apply_postings(db: Any, collection: str, delta: dict[tuple[int, str], dict[int, int]]) -> None:
+    """Apply ``feature → {doc id: tf (0 = remove)}`` to the posting blocks and document frequencies,
+    with one read per (block, 500 terms) and batched writes."""
+    known = _term_ids(db, collection, list(delta))
+    next_id = (db.execute_sql("SELECT MAX(id) FROM ix_term").fetchone()[0] or 0) + 1
+    term_of: dict[int, tuple[int, str]] = {}
+    df: dict[int, int] = {}
+    by_block: dict[int, dict[int, dict[int, int]]] = {}  # block → term id → {doc id: tf}
+    for key, edits in delta.items():
+        tid, count = known.get(key, (0, 0))
+        if not tid:
+            if not any(edits.values()):
+                continue  # a feature only of removed text that the index never held
+            tid, next_id = next_id, next_id + 1
+        term_of[tid], df[tid] = key, count
+        for doc_id, tf in edits.items():
+            by_block.setdefault(doc_id >> BLOCK_BITS, {}).setdefault(tid, {})[doc_id] = tf
+    upserts: list[tuple[int, int, bytes]] = []
+    deletes: list[tuple[int, int]] = []
+    for block, per_term in by_block.items():
+        tids = list(per_term)
+        stored: dict[int, bytes] = {}
+        for start in range(0, len(tids), _CHUNK):
+            chunk = tids[start:start + _CHUNK]
+            stored.update(db.execute_sql(f"SELECT term_id, data FROM ix_posting WHERE block = ? AND term_id IN "
+                                         f"({','.join('?' * len(chunk))})", (block, *chunk)).fetchall())
+        base = block << BLOCK_BITS
+        for tid, edits in per_term.items():
+            flat = _unpack(stored[tid], "H") if tid in stored else array("H")
+            pairs = dict(zip(flat[0::2], flat[1::2]))
+            for doc_id, tf in edits.items():
+                offset = doc_id - base
+                had = offset in pairs
+                if tf:
+                    pairs[offset] = tf
+                    df[tid] += 0 if had else 1
+                elif had:
+                    del pairs[offset]
+                    df[tid] -= 1
+            if pairs:
+                upserts.append((tid, block, _pack((v for o in sorted(pairs) for v in (o, pairs[o])), "H")))
+            elif tid in stored:
+                deletes.append((tid, block))
+    _executemany(db, "INSERT INTO ix_posting (term_id, block, data) VALUES (?, ?, ?) "
+                     "ON CONFLICT (term_id, block) DO UPDATE SET data = excluded.data", upserts)
+    _executemany(db, "DELETE FROM ix_posting WHERE term_id = ? AND block = ?", deletes)
+    _executemany(db, "INSERT INTO ix_term (id, collection, part, term, df) VALUES (?, ?, ?, ?, ?) "
+                     "ON CONFLICT (id) DO UPDATE SET df = excluded.df",
+                 [(tid, collection, *term_of[tid], n) for tid, n in df.items() if n > 0])
+    _executemany(db, "DELETE FROM ix_term WHERE id = ?", [(tid,) for tid, n in df.items() if n <= 0])
+
+
+def _apply_lengths(db: Any, collection: str, edits: dict[int, dict[int, tuple[int, int] | None]]) -> None:
+    for block, block_edits in edits.items():
+        row = db.execute_sql("SELECT data FROM ix_block WHERE collection = ? AND block = ?",
+                             (collection, block)).fetchone()
+        flat = _unpack(row[0], "I") if row else array("I")
+        lengths = {flat[i]: (flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)}
+        base = block << BLOCK_BITS
+        for doc_id, value in block_edits.items():
+            if value is None:
+                lengths.pop(doc_id - base, None)
+            else:
+                lengths[doc_id - base] = value
+        if lengths:
+            data = _pack((v for o in sorted(lengths) for v in (o, *lengths[o])), "I")
+            db.execute_sql("INSERT INTO ix_block (collection, block, data) VALUES (?, ?, ?) "
+                           "ON CONFLICT (collection, block) DO UPDATE SET data = excluded.data", (collection, block, data))
+        elif row:
+            db.execute_sql("DELETE FROM ix_block WHERE collection = ? AND block = ?", (collection, block))
+
+
+def _apply_docs(db: Any, collection: str, changed: list[int], new: dict[int, str]) -> None:
+    for start in range(0, len(changed), _CHUNK):
+        chunk = changed[start:start + _CHUNK]
+        db.execute_sql(f"DELETE FROM ix_doc WHERE collection = ? AND doc_id IN ({','.join('?' * len(chunk))})",
+                       (collection, *chunk))
+    _executemany(db, "INSERT INTO ix_doc (collection, doc_id, text) VALUES (?, ?, ?)",
+                 [(collection, i, new[i]) for i in changed if i in new])
+
+
+def reindex(db: Any, collection: str = MEMORY, progress: Callable[[int, int], None] | None = None) -> int:
+    """``rebuild`` in its own write transaction (``bestie memory reindex``). Returns the documents indexed.
+
+    Raises:
+        peewee.OperationalError: the database is read-only or stays locked past the busy timeout.
+    """
+    with db.atomic():
+        return rebuild(db, collection, progress)
