@@ -1,4 +1,4 @@
-"""Schema 3 (``memory.about``): an older file is upgraded in place and loses nothing; the binding
+"""Schema 3 (``memory.about``, and 4, the search index): an older file is upgraded in place and loses nothing; the binding
 travels in records, events, exports and imports; an export from before it is still read."""
 
 from __future__ import annotations
@@ -14,12 +14,15 @@ from bestie_tui.store.transfer import VERSION, export_data, import_data
 
 
 def _make_old(path, clock, version: int) -> int:
-    """A file as schema ``version`` wrote it: today's tables without ``memory.about`` (schema 3) and,
-    for schema 1, without ``event.origin`` (schema 2); one memory and its event."""
+    """A file as schema ``version`` wrote it: today's tables without the search index (schema 4),
+    without ``memory.about`` (schema 3) and, for schema 1, without ``event.origin`` (schema 2); one
+    memory and its event."""
     s = MemoryStore(path, clock=clock)
     m = s.add("preference", "Prefers tea", user="an")
     s.close()
     conn = sqlite3.connect(path)
+    for table in ("ix_meta", "ix_term", "ix_posting", "ix_block", "ix_doc"):
+        conn.execute(f"DROP TABLE {table}")
     conn.execute("ALTER TABLE memory DROP COLUMN about")
     if version < 2:
         conn.execute("DROP INDEX event_origin")
@@ -41,9 +44,9 @@ def _make_old(path, clock, version: int) -> int:
 def test_an_older_file_is_upgraded_in_place(tmp_path, clock, version):
     path = tmp_path / "old.db"
     mid = _make_old(path, clock, version)
-    assert SCHEMA_VERSION == 3
+    assert SCHEMA_VERSION == 4
     s = MemoryStore(path, clock=clock)
-    assert s.db.execute_sql("PRAGMA user_version").fetchone()[0] == 3
+    assert s.db.execute_sql("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     m = s.get(mid)
     assert (m.text, m.user, m.about) == ("Prefers tea", "an", None)
     assert "about" in [c.name for c in s.db.get_columns("memory")]
