@@ -219,14 +219,14 @@ def test_an_older_schema_file_is_migrated_in_place_and_indexed_on_first_use(tmp_
     from bestie_tui.store.db import SCHEMA_VERSION
     from bestie_tui.store.models import ALL_MODELS, database_proxy
 
-    path = tmp_path / "v3.db"
+    path = tmp_path / "before-index.db"
     first = MemoryStore(path)
     first.add("note", "Linh drinks egg coffee on weekends", user="linh")
     first.close()
-    conn = sqlite3.connect(path)  # turn it into a version-3 file: no index tables
+    conn = sqlite3.connect(path)  # turn it into a file of the version before the index: no index tables
     for table in ("ix_meta", "ix_term", "ix_posting", "ix_block", "ix_doc"):
         conn.execute(f"DROP TABLE {table}")
-    conn.execute("PRAGMA user_version = 3")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
     conn.commit()
     conn.close()
     assert ALL_MODELS and database_proxy  # the models are untouched by the migration
