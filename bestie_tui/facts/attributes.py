@@ -9,6 +9,7 @@ value replaces the old one; a second birthday or handedness is a contradiction i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,7 @@ CONSUME_VERBS = frozenset({"drink", "eat", "ate", "drank", "an", "uong", "consum
 SCHOOLS = frozenset({"school", "primary school", "high school", "kindergarten", "university", "college"})
 
 
-@dataclass(frozen=True)
-class Fact:
+class Fact(NamedTuple):
     """One attribute a text states: ``attribute`` (a key of ``ATTRIBUTES``), ``key`` (what it is
     of: a tool kind, a favourite's noun, the event of a schedule, a role), ``value`` (folded concepts
     and words; measured values as ``kind:value``), ``value_text`` (as written), ``polarity`` (+1/−1)

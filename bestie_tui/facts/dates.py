@@ -133,6 +133,12 @@ _FLOOR = re.compile(r"\b(\d{1,3})(?:st|nd|rd|th)?\s+floor\b|\b(?:floor|tầng|l�
 _DIGITS = re.compile(rf"{_NUM}")
 
 
+#: Anything a quantity can start with: a digit, a month, a day, a part of the day, a race.
+_TRIGGER = re.compile(r"\d|" + "|".join(sorted(set(_MONTHS) | set(_WEEKDAYS) | set(_DAYPARTS) | {
+    "weekday", "weekend", "thứ", "thu ", "chủ nhật", "chu nhat", "cuối tuần", "cuoi tuan", "marathon", "tháng",
+    "giờ"}, key=len, reverse=True)))
+
+
 def _int(text: str) -> int:
     return int(text)
 
@@ -161,6 +167,8 @@ def _slash(a: int, b: int) -> tuple[int, int] | None:
 def quantities(text: str) -> frozenset[Quantity]:
     """Every date, time, day and amount in ``text`` (see the module docstring). Pure and cached."""
     low = text.lower().replace("’", "'")
+    if not _TRIGGER.search(low):
+        return frozenset(_words(low))
     out: set[Quantity] = set()
     spent: list[tuple[int, int]] = []
 

@@ -42,7 +42,6 @@ from bestie_tui.facts.attributes import (
 from bestie_tui.facts.knowledge import BRANDS
 from bestie_tui.facts.subjects import AUX, COPULAS, Subject
 from bestie_tui.facts.tokens import Tokens, Unit
-from bestie_tui.text import words as textmod
 
 _PREPS = frozenset({"in", "at", "to", "on", "near", "into", "for", "of", "with", "by", "from", "as", "about",
                     "o", "tai", "sang", "ve", "den", "vao", "bang", "voi", "cho", "cua", "la", "tren", "toi"})
@@ -50,15 +49,17 @@ _PREPS = frozenset({"in", "at", "to", "on", "near", "into", "for", "of", "with",
 _VALUE_END = frozenset({"as", "because", "since", "when", "while", "after", "before", "until", "during", "via",
                         "for", "so", "but", "where", "which", "who", "vi", "de", "khi", "nhung", "tu", "with",
                         "rather", "instead", "than"})
-#: Words that are never part of a value (flags, fillers).
+#: Words that are never part of a value (flags, fillers): English stems …
 FLAG_WORDS = frozenset({"now", "anymor", "anymore", "longer", "again", "instead", "actual", "actually", "realli",
                         "probabl", "mayb", "perhap", "still", "alway", "usual", "general", "ever", "roughly",
-                        "around", "about", "approxim", "also", "even", "yet", "all", "nua", "roi", "gio", "moi",
-                        "vua", "da", "dang", "se", "van", "con", "cung", "lai", "thoi", "nhe", "a", "oi", "luon",
-                        "hien", "nay", "at", "good", "for", "thi", "chi", "just", "de", "nhu", "please", "thanks",
-                        "new", "day", "cu", "di", "khong", "chua", "not", "no", "never", "onli", "only",
-                        "recent", "late", "today", "yesterday", "tonight", "ago", "last", "next", "week", "month",
-                        "year", "sure", "main", "exact", "precis", "big"})
+                        "around", "about", "approxim", "also", "even", "yet", "all", "a", "at", "good", "for",
+                        "just", "please", "thanks", "new", "day", "not", "no", "never", "onli", "only", "recent",
+                        "late", "today", "yesterday", "tonight", "ago", "last", "next", "sure", "main", "exact",
+                        "precis", "big", "because"})
+#: … and Vietnamese fillers, folded (they count only in a Vietnamese text: "Da Nang" keeps its "da").
+VI_FLAG_WORDS = frozenset({"nua", "roi", "gio", "moi", "vua", "da", "dang", "se", "van", "con", "cung", "lai",
+                           "thoi", "nhe", "a", "oi", "luon", "hien", "nay", "thi", "chi", "de", "nhu", "cu", "di",
+                           "khong", "chua", "ko", "hoi"})
 _TIME_KINDS = frozenset({"time", "weekday", "daypart", "date", "month"})
 _NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
                  "eight": "8", "nine": "9", "ten": "10", "mot": "1", "hai": "2", "ba": "3", "bon": "4", "nam": "5",
@@ -84,7 +85,7 @@ def content_keys(us, flag_units: set[int]) -> list[str]:
             continue
         if n in flag_units and u.size == 1 and not u.is_cue:
             continue
-        if u.key in FLAG_WORDS or u.words in AUX or u.words in COPULAS:
+        if u.key in FLAG_WORDS or u.words in AUX or u.words in COPULAS or u.vi and u.fold in VI_FLAG_WORDS:
             continue
         out.append(u.key.lstrip("@"))
     return out
@@ -107,13 +108,14 @@ def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]
             continue
         if u.key in _VALUE_END and keys:
             break
-        if u.key in en.FUNCTION or u.words in vi.FUNCTION or u.key in _PREPS or u.key in FLAG_WORDS \
-                or u.key in en.SELF or u.words in vi.SELF or (n in skip and u.size == 1):
+        if u.key in en.FUNCTION or u.key in _PREPS or u.key in FLAG_WORDS or u.key in en.SELF \
+                or u.vi and (u.words in vi.FUNCTION or u.words in vi.SELF or u.fold in VI_FLAG_WORDS) \
+                or (n in skip and u.size == 1):
             prev_short = None
             continue
         key = _NUMBER_WORDS.get(u.key, u.key)
         keys.append(key)
-        shown.append(u.words)
+        shown.append(u.shown)
         letters = "".join(c for c in key if c.isalpha())
         digits = "".join(c for c in key if c.isdigit())
         if letters and digits:
@@ -139,31 +141,16 @@ def clause_start(us, i: int) -> int:
     return j
 
 
-def _segment(us, i: int) -> tuple[int, int]:
-    """The clause around ``us[i]``, cut at commas and colons."""
-    if not us:
-        return 0, 0
-    i = min(i, len(us) - 1)
-    lo = i
-    while lo > 0 and us[lo - 1].clause == us[i].clause and us[lo - 1].key not in _SEGMENT_STOPS:
-        lo -= 1
-    hi = i
-    while hi < len(us) and us[hi].clause == us[i].clause and (hi == i or us[hi].key not in _SEGMENT_STOPS):
-        hi += 1
-    return lo, hi
-
-
 def polarity_at(tk: Tokens, i: int) -> int:
-    """−1 for an odd number of negations or an ended state in the segment of unit ``i``, else +1."""
-    lo, hi = _segment(tk.units, i)
-    if any(lo <= j < hi for span in tk.flags.get("ended", ()) for j in span):
-        return -1
-    neg = sum(1 for span in tk.flags.get("neg", ()) if any(lo <= j < hi for j in span))
-    return -1 if neg % 2 else 1
+    """−1 for an odd number of negations or an ended state in the segment of unit ``i`` (a clause cut
+    at commas and colons), else +1."""
+    if not tk.polarity:
+        return 1
+    return tk.polarity[min(max(i, 0), len(tk.polarity) - 1)]
 
 
 def text_of(tk: Tokens) -> str:
-    return " ".join(u.words for u in tk.units)
+    return tk.text
 
 
 def _times(q: frozenset[dates.Quantity]) -> frozenset[str]:
@@ -174,13 +161,18 @@ def _shown_times(q: frozenset[dates.Quantity]) -> str:
     return ", ".join(sorted(dates.show(x) for x in q if x.kind in _TIME_KINDS))
 
 
+_BRAND_FIRST = frozenset(name.split()[0] for name in BRANDS)
+
+
 def _brand(us, lo: int, hi: int) -> tuple[str, int, int] | None:
     """``(kind, start, end)`` of the first brand or product name in ``us[lo:hi]``."""
     for n in range(lo, hi):
+        if us[n].fold.split(" ")[0] not in _BRAND_FIRST:
+            continue
         for size in (3, 2, 1):
             if n + size > hi:
                 continue
-            words = " ".join(textmod.fold(u.words) for u in us[n:n + size] if u.is_word)
+            words = " ".join(u.fold for u in us[n:n + size] if u.is_word)
             if words in BRANDS:
                 return BRANDS[words], n, n + size
     return None
@@ -229,11 +221,14 @@ def facts_of(tk: Tokens, subject: Subject, start: int, flag_units: set[int]) -> 
         out.insert(0, Fact("tool", _tool_kind(us, clause_start(us, b0), end, kind), value, text,
                            polarity_at(tk, b0)))
     for n, u in enumerate(us):
-        if u.key in STATE_CONCEPTS and n not in free and not modifies_noun(us, n):
+        if u.key in STATE_CONCEPTS and u.known and n not in free and not modifies_noun(us, n):
             attribute, state, valence = STATE_CONCEPTS[u.key]
             if not any(f.attribute == attribute for f in out):
                 out.append(Fact(attribute, "", frozenset({state}), u.words, valence * polarity_at(tk, n)))
     out += _measured_extra(tk, subject, out)
+    handover = _handover(tk)
+    if handover is not None:
+        out = [f for f in out if f.attribute != "lead"] + [handover]
     commute = _commute(tk)
     if commute is not None and not any(f.attribute == "commute" for f in out):
         out.append(commute)
@@ -256,6 +251,20 @@ def modifies_noun(us, n: int) -> bool:
     return (nxt is not None and nxt.is_word and not nxt.is_cue and nxt.key not in en.FUNCTION
             and nxt.words not in vi.FUNCTION and nxt.key not in FLAG_WORDS and nxt.key not in ("who", "and", "but")
             and not nxt.words[:1].isdigit() and us[n].words.isascii() and nxt.words.isascii())
+
+
+def _handover(tk: Tokens) -> Fact | None:
+    """"handed the mobile team over to Tuan": Tuan now leads the mobile team."""
+    us = tk.units
+    words = [u.words for u in us]
+    for n, w in enumerate(words):
+        if w in ("handed", "hand", "hands", "handing", "passed") and "over" in words[n + 1:n + 6]:
+            over = words.index("over", n + 1)
+            if over + 2 < len(us) and words[over + 1] == "to" and us[over + 2].cap:
+                value, _ = value_of(us, n + 1, over, set())
+                name = us[over + 2].fold
+                return Fact("lead", " ".join(sorted(value)), frozenset({name}), us[over + 2].shown, 1)
+    return None
 
 
 def _commute(tk: Tokens) -> Fact | None:
@@ -281,7 +290,7 @@ def _refine(f: Fact) -> Fact:
 
 def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]:
     """An age or a weight a person states without its cue word ("lên 7 rồi", "down to 76 kg")."""
-    if subject.kind not in ("owner", "person"):
+    if subject.kind not in ("owner", "person") and subject.words & EVENT_NOUNS:
         return []
     have = {f.attribute for f in out}
     extra = []
@@ -401,6 +410,9 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
         return Fact("employer", "", value, text, polarity_at(tk, n))
     if cue == "@lead":
         value, _ = value_of(us, n + 1, end, skip)
+        before = [u for u in us[lo:n] if u.is_word]
+        if before and (before[-1].words in ("he", "she", "they", "it") or not before[-1].cap):
+            return None  # "he runs it now": who "he" is, the clause does not say
         who = frozenset({subject.name}) if subject.name else frozenset()
         return Fact("lead", " ".join(sorted(value)), who, subject.label(), polarity_at(tk, n)) if who else None
     if cue == "@manager":
@@ -408,9 +420,14 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
         return Fact("role", "manager", value, text, polarity_at(tk, n))
     if cue == "@allergy":
         value, text = value_of(us, n + 1, hi, skip)
+        value -= {"gi", "anyth", "anything"}
         if not value:
-            value, text = value_of(us, lo, n, skip)
-        if not value:  # "I can't eat peanuts because I'm allergic": what the text names
+            seg = n
+            while seg > lo and us[seg - 1].key not in _SEGMENT_STOPS:
+                seg -= 1
+            value, text = value_of(us, seg, n, skip)
+        if not value and not any(u.key in _SEGMENT_STOPS for u in us):
+            # "I can't eat peanuts because I'm allergic": what the text names
             value = frozenset(u.key for u in us if u.is_word and not u.is_cue and u.key not in en.FUNCTION
                               and u.key not in FLAG_WORDS and u.key not in CONSUME_VERBS and u.words not in AUX
                               and u.key not in en.SELF and u.words not in vi.FUNCTION)
@@ -420,6 +437,8 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
         value, text = value_of(us, n + 1, hi, skip)
         return Fact("hometown", "", value, text, polarity_at(tk, n)) if value else None
     value, text = value_of(us, n + 1, hi, skip)
+    if cue == "@named" and subject.kind == "person" and subject.role:
+        attribute = "name"  # "Mai's teacher is called Ms. Thao"
     return Fact(attribute, "", value, text, CUE_VALENCE.get(cue, 1) * polarity_at(tk, n))
 
 
@@ -478,7 +497,7 @@ def _at(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int])
     if any(u.key == "@hometown" for u in before):
         return Fact("hometown", "", value, text, pol)
     if subject.kind in ("owner", "person") and value and all(u.key in ("family", "home") or u.words in vi.SELF
-                                                              or textmod.fold(u.words) in ("toi", "minh")
+                                                              or u.fold in ("toi", "minh")
                                                               or u.cap for u in before):
         return Fact("residence", "", value, text, pol)
     return Fact("location", "", value, text, pol) if value else None
@@ -568,8 +587,17 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
     if j >= end:
         return None
     verb: Unit = us[j]
-    value, text = value_of(us, j + 1, end, skip)
     pol = polarity_at(tk, j)
+    if j in tk.covered("ended"):
+        # "stopped playing tennis" is about playing; "đã bỏ cà phê", "quit League" about any verb
+        nxt = us[j + 1] if j + 1 < end else None
+        if nxt is not None and nxt.is_word and (nxt.words.endswith("ing") or nxt.stem in _VERBS_OF_ACTIVITY):
+            j += 1
+            verb = nxt
+        else:
+            value, text = value_of(us, j + 1, end, skip)
+            return Fact("do", "", value, text, pol) if value else None
+    value, text = value_of(us, j + 1, end, skip)
     if verb.words in COPULAS:
         if not value:
             return None
@@ -607,6 +635,8 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
     return Fact("do", key, value, text, pol)
 
 
+_VERBS_OF_ACTIVITY = frozenset({"play", "drink", "eat", "smoke", "learn", "studi", "work", "use", "take", "go",
+                                "run", "tap", "hoc", "an", "uong", "hut", "choi", "lam", "di"})
 _FOOD = frozenset({"coffee", "decaf", "tea", "green tea", "milk", "beer", "wine", "champagne", "alcohol", "spirits",
                    "cocktail", "meat", "red meat", "beef", "pork", "lamb", "chicken", "fish", "shrimp", "egg",
                    "dairy", "gluten", "sugar", "sweets", "fried", "spicy", "seafood"})

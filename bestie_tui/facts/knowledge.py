@@ -12,6 +12,8 @@ names which kind of device or tool, and which lasting states exclude what.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 CATEGORIES: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "beef": {"red meat", "meat"}, "pork": {"red meat", "meat"}, "lamb": {"red meat", "meat"},
     "red meat": {"meat"}, "chicken": {"meat", "poultry"}, "meat": set(), "fish": {"fish", "seafood"},
@@ -115,6 +117,7 @@ IMPLIES: dict[str, tuple[str, str, int]] = {
 }
 
 
+@lru_cache(maxsize=65536)
 def categories_of(concept: str) -> frozenset[str]:
     """The concept itself and every category it belongs to (two levels)."""
     direct = CATEGORIES.get(concept, frozenset())

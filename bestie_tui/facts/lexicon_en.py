@@ -213,7 +213,7 @@ FUNCTION = frozenset(
     "some all every each most more much many both such own same other another what which who whom whose "
     "when where why how up down out off over under again further once too yet ever even quite rather "
     "around roughly about approximately near nearly almost let lets want wants wanted need needs needed "
-    "get gets got go goes going went make made keep kept kind sort lot lots thing things one ones someone "
+    "get gets got go goes going went make made keep kept kind sort lot lots thing things ones someone "
     "something everything anything nothing now usually always generally really actually definitely "
     "mention mentioned say said says tell told state stated note noted like".split())
 #: Pronouns that are the owner (first person), and that are the owner after "the user said …".

@@ -21,7 +21,7 @@ PHRASES: dict[str, str] = {
     "nha sĩ": "dentist", "cả nhà": "family", "gia đình tôi": "family", "nhà tôi": "family",
     "con một": "only child",
     # --- jobs and roles (values)
-    "kế toán": "accountant", "dạy": "teach", "dự án": "project", "kỹ sư": "engineer",
+    "người dùng": "user", "chủ nhân": "user", "kế toán": "accountant", "dạy": "teach", "dự án": "project", "kỹ sư": "engineer",
     "lập trình viên": "developer", "trưởng phòng": "manager",
     "trưởng nhóm": "team lead", "quản lý": "@lead", "chủ nhiệm": "@lead", "phụ trách": "@lead",
     # --- things
@@ -108,7 +108,7 @@ CLAUSE_WORDS = frozenset({"nhưng", "vì", "tuy", "mặc", "còn", "để"})
 FUNCTION = frozenset(
     "là của và với cho những các một như thì mà ở tại trong này đó được sẽ đã đang rất cũng vẫn nhé ạ ơi "
     "thôi nhỉ đấy đây kia nào gì lại ra vào lên xuống đến tới bằng theo về từ khi lúc khá hơi quá nhiều "
-    "lắm cả mọi hết có người dùng tôi mình em".split())
+    "lắm cả mọi hết có người dùng tôi mình em cứ".split())
 SELF = frozenset({"tôi", "mình", "tớ", "tao", "em", "người dùng", "user"})
 #: Honorifics and kinship words before a name ("anh Minh", "chị Hương", "bé Mai").
 HONORIFICS = frozenset({"anh", "chị", "em", "cô", "chú", "bác", "ông", "bà", "bé", "cháu", "thầy", "bạn", "dì",

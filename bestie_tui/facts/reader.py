@@ -22,7 +22,7 @@ concepts) still lets two such texts be compared word by word.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from bestie_tui.facts import dates
 from bestie_tui.facts import lexicon_en as en
@@ -67,6 +67,12 @@ class Reading:
     #: what the text says a thing is used for or where ("để làm việc", "for work", "at home")
     purpose: frozenset[str] = frozenset()
 
+
+    @cached_property
+    def norm(self) -> str:
+        """``text.normalize(text)``: equal for the same text written differently."""
+        return textmod.normalize(self.text)
+
     @property
     def readable(self) -> bool:
         return bool(self.facts)
@@ -91,9 +97,10 @@ def read(text: str) -> Reading:
     for n, u in enumerate(us):
         if u.is_word and not u.is_cue and polarity_at(tk, n) > 0:
             mentions |= categories_of(u.key)
-    joined = " " + " ".join(textmod.fold(u.words) for u in us) + " "
-    written = " " + " ".join(u.words for u in us) + " "
-    if any(f" {c} " in joined for c in COUNTRIES) or tk.lang == "vi" and any(f" {c} " in written for c in COUNTRIES_VI):
+    folds = [u.fold for u in us]
+    grams = set(folds) | {a + " " + b for a, b in zip(folds, folds[1:])}
+    if grams & COUNTRIES or tk.lang == "vi" and not tk.folded and (
+            {u.words for u in us} | {a.words + " " + b.words for a, b in zip(us, us[1:])}) & COUNTRIES_VI:
         mentions.update({"country", "abroad"})
     negated = tk.has("neg")
     ended = tk.has("ended")
@@ -114,6 +121,10 @@ def read(text: str) -> Reading:
 
 
 _PURPOSE_WORDS = frozenset({"for", "để", "de"})
+_TIME_WORDS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                         "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+                         "saturday", "sunday", "today", "tomorrow", "tonight", "now", "good", "ever", "years",
+                         "months", "weeks", "days", "hours", "a", "the", "privacy", "ages", "long"})
 _PLACE = frozenset({"home", "office", "work", "school"})
 
 
@@ -124,7 +135,7 @@ def _purpose(tk: Tokens) -> frozenset[str]:
     for n, u in enumerate(us):
         if u.words in _PURPOSE_WORDS or u.key in ("at", "tai") or u.words in ("ở",) and n > 2:
             for v in us[n + 1:n + 4]:
-                if not v.is_word:
+                if not v.is_word or v.words[:1].isdigit() or v.fold in _TIME_WORDS:
                     break
                 if v.key in en.FUNCTION or v.words in vi.FUNCTION:
                     continue

@@ -36,13 +36,14 @@ from bestie_tui.facts.attributes import Fact
 from bestie_tui.facts.knowledge import EXCLUDES, categories_of
 from bestie_tui.facts.reader import Reading, read
 from bestie_tui.facts.subjects import same_subject
-from bestie_tui.text import words as textmod
 
 KINDS = ("duplicate", "correction", "contradiction", "event_vs_state", "compatible")
 #: Attributes whose new value comes with a dated event ("we moved in January", "got married on
 #: Saturday"): such a dated statement is a correction, not a one-off event against a state.
 STATUS = frozenset({"residence", "employer", "title", "manager", "marital", "age", "grade", "tool", "name",
                     "employment", "school", "lead", "location", "hometown", "of", "role", "birthday", "birth year"})
+#: Attributes whose value is a time of day.
+_TIMED = frozenset({"bedtime", "wake time", "schedule"})
 #: Content-word overlap (Dice) from which two unframed texts are the same statement.
 DUPLICATE_OVERLAP = 0.8
 #: … and from which two unframed texts of opposite polarity contradict each other.
@@ -60,53 +61,73 @@ class Relation:
     old_value: str | None = None
     new_value: str | None = None
     subject: str | None = None
+    #: what decided it: ``same`` (equal values), ``value`` (another value), ``negation`` / ``antonym``
+    #: (opposite polarity), ``ended``, ``fix``, ``change``, ``event``, ``exclusion`` (a state and what
+    #: it excludes), ``words`` (content words), ``text`` (the same text), ``subject``, ``scope``,
+    #: ``past``, ``plan``, ``many``, ``denied``, ``none``
+    basis: str = "none"
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "reason": self.reason, "subject": self.subject, "attribute": self.attribute,
-                "old_value": self.old_value, "new_value": self.new_value}
+                "old_value": self.old_value, "new_value": self.new_value, "basis": self.basis}
 
 
-def relate(older: str, newer: str, older_at: datetime | None = None, newer_at: datetime | None = None) -> Relation:
+def relate(older: str, newer: str, older_at: datetime | None = None, newer_at: datetime | None = None, *,
+           similarity: float | None = None, threshold: float = DUPLICATE_OVERLAP) -> Relation:
     """The relation of memory ``newer`` to memory ``older`` (see the module docstring).
 
     Args:
         older, newer: the two memory texts; ``newer`` is the later statement.
         older_at, newer_at: when each was stated (naive UTC); when both are given and ``older_at``
             is the later, the two are swapped so that the newer is always the later statement.
+        similarity: the caller's similarity of the two texts (0–1, e.g. the doctor's TF-IDF cosine);
+            used in place of the content-word overlap for texts the reader cannot frame.
+        threshold: the similarity (or overlap) from which two unframed texts are duplicates.
 
     Returns:
         A ``Relation``. Never raises; a text the reader cannot frame is compared word by word.
     """
     if older_at is not None and newer_at is not None and older_at > newer_at:
         older, newer = newer, older
-    return _relate(older, newer)
+    return _relate(older, newer, None if similarity is None else round(similarity, 4), threshold)
 
 
 @lru_cache(maxsize=65536)
-def _relate(older: str, newer: str) -> Relation:
-    if textmod.normalize(older) == textmod.normalize(newer):
-        return Relation("duplicate", "the same text")
+def _relate(older: str, newer: str, similarity: float | None = None, threshold: float = DUPLICATE_OVERLAP
+            ) -> Relation:
     a, b = read(older), read(newer)
-    found = _excluded(a, b)
-    if found is not None:
-        return found
+    if a.norm == b.norm:
+        return Relation("duplicate", "the same text", basis="text")
     subject = same_subject(a.subject, b.subject, a.content, b.content)
-    if subject == "different":
-        return Relation("compatible", f"different subjects: {a.subject.label()} / {b.subject.label()}")
     who = b.subject.label() if b.subject.kind != "owner" or a.subject.kind == "owner" else a.subject.label()
     best: Relation | None = None
     for fa, fb in _pairs(a, b):
-        r = _compare(a, b, fa, fb, who)
-        if best is None or _RANK[r.kind] < _RANK[best.kind]:
-            best = r
+        if subject == "different" and fa.attribute != "role":
+            continue
+        if True:
+            r = _compare(a, b, fa, fb, "owner" if fa.attribute == "role" else who)
+            if best is None or _RANK[r.kind] < _RANK[best.kind]:
+                best = r
+    if best is not None and best.kind != "compatible":
+        return best
+    found = _excluded(a, b)
+    if found is not None:
+        return found
+    if subject == "different":
+        return Relation("compatible", f"different subjects: {a.subject.label()} / {b.subject.label()}",
+                        basis="subject")
     if best is not None:
         return best
-    if b.event and not a.event and not b.change and (a.facts and b.facts) and subject == "same":
+    if b.event and not a.event and not b.change and (a.facts and b.facts) and subject == "same" \
+            and not (a.plan or b.plan or a.past):
         shared = _categories(a) & _categories(b)
         if shared:
+            if a.ever and a.negated:
+                return Relation("contradiction", f"same subject: {who}; never {', '.join(sorted(shared))} / "
+                                "it happened", subject=who, basis="negation")
             return Relation("event_vs_state", f"same subject: {who}; a one-off event about "
-                            f"{', '.join(sorted(shared))} against “{older}”", subject=who)
-    return _by_words(a, b, who)
+                            f"{', '.join(sorted(shared))} against “{older}”", subject=who, basis="event")
+    return _by_words(a, b, who, similarity, threshold)
 
 
 def _categories(r: Reading) -> set[str]:
@@ -187,9 +208,10 @@ def _quantities_same(va: set[str], vb: set[str]) -> bool:
     return True
 
 
-def _scopes_differ(a: Reading, b: Reading) -> bool:
-    """Both name days (or parts of the day) and no day is in both: "home on Mondays" / "office on Tuesdays"."""
-    for kind in ("weekday", "daypart"):
+def _scopes_differ(a: Reading, b: Reading, timed: bool = False) -> bool:
+    """Both name days (or parts of the day) and no day is in both: "home on Mondays" / "office on
+    Tuesdays". For a ``timed`` attribute (a bedtime) the part of the day is its value, not a scope."""
+    for kind in ("weekday",) if timed else ("weekday", "daypart"):
         da = {q.value for q in a.quantities if q.kind == kind}
         db = {q.value for q in b.quantities if q.kind == kind}
         if da and db and not (da & db):
@@ -206,53 +228,57 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
     attribute = fa.label()
     old, new = _show(fa), _show(fb)
 
-    def rel(kind: str, why: str) -> Relation:
-        return Relation(kind, f"same subject: {who}; attribute: {attribute}; {why}", fa.label(), old, new, who)
+    def rel(kind: str, why: str, basis: str) -> Relation:
+        return Relation(kind, f"same subject: {who}; attribute: {attribute}; {why}", fa.label(), old, new, who, basis)
 
     if a.plan != b.plan:
-        return rel("compatible", "a plan or wish beside a statement")
+        return rel("compatible", "a plan or wish beside a statement", "plan")
     if (a.past != b.past) and not (a.ever and fa.polarity < 0 or b.ever and fb.polarity < 0):
-        return rel("compatible", "a past state beside a present one")
+        return rel("compatible", "a past state beside a present one", "past")
     same = same_value(fa, fb, a.quantities, b.quantities)
     if same:
         if fa.polarity == fb.polarity:
-            if fa.attribute != "schedule" and _scopes_differ(a, b):
-                return rel("compatible", "different days or times")
-            return rel("duplicate", f"{old} = {new}" if old != new else f"both: {new}")
+            if fa.attribute != "schedule" and _scopes_differ(a, b, fa.attribute in _TIMED):
+                return rel("compatible", "different days or times", "scope")
+            return rel("duplicate", f"{old} = {new}" if old != new else f"both: {new}", "same")
         if fb.polarity < 0 and b.ended:
-            return rel("correction", f"{old} → ended")
+            return rel("correction", f"{old} → ended", "ended")
         if b.fix:
-            return rel("correction", f"{old} → not so (an explicit fix)")
+            return rel("correction", f"{old} → not so (an explicit fix)", "fix")
         if fb.polarity > 0 and b.change and not b.long_ago and (a.ended or spec.mutable and fa.attribute in STATUS):
-            return rel("correction", f"not {old} → {new}")
+            return rel("correction", f"not {old} → {new}", "change")
         if b.event and not a.event and not a.ever and fb.polarity > 0:
-            return rel("event_vs_state", f"a one-off event against “{a.text}”")
-        return rel("contradiction", f"{old} / not {old}" if fb.polarity < 0 else f"not {old} / {new}")
+            return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+        return rel("contradiction", f"{old} / not {old}" if fb.polarity < 0 else f"not {old} / {new}",
+                   "negation" if a.negated != b.negated else "antonym")
     # different values
     if fa.polarity < 0 or fb.polarity < 0:
         if fa.polarity < 0 and fb.polarity < 0 or not (a.only or b.only):
-            return rel("compatible", "different values, one or both denied")
+            return rel("compatible", "different values, one or both denied", "denied")
     if (a.only or b.only) and fa.polarity > 0 and fb.polarity > 0:
         if b.event and not a.event:
-            return rel("event_vs_state", f"a one-off event against “{a.text}”")
-        return rel("contradiction", f"only {old} / {new}" if a.only else f"{old} / only {new}")
+            return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+        return rel("contradiction", f"only {old} / {new}" if a.only else f"{old} / only {new}", "value")
     if not spec.single:
-        return rel("compatible", f"{old} and {new} can both hold")
-    if a.purpose and b.purpose and not (a.purpose & b.purpose):
-        return rel("compatible", f"different uses: {', '.join(sorted(a.purpose))} / {', '.join(sorted(b.purpose))}")
-    if fa.attribute != "schedule" and _scopes_differ(a, b):
-        return rel("compatible", "different days or times")
+        return rel("compatible", f"{old} and {new} can both hold", "many")
     if b.event and not a.event and fa.attribute not in STATUS and not b.change:
-        return rel("event_vs_state", f"a one-off event against “{a.text}”")
+        return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+    if a.purpose and b.purpose and not (a.purpose & b.purpose):
+        return rel("compatible", f"different uses: {', '.join(sorted(a.purpose))} / {', '.join(sorted(b.purpose))}",
+                   "scope")
+    if fa.attribute != "schedule" and _scopes_differ(a, b, fa.attribute in _TIMED):
+        return rel("compatible", "different days or times", "scope")
+    if b.event and not a.event and fa.attribute not in STATUS and not b.change:
+        return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
     if not spec.mutable:
         if b.fix:
-            return rel("correction", f"{old} → {new} (an explicit fix)")
-        return rel("contradiction", f"{old} / {new}: a fact that does not change")
+            return rel("correction", f"{old} → {new} (an explicit fix)", "fix")
+        return rel("contradiction", f"{old} / {new}: a fact that does not change", "value")
     if spec.grows and _smaller(fb, fa):
-        return rel("contradiction", f"{old} / {new}: it only grows")
+        return rel("contradiction", f"{old} / {new}: it only grows", "value")
     if b.long_ago:
-        return rel("contradiction", f"{old} / {new}: the newer says it has long been so")
-    return rel("correction", f"{old} → {new}")
+        return rel("contradiction", f"{old} / {new}: the newer says it has long been so", "value")
+    return rel("correction", f"{old} → {new}", "value")
 
 
 def _smaller(fb: Fact, fa: Fact) -> bool:
@@ -286,10 +312,25 @@ def _positive_mentions(r: Reading) -> set[str]:
     return out
 
 
+def _members_named(r: Reading) -> set[str]:
+    """The categories of what a text names positively, without the names themselves: "champagne"
+    gives alcohol, "Tokyo" Japan and abroad; a denial of "vegan" meets a "vegan" in the facts, not here."""
+    out: set[str] = set()
+    names: set[str] = set(r.content)
+    for f in r.facts:
+        if f.polarity > 0:
+            names |= f.value
+    for c in names:
+        out |= categories_of(c) - {c}
+    if "abroad" in r.mentions and "abroad" not in r.content:
+        out.add("abroad")
+    return out & r.mentions if r.mentions else out
+
+
 def _excluded(a: Reading, b: Reading) -> Relation | None:
     """Step 2 of the module docstring, in both directions."""
     for x, y, newer_is_y in ((a, b, True), (b, a, False)):
-        if y.plan or x.plan:
+        if y.plan or x.plan or y.past and not x.ever:
             continue
         family = y.subject.kind == "person" and y.subject.of is None and y.subject.role is not None
         same = same_subject(x.subject, y.subject, x.content, y.content) == "same"
@@ -312,8 +353,8 @@ def _excluded(a: Reading, b: Reading) -> Relation | None:
                 return _clash(x, y, newer_is_y, "not " + ", ".join(sorted(denied)), y.subject.role or "")
         if not same:
             continue
-        if denied:
-            hits = {d for d in denied if d in _positive_mentions(y)} - {"food", "thing"}
+        if denied and (not y.past or x.ever):
+            hits = {d for d in denied if d in _members_named(y) or d in y.mentions} - {"food", "thing"}
             if hits:
                 return _clash(x, y, newer_is_y, "not " + ", ".join(sorted(denied)), ", ".join(sorted(hits)),
                               ever=x.ever)
@@ -324,29 +365,36 @@ def _clash(x: Reading, y: Reading, newer_is_y: bool, state: str, what: str, ever
     older, newer = (x, y) if newer_is_y else (y, x)
     why = f"{state} excludes {what}"
     if newer.event and not newer.change and newer is y and not ever:
-        return Relation("event_vs_state", f"{why}; a one-off event against a lasting state", None, state, what)
+        return Relation("event_vs_state", f"{why}; a one-off event against a lasting state", None, state, what,
+                        basis="event")
     if newer.ended or newer.fix or (newer.change and newer is y and not newer.long_ago and not ever):
-        return Relation("correction", f"{why}; the newer says it changed", None, state, what)
-    return Relation("contradiction", why, None, state, what)
+        return Relation("correction", f"{why}; the newer says it changed", None, state, what, basis="change")
+    return Relation("contradiction", why, None, state, what, basis="exclusion")
 
 
-def _by_words(a: Reading, b: Reading, who: str) -> Relation:
-    """Step 5: content-word overlap (Dice) and polarity."""
+def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, threshold: float) -> Relation:
+    """Step 5: content-word overlap (Dice, or the caller's ``similarity``) and polarity."""
     ca, cb = set(a.content), set(b.content)
     if not ca or not cb:
-        return Relation("compatible", "nothing in common the reader can compare")
-    dice = 2 * len(ca & cb) / (len(ca) + len(cb))
-    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated:
+        return Relation("compatible", "nothing in common the reader can compare", basis="none")
+    dice = 2 * len(ca & cb) / (len(ca) + len(cb)) if similarity is None else similarity
+    what = "word overlap" if similarity is None else "similarity"
+    if a.plan != b.plan or a.past != b.past and not (a.ever and a.negated or b.ever and b.negated):
+        return Relation("compatible", "a plan, a wish or a past state beside a statement", basis="plan")
+    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated and ca & cb:
         if b.ended and b.negated:
-            return Relation("correction", f"the same words ({dice:.2f}); the newer says it ended", subject=who)
+            return Relation("correction", f"the same words ({what} {dice:.2f}); the newer says it ended",
+                            subject=who, basis="ended")
         if b.event and not a.event:
-            return Relation("event_vs_state", f"the same words ({dice:.2f}); a one-off event", subject=who)
-        return Relation("contradiction", f"the same words ({dice:.2f}), one negated", subject=who)
-    if dice >= DUPLICATE_OVERLAP and a.negated == b.negated and not dates.differ(a.quantities, b.quantities) \
+            return Relation("event_vs_state", f"the same words ({what} {dice:.2f}); a one-off event",
+                            subject=who, basis="event")
+        return Relation("contradiction", f"the same words ({what} {dice:.2f}), one negated", subject=who,
+                        basis="negation")
+    if dice >= threshold and a.negated == b.negated and not dates.differ(a.quantities, b.quantities) \
             and not _scopes_differ(a, b) and not (a.readable and b.readable):
-        return Relation("duplicate", f"the same words ({dice:.2f})", subject=who)
-    return Relation("compatible", f"different facts (word overlap {dice:.2f})" + (
-        "" if a.readable or b.readable else "; " + (a.note or b.note or "")))
+        return Relation("duplicate", f"the same words ({what} {dice:.2f})", subject=who, basis="words")
+    return Relation("compatible", f"different facts ({what} {dice:.2f})" + (
+        "" if a.readable or b.readable else "; " + (a.note or b.note or "")), basis="words")
 
 
 __all__ = ["Relation", "relate", "KINDS", "same_value"]

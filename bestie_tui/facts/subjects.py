@@ -80,6 +80,8 @@ def _is_name(u: Unit, nxt: Unit | None, first: bool, flagged: bool = False) -> b
     w = u.words
     if w in en.SELF or w.endswith(("ing", "ed")) and first:
         return False
+    if w in _PRONOUNS:
+        return False
     if w in en.FUNCTION or w in vi.FUNCTION:  # "An turned 6": a name that is also a word, before a verb
         return nxt is not None and (nxt.is_cue or nxt.words in COPULAS or nxt.stem in VERBS) and not nxt.cap
     if u.key in _CONCEPT_NAMES or textmod.fold(w) in _MONTHS_DAYS:
@@ -93,6 +95,8 @@ def _is_name(u: Unit, nxt: Unit | None, first: bool, flagged: bool = False) -> b
             or (nxt.cap and nxt.is_word))
 
 
+_PRONOUNS = frozenset({"it", "this", "that", "there", "here", "what", "who", "they", "these", "those", "he", "she",
+                       "we", "you", "i", "one", "someone", "everyone", "nobody", "people"})
 _MONTHS_DAYS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
                           "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
                           "saturday", "sunday", "mon", "tue", "wed", "thu", "fri", "sat", "sun"})
@@ -116,8 +120,13 @@ def _skip_lead(us: tuple[Unit, ...], tk: Tokens) -> int:
     for k in range(1, min(7, len(us))):
         if us[k].key == ",":
             head = us[:k]
+            tail = us[k + 1] if k + 1 < len(us) else None
+            pronoun_after = tail is not None and (tail.key in ("i", "we") or tail.words in vi.SELF)
+            if pronoun_after and not any(u.key in en.SELF or u.words in vi.SELF for u in head):
+                return k + 1  # "Hôm qua đi sinh nhật bạn, tôi có ăn …"
             if not any(u.words in COPULAS or u.key in en.SELF or u.words in vi.SELF or u.stem in VERBS
-                       and u.words not in ("start", "starting") or u.is_cue and u.key not in ("@like",) for u in head):
+                       and u.words not in ("start", "starting") or u.is_cue and u.key not in ("@like",)
+                       or u.words in _VI_VERBS or u.vi and u.cap for u in head):
                 return k + 1
             break
     i = 0
@@ -126,7 +135,7 @@ def _skip_lead(us: tuple[Unit, ...], tk: Tokens) -> int:
         if i in lead and (u.key not in ("i", "toi", "we", "my") or i in pronoun_spans):
             i += 1
             continue
-        if u.key in (",", ":", "please", "so", "also", "ok") or u.words in _VI_TIME or u.words in _MONTHS_DAYS \
+        if u.key in (",", ":") or u.words in ("please", "so", "also", "ok", "pls") or u.words in _VI_TIME or u.words in _MONTHS_DAYS \
                 or u.words.rstrip("s") in _MONTHS_DAYS or u.words[:1].isdigit():
             i += 1
             continue
@@ -142,6 +151,11 @@ def _skip_lead(us: tuple[Unit, ...], tk: Tokens) -> int:
     return i
 
 
+#: Verbs that open a telegraphic note about the owner ("Quit League for good", "Joined Vela Labs in 2021").
+_TELEGRAPHIC = frozenset({"quit", "stop", "start", "join", "switch", "move", "rebook", "left", "gave", "got",
+                          "becam", "promot", "reschedul", "chang", "migrat", "turn"})
+
+
 def find_subject(tk: Tokens) -> tuple[Subject, int]:
     """The subject of the first clause and the position after it (see the module docstring)."""
     us = tk.units
@@ -151,6 +165,9 @@ def find_subject(tk: Tokens) -> tuple[Subject, int]:
     if i >= len(us):
         return OWNER, len(us)
     flagged = {j for spans in tk.flags.values() for span in spans for j in span}
+    if i > 0 and 0 in flagged and us[0].cap and us[0].words not in ("now", "today", "yesterday", "these", "from") \
+            and tk.lang == "en" and us[0].stem in _TELEGRAPHIC:
+        return OWNER, i
     if tk.lang == "vi":
         return _vi_subject(us, i)
     return _en_subject(us, i, flagged)
@@ -181,7 +198,7 @@ def _en_subject(us, i: int, flagged: set[int]) -> tuple[Subject, int]:
                 j += 1
             name = None
             if j < len(us) and us[j].cap and us[j].is_word and not us[j].is_cue and us[j].words not in COPULAS:
-                name = textmod.fold(us[j].words)
+                name = us[j].fold
                 j += 1
             if j < len(us) and (us[j].words in COPULAS or us[j].key == ":") and name is None:
                 return Subject("owner", possessed=(role,)), j  # "my manager is Marcus"
@@ -199,9 +216,9 @@ def _en_subject(us, i: int, flagged: set[int]) -> tuple[Subject, int]:
             j += 2
         return OWNER, j
     if u.words in en.HONORIFICS and nxt is not None and nxt.cap:
-        return Subject("person", name=textmod.fold(nxt.words)), i + 2
+        return Subject("person", name=nxt.fold), i + 2
     if _is_name(u, nxt, first=(i == 0 or not us[i - 1].is_word), flagged=i in flagged):
-        name = textmod.fold(u.words)
+        name = u.fold
         j = i + 1
         if nxt is not None and nxt.key == "'s":
             j += 1
@@ -251,28 +268,28 @@ def _vi_subject(us, i: int) -> tuple[Subject, int]:
     if w in vi.SELF or textmod.fold(w) in ("toi", "minh", "nguoi dung") or u.key in ("family",):
         return OWNER, i + 1
     if u.is_cue and nxt is not None and nxt.key in en.PERSON_CONCEPTS and i + 2 < len(us) \
-            and textmod.fold(us[i + 2].words) in ("toi", "minh"):
+            and us[i + 2].fold in ("toi", "minh"):
         return Subject("person", role=nxt.key, possessed=(u.key,)), i + 3  # "Sinh nhật vợ tôi …"
     if u.key in en.PERSON_CONCEPTS or u.key in ("child",):
         j = i + 1
-        if j < len(us) and textmod.fold(us[j].words) in ("toi", "minh", "nha toi", "cua toi"):
+        if j < len(us) and us[j].fold in ("toi", "minh", "nha toi", "cua toi"):
             j += 1
             if j < len(us) and us[j].words == "là":
                 return Subject("owner", possessed=(u.key,)), j  # "Trưởng phòng tôi là chị Hương"
             name = None
             if j < len(us) and us[j].cap and us[j].is_word:
-                name = textmod.fold(us[j].words)
+                name = us[j].fold
                 j += 1
             return Subject("person", name=name, role=u.key), j
     if w in vi.HONORIFICS and nxt is not None and nxt.cap and nxt.is_word:
-        return Subject("person", name=textmod.fold(nxt.words), role=None), i + 2
+        return Subject("person", name=nxt.fold, role=None), i + 2
     if u.cap and u.is_word and not u.is_cue and textmod.fold(w) not in _VI_TIME_FOLDED \
             and u.key not in _CONCEPT_NAMES and w not in _VI_VERBS:
         name = textmod.fold(w)
         j = i + 1
-        if j < len(us) and textmod.fold(us[j].words) in ("nha toi", "nha", "toi"):
+        if j < len(us) and us[j].fold in ("nha toi", "nha", "toi"):
             j += 1
-            if j < len(us) and textmod.fold(us[j].words) == "toi":
+            if j < len(us) and us[j].fold == "toi":
                 j += 1
         return Subject("person", name=name), j
     # a thing (nhóm, công ty, dự án Kite …), or a possessed attribute before "của tôi"
@@ -281,18 +298,18 @@ def _vi_subject(us, i: int) -> tuple[Subject, int]:
     while j < len(us):
         v = us[j]
         if v.key in (",", ":", ".", ";") or v.words in _VI_VERBS or v.is_cue and words \
-                or textmod.fold(v.words) in _FOLDED_VI_STOPS:
+                or v.fold in _FOLDED_VI_STOPS:
             break
-        if textmod.fold(v.words) in ("cua", "toi") and words:
-            if textmod.fold(v.words) == "cua":
+        if v.fold in ("cua", "toi") and words:
+            if v.fold == "cua":
                 j += 1
-            if j < len(us) and textmod.fold(us[j].words) == "toi":
+            if j < len(us) and us[j].fold == "toi":
                 return Subject("owner", possessed=tuple(words)), j + 1
             break
         if v.is_word and v.words not in vi.FUNCTION:
             words.append(v.key)
         j += 1
-    if j < len(us) and textmod.fold(us[j].words) == "toi" and words:
+    if j < len(us) and us[j].fold == "toi" and words:
         return Subject("owner", possessed=tuple(words)), j + 1
     if not words:
         return OWNER, i

@@ -13,14 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from bestie_tui.facts import lexicon_en as en
 from bestie_tui.facts import lexicon_vi as vi
 from bestie_tui.text import words as textmod
 
 
-@dataclass(frozen=True)
-class Unit:
+class Unit(NamedTuple):
     """One word or lexicon phrase. ``key`` is its concept (``wife``), cue (``@live``) or, for a word
     outside the lexicon, its stem (English) or folded syllable (Vietnamese); ``stem`` is the stem or
     folded form of a one-word unit (``""`` for a phrase); ``words`` is the text as written (lower
@@ -33,23 +33,30 @@ class Unit:
     clause: int
     start: int
     size: int = 1
-
-    @property
-    def is_cue(self) -> bool:
-        return self.key.startswith("@")
-
-    @property
-    def is_word(self) -> bool:
-        return self.key[:1].isalnum()
+    #: ``words`` folded (no diacritics)
+    fold: str = ""
+    #: the key is a cue (``@live``)
+    is_cue: bool = False
+    #: a word or phrase, not punctuation or a cue
+    is_word: bool = True
+    #: the words with their capitals, as the text has them (for showing values)
+    shown: str = ""
+    #: the unit is in a Vietnamese text
+    vi: bool = False
+    #: the unit was found in a lexicon (its key is a concept or a cue, not a bare stem)
+    known: bool = False
 
 
 @dataclass(frozen=True)
 class Tokens:
+    text: str
     lang: str
     folded: bool
     units: tuple[Unit, ...]
     #: flag name → the unit positions each match covers (a tuple of index tuples)
     flags: dict[str, tuple[tuple[int, ...], ...]]
+    #: the polarity (+1/−1) of the segment each unit is in (see ``frames.polarity_at``)
+    polarity: tuple[int, ...] = ()
 
     def has(self, flag: str) -> bool:
         return bool(self.flags.get(flag))
@@ -64,6 +71,8 @@ _VI_MARKERS = frozenset({"toi", "cua", "la", "khong", "duoc", "nha", "voi", "son
                          "lich", "cat", "toc", "con", "me", "vo", "chong", "bo", "o", "co", "mot", "hai", "ba",
                          "bao", "gio", "phai", "vien", "nam", "cong", "ty", "viec", "tu", "xa", "an",
                          "uong", "di", "ve", "nuoc", "ngoai", "tuan", "tieng", "dt"})
+_EN_MARKERS = frozenset({"the", "is", "my", "i", "a", "to", "and", "of", "in", "am", "are", "me", "at", "for", "owner",
+                         "user", "s", "was", "has", "have", "with", "on", "it", "food", "favourite", "favorite"})
 _CONTRACTIONS = [
     (re.compile(r"\b(can)'t\b", re.I), r"\1 not"), (re.compile(r"\bwon't\b", re.I), "will not"),
     (re.compile(r"\bshan't\b", re.I), "shall not"), (re.compile(r"n't\b", re.I), " not"),
@@ -76,17 +85,65 @@ _TOKEN = re.compile(r"\$?\d+(?:[:.,/]\d+)*[^\W\d_]*|[^\W\d_]+(?:\d+[^\W\d_]*)*|'
 _CLAUSE_PUNCT = frozenset(".;!?()")
 
 
-def _phrase_table(phrases, key) -> dict[tuple[str, ...], str]:
-    table: dict[tuple[str, ...], str] = {}
-    for phrase, tag in phrases:
-        words = tuple(key(w) for w in phrase.replace("-", " ").split() if w)
-        if words and words not in table:
-            table[words] = tag
-    return table
+class _Table:
+    """Phrases (tuples of word keys) → tag: one-word phrases in a dict, longer ones as one compiled
+    alternation (longest first) matched over the space-joined keys of a text, so a text is scanned
+    once in C instead of trying every length at every word."""
+
+    def __init__(self, phrases, key):
+        self.single: dict[str, str] = {}
+        self.multi: dict[str, str] = {}
+        for phrase, tag in phrases:
+            words = tuple(key(w) for w in phrase.replace("-", " ").split() if w)
+            if len(words) == 1:
+                self.single.setdefault(words[0], tag)
+            elif words:
+                self.multi.setdefault(" ".join(words), tag)
+        alternatives = sorted(self.multi, key=lambda p: (-len(p), p))
+        self.pattern = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(p) for p in alternatives) + r")(?!\S)") \
+            if alternatives else None
+
+    def matches(self, keys: list[str], starts: list[int]) -> dict[int, tuple[int, str]]:
+        """``{word position: (number of words, tag)}`` of the multi-word phrases in ``keys``."""
+        out: dict[int, tuple[int, str]] = {}
+        if self.pattern is None or len(keys) < 2:
+            return out
+        joined = " ".join(keys)
+        for m in self.pattern.finditer(joined):
+            at = _position(starts, m.start())
+            if at is not None:
+                out[at] = (m.group(0).count(" ") + 1, self.multi[m.group(0)])
+        return out
 
 
+def _starts(keys: list[str]) -> list[int]:
+    out, at = [], 0
+    for k in keys:
+        out.append(at)
+        at += len(k) + 1
+    return out
+
+
+def _position(starts: list[int], offset: int) -> int | None:
+    import bisect
+
+    i = bisect.bisect_left(starts, offset)
+    return i if i < len(starts) and starts[i] == offset else None
+
+
+def _phrase_table(phrases, key) -> _Table:
+    return _Table(phrases, key)
+
+
+@lru_cache(maxsize=262144)
+def fold(word: str) -> str:
+    """``text.fold`` of one word, cached (the reader folds the same words over and over)."""
+    return textmod.fold(word)
+
+
+@lru_cache(maxsize=262144)
 def _en_key(word: str) -> str:
-    return textmod.stem(textmod.fold(word))
+    return textmod.stem(fold(word))
 
 
 def _flag_phrases(module) -> list[tuple[str, str]]:
@@ -106,35 +163,39 @@ def _tables():
     en_flags = _phrase_table(_flag_phrases(en), textmod.fold)
     vi_flags_raw = _phrase_table(_flag_phrases(vi), str.lower)
     vi_flags_fold = _phrase_table(_flag_phrases(vi), textmod.fold)
-    longest = max(len(k) for t in (en_concepts, vi_raw, en_flags, vi_flags_raw) for k in t)
-    return en_concepts, en_exact, vi_raw, vi_fold, en_flags, vi_flags_raw, vi_flags_fold, longest
+    return en_concepts, en_exact, vi_raw, vi_fold, en_flags, vi_flags_raw, vi_flags_fold
 
 
-def _words(text: str) -> list[tuple[str, bool, str]]:
-    """``(word as written, capitalised, kind)`` with kind ``w`` (word), ``n`` (number), ``p`` (punct)."""
+def _words(text: str) -> list[tuple[str, bool, str, str]]:
+    """``(word in lower case, capitalised, kind, word as written)`` with kind ``w`` (word), ``n``
+    (number), ``p`` (punct)."""
     t = text.replace("’", "'").replace("‘", "'")
-    for pattern, repl in _CONTRACTIONS:
-        t = pattern.sub(repl, t)
+    if "'" in t:
+        for pattern, repl in _CONTRACTIONS:
+            t = pattern.sub(repl, t)
     out = []
     for m in _TOKEN.finditer(t):
         w = m.group(0)
         if w in ("'s", "s'"):
-            out.append(("'s", False, "p"))
+            out.append(("'s", False, "p", "'s"))
         elif w[0] in ".;!?:,()":
-            out.append((w, False, "p"))
+            out.append((w, False, "p", w))
         else:
             w = w.lstrip("$")
-            out.append((w.lower(), w[:1].isupper(), "n" if w[:1].isdigit() else "w"))
+            out.append((w.lower(), w[:1].isupper(), "n" if w[:1].isdigit() else "w", w))
     return out
 
 
-def detect_language(text: str) -> tuple[str, bool]:
+def detect_language(text: str, folded: list[str] | None = None) -> tuple[str, bool]:
     """``("vi", False)`` for Vietnamese with diacritics, ``("vi", True)`` without, else ``("en", False)``."""
+    if folded is None:
+        folded = textmod.tokens(text)
     if _VI_LETTERS.search(text):
-        return "vi", False
-    folded = textmod.tokens(text)
+        english = sum(1 for t in folded if t in _EN_MARKERS)
+        viet = sum(1 for t in folded if t in _VI_MARKERS)
+        return ("en", False) if english >= 2 and english > viet else ("vi", False)
     hits = sum(1 for t in folded if t in _VI_MARKERS)
-    english = sum(1 for t in folded if t in ("the", "is", "my", "i", "a", "to", "and", "of", "in", "am", "are"))
+    english = sum(1 for t in folded if t in _EN_MARKERS)
     if hits >= 2 and hits > english:
         return "vi", True
     return "en", False
@@ -143,49 +204,65 @@ def detect_language(text: str) -> tuple[str, bool]:
 @lru_cache(maxsize=131072)
 def units(text: str) -> Tokens:
     """Read ``text`` into units and flags (see the module docstring). Pure and cached."""
-    en_concepts, en_exact, vi_raw, vi_fold, en_flags, vi_flags_raw, vi_flags_fold, longest = _tables()
-    lang, folded_vi = detect_language(text)
+    en_concepts, en_exact, vi_raw, vi_fold, en_flags, vi_flags_raw, vi_flags_fold = _tables()
     words = _words(text)
-    raw = [w for w, _, _ in words]
-    fold = [textmod.fold(w) for w in raw]
-    stems = [_en_key(w) if k == "w" else w for w, _, k in words]
-    vi_table = (vi_fold if folded_vi else vi_raw) if lang == "vi" else {}
-    vi_keys = fold if folded_vi else raw
+    raw = [w[0] for w in words]
+    folds = [fold(w) for w in raw]
+    lang, folded_vi = detect_language(text, folds)
+    stems = [_en_key(w) if k == "w" else w for w, _, k, _ in words]
+    is_vi = lang == "vi"
+    vi_table = (vi_fold if folded_vi else vi_raw) if lang == "vi" else None
+    vi_keys = folds if folded_vi else raw
+    starts_raw, starts_fold, starts_stem = _starts(raw), _starts(folds), _starts(stems)
+    # multi-word phrases: the longest at each position, Vietnamese before English as written
+    # before English stems
+    phrases: dict[int, tuple[int, str]] = {}
+    tables = [(en_concepts, stems, starts_stem), (en_exact, folds, starts_fold)]
+    if vi_table is not None:
+        tables.append((vi_table, vi_keys, starts_fold if folded_vi else starts_raw))
+    for table, keys, starts in tables:
+        for at, (n, tag) in table.matches(keys, starts).items():
+            if lang == "vi" and table is not vi_table and any(_vi_syllable(folds[j]) for j in range(at, at + n)):
+                continue
+            if at not in phrases or n >= phrases[at][0]:
+                phrases[at] = (n, tag)
     out: list[Unit] = []
     clause = 0
     i = 0
     while i < len(words):
-        w, cap, kind = words[i]
+        w, cap, kind, written = words[i]
         if kind == "p":
             if w in _CLAUSE_PUNCT:
                 clause += 1
-            out.append(Unit(w, w, w, False, clause, i))
+            out.append(Unit(w, w, w, False, clause, i, 1, w, False, False, w, is_vi, False))
             i += 1
             continue
         if w in en.CLAUSE_WORDS or (lang == "vi" and w in vi.CLAUSE_WORDS):
             clause += 1
-        found = None
-        for n in range(min(longest, len(words) - i), 0, -1):
-            if any(words[j][2] == "p" for j in range(i, i + n)):
-                continue
-            tag = vi_table.get(tuple(vi_keys[i:i + n])) if vi_table else None
-            if tag is not None and folded_vi and n == 1 and fold[i] in vi.FOLDED_AMBIGUOUS:
-                tag = None
-            if tag is None and (lang == "en" or not any(_vi_syllable(fold[j]) for j in range(i, i + n))):
-                tag = en_exact.get(tuple(fold[i:i + n])) or en_concepts.get(tuple(stems[i:i + n]))
-            if tag is not None:
-                found = (n, tag)
-                break
-        if found:
-            n, key = found
+        n, key = phrases.get(i, (1, ""))
+        if n == 1:
+            tag = None
+            if vi_table is not None and not (folded_vi and folds[i] in vi.FOLDED_AMBIGUOUS
+                                             and not _possessive_context(folds, i)):
+                tag = vi_table.single.get(vi_keys[i])
+            # in Vietnamese a capitalised word inside the text is a name ("Long Biên"), not English
+            if tag is None and (lang == "en" or not _vi_syllable(folds[i]) and not (
+                    cap and i > 0 and not written.isupper())):
+                tag = en_exact.single.get(folds[i]) or en_concepts.single.get(stems[i])
+            known = tag is not None
+            key = tag or (stems[i] if lang == "en" or not _vi_syllable(folds[i]) else folds[i])
         else:
-            n = 1
-            key = stems[i] if lang == "en" or not _vi_syllable(fold[i]) else fold[i]
-        out.append(Unit(key, stems[i] if n == 1 else "", " ".join(raw[i:i + n]), cap, clause, i, n))
+            known = True
+        cue = key[0] == "@"
+        if n == 1:
+            out.append(Unit(key, stems[i], raw[i], cap, clause, i, 1, folds[i], cue, not cue, written, is_vi, known))
+        else:
+            out.append(Unit(key, "", " ".join(raw[i:i + n]), cap, clause, i, n, " ".join(folds[i:i + n]), cue,
+                            not cue, " ".join(x[3] for x in words[i:i + n]), is_vi, True))
         i += n
-    flags = _flags(out, raw, fold, stems, lang, folded_vi, en_flags, vi_flags_raw if not folded_vi else vi_flags_fold,
-                   longest)
-    return Tokens(lang, folded_vi, tuple(out), flags)
+    vi_flags = (vi_flags_fold if folded_vi else vi_flags_raw) if lang == "vi" else None
+    flags = _flags(out, raw, folds, starts_raw, starts_fold, folded_vi, en_flags, vi_flags)
+    return Tokens(text, lang, folded_vi, tuple(out), flags, _polarities(out, flags))
 
 
 @lru_cache(maxsize=1)
@@ -200,47 +277,78 @@ def _vi_syllables() -> frozenset[str]:
 _FOLDED_NEG = frozenset(textmod.fold(w) for w in vi.NEGATIONS)
 
 
+def _possessive_context(folds: list[str], i: int) -> bool:
+    """A kinship word or "ở" right before or after "tôi"/"mình": "me toi" is "mẹ tôi", "toi o" is "tôi ở"."""
+    around = {folds[i - 1] if i > 0 else "", folds[i + 1] if i + 1 < len(folds) else ""}
+    return bool(around & {"toi", "minh"})
+
+
 def _vi_syllable(folded: str) -> bool:
     """A folded syllable that Vietnamese uses (so, in a Vietnamese text, not an English word)."""
     return folded in _vi_syllables()
 
 
-def _flags(out: list[Unit], raw, fold, stems, lang, folded_vi, en_flags, vi_flags, longest):
-    """Flag phrases over the words; a flag never matches inside a multi-word lexicon phrase
-    ("left" in "left-handed" is not "left" the job)."""
-    inside: set[int] = set()
+_SEGMENT_STOPS = frozenset({",", ":"})
+
+
+def _polarities(out: list[Unit], flags) -> tuple[int, ...]:
+    """Per unit, the polarity of its segment (a clause cut at commas and colons): −1 for an ended
+    state or an odd number of negations in it."""
+    ended = {j for span in flags.get("ended", ()) for j in span}
+    neg_spans = flags.get("neg", ())
+    pol = [1] * len(out)
+    lo = 0
+    for hi in range(len(out) + 1):
+        if hi == len(out) or out[hi].key in _SEGMENT_STOPS or (hi > lo and out[hi].clause != out[lo].clause):
+            seg = range(lo, hi)
+            if any(j in ended for j in seg):
+                value = -1
+            else:
+                value = -1 if sum(1 for span in neg_spans if any(lo <= j < hi for j in span)) % 2 else 1
+            for j in seg:
+                pol[j] = value
+            if hi < len(out) and out[hi].key in _SEGMENT_STOPS:
+                pol[hi] = value
+                lo = hi + 1
+            else:
+                lo = hi
+    return tuple(pol)
+
+
+def _flags(out: list[Unit], raw, folds, starts_raw, starts_fold, folded_vi, en_flags, vi_flags):
+    """Flag phrases over the words (longest first, left to right); a flag never matches inside a
+    multi-word lexicon phrase ("left" in "left-handed" is not "left" the job), unless it is the
+    longer of the two ("turns out" over "turn")."""
     unit_at: dict[int, int] = {}
+    inside: set[int] = set()
     for n, u in enumerate(out):
         for j in range(u.start, u.start + u.size):
             unit_at[j] = n
             if u.size > 1:
                 inside.add(j)
+    candidates: dict[int, tuple[int, str]] = dict(en_flags.matches(folds, starts_fold))
+    vi_keys = folds if folded_vi else raw
+    if vi_flags is not None:
+        for at, hit in vi_flags.matches(vi_keys, starts_fold if folded_vi else starts_raw).items():
+            if at not in candidates or hit[0] > candidates[at][0]:
+                candidates[at] = hit
     found: dict[str, list[tuple[int, ...]]] = {}
-    vi_keys = fold if folded_vi else raw
     i = 0
     while i < len(raw):
-        hit = None
-        for n in range(min(longest, len(raw) - i), 0, -1):
+        hit = candidates.get(i)
+        if hit is None:
+            tag = en_flags.single.get(folds[i]) or (vi_flags.single.get(vi_keys[i]) if vi_flags is not None and not (
+                folded_vi and vi_keys[i] in vi.FOLDED_AMBIGUOUS) else None)
+            hit = (1, tag) if tag is not None and i not in inside else None
+        if hit is not None:
+            n, tag = hit
             span = range(i, i + n)
-            if any(raw[j] in ".;!?:,()'s" and raw[j] != "s" for j in span):
+            covered = tuple(sorted({unit_at[j] for j in span if j in unit_at}))
+            if any(j in inside for j in span) and not any(out[u].size <= n for u in covered):
+                i += 1
                 continue
-            tag = en_flags.get(tuple(fold[i:i + n]))
-            if tag is None and lang == "vi":
-                tag = vi_flags.get(tuple(vi_keys[i:i + n]))
-            if tag is None:
-                continue
-            units_covered = tuple(sorted({unit_at[j] for j in span if j in unit_at}))
-            # a flag phrase inside a longer lexicon phrase does not count, unless it is the longer one
-            if any(j in inside for j in span) and not any(out[u].size <= n for u in units_covered):
-                continue
-            if n == 1 and i in inside:
-                continue
-            hit = (n, tag, units_covered)
-            break
-        if hit:
-            n, tag, covered = hit
             found.setdefault(tag[1:], []).append(covered)
-            if tag == "!ever" and any(w in en.NEGATIONS or w in vi.NEGATIONS or textmod.fold(w) in _FOLDED_NEG
+            if tag == "!ever" and any(w in en.NEGATIONS or w in vi.NEGATIONS or w in _FOLDED_NEG
                                       for w in raw[i:i + n]):
                 found.setdefault("neg", []).append(covered)  # "have never", "chưa bao giờ" negate too
             i += n
@@ -249,4 +357,4 @@ def _flags(out: list[Unit], raw, fold, stems, lang, folded_vi, en_flags, vi_flag
     return {k: tuple(v) for k, v in found.items()}
 
 
-__all__ = ["Unit", "Tokens", "units", "detect_language"]
+__all__ = ["Unit", "Tokens", "units", "detect_language", "fold"]
