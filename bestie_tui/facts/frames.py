@@ -279,8 +279,17 @@ def _commute(tk: Tokens) -> Fact | None:
     return None
 
 
+_LANGUAGE_FRAMING = frozenset({"first", "onli", "only", "languag", "language", "pleas", "mainli", "main", "mostli"})
+
+
 def _refine(f: Fact) -> Fact:
-    """A school named as a value is the ``school`` attribute; a job after "is" is a title."""
+    """A school named as a value is the ``school`` attribute; a job after "is" is a title; a
+    language the owner prefers or wants ("prefers Vietnamese", "wants Vietnamese-first") is the
+    reply language (an assistant's owner means the language of its replies)."""
+    if f.attribute in ("prefer", "like") or f.attribute == "do" and f.key in ("want", "prefer", "need", "wish"):
+        langs = f.value & LANGUAGES
+        if langs and not (f.value - langs - _LANGUAGE_FRAMING):
+            return Fact("reply language", "", langs, ", ".join(sorted(langs)), f.polarity)
     if f.attribute in ("do", "is", "have", "learning") and f.value & SCHOOLS:
         return Fact("school", "", f.value, f.value_text, f.polarity)
     if f.attribute == "is" and f.value & JOBS:
@@ -437,6 +446,8 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
         value, text = value_of(us, n + 1, hi, skip)
         return Fact("hometown", "", value, text, polarity_at(tk, n)) if value else None
     value, text = value_of(us, n + 1, hi, skip)
+    if not value and cue in ("@like", "@prefer") and subject.kind == "thing" and subject.words:
+        value, text = frozenset(subject.words), " ".join(sorted(subject.words))  # "Blue is preferred."
     if cue == "@named" and subject.kind == "person" and subject.role:
         attribute = "name"  # "Mai's teacher is called Ms. Thao"
     return Fact(attribute, "", value, text, CUE_VALENCE.get(cue, 1) * polarity_at(tk, n))

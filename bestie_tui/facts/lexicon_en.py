@@ -65,7 +65,10 @@ PHRASES: dict[str, str] = {
     "dairy": "dairy", "beer": "beer", "wine": "wine", "red wine": "wine", "champagne": "champagne",
     "alcohol": "alcohol", "booze": "alcohol", "liquor": "alcohol", "whisky": "spirits", "whiskey": "spirits",
     "vodka": "spirits", "cocktail": "cocktail", "meat": "meat", "red meat": "red meat", "beef": "beef",
-    "steak": "beef", "pork": "pork", "bacon": "pork", "ham": "pork", "lamb": "lamb", "chicken": "chicken",
+    "steak": "beef", "pork": "pork", "bacon": "pork", "ham": "pork", "lamb": "lamb",
+    "burger": "meat", "burgers": "meat", "hamburger": "meat", "sausage": "meat",
+    "salami": "pork", "pepperoni": "pork", "ribs": "pork", "brisket": "beef", "veal": "beef", "turkey": "meat",
+    "duck": "meat", "chicken": "chicken",
     "fish": "fish", "salmon": "fish", "tuna": "fish", "shrimp": "shrimp", "prawn": "shrimp", "egg": "egg",
     "eggs": "egg", "cheese": "dairy", "butter": "dairy", "yogurt": "dairy", "gluten": "gluten", "bread": "gluten",
     "pasta": "gluten", "wheat": "gluten", "sugar": "sugar", "cake": "sweets", "candy": "sweets",
@@ -100,6 +103,11 @@ PHRASES: dict[str, str] = {
     "nearsighted": "myopia", "short sighted": "myopia", "shortsighted": "myopia", "myopia": "myopia",
     "farsighted": "hyperopia", "long sighted": "hyperopia",
     "allergic": "@allergy", "allergy": "@allergy", "allergies": "@allergy",
+    # colours (a colour opening a text is not a name: "Blue is preferred.")
+    "red": "red", "blue": "blue", "green": "green", "yellow": "yellow", "purple": "purple", "pink": "pink",
+    "orange": "orange", "black": "black", "white": "white", "grey": "grey", "gray": "grey", "brown": "brown",
+    "teal": "teal", "violet": "violet", "turquoise": "turquoise", "navy": "navy", "beige": "beige", "gold": "gold",
+    "silver": "silver",
     # --- attribute cues (see reader.ATTRIBUTES)
     "live": "@live", "living": "@live", "reside": "@live", "based in": "@live", "base in": "@live",
     "home is in": "@live", "stay in": "@live",

@@ -66,6 +66,10 @@ class Reading:
     implied: tuple[tuple[str, str, int], ...] = field(default=())
     #: what the text says a thing is used for or where ("để làm việc", "for work", "at home")
     purpose: frozenset[str] = frozenset()
+    #: ``(concept, words as written)`` of each word unit, for reasons that quote the text
+    words: tuple[tuple[str, str], ...] = ()
+    #: an antonym cue ("hate", "ghét", "forbidden") rather than a negation word makes it negative
+    antonym: bool = False
 
 
     @cached_property
@@ -117,9 +121,12 @@ def read(text: str) -> Reading:
         negated=negated, ended=ended, change=tk.has("change"), fix=tk.has("fix"), hedged=tk.has("hedges"),
         only=tk.has("only"), ever=tk.has("ever") and (negated or tk.lang == "vi"), past=tk.has("past"),
         plan=tk.has("plan"), event=event, habit=tk.has("habits"), long_ago=tk.has("long_ago"),
-        content=content, mentions=frozenset(mentions), states=states, note=note, implied=implied, purpose=purpose)
+        content=content, mentions=frozenset(mentions), states=states, note=note, implied=implied, purpose=purpose,
+        words=tuple((u.key, u.shown) for u in us if u.is_word),
+        antonym=any(u.key in _ANTONYM_CUES for u in us))
 
 
+_ANTONYM_CUES = frozenset({"@dislike", "@avoid", "@forbidden", "@billed", "@closed", "@single"})
 _PURPOSE_WORDS = frozenset({"for", "để", "de"})
 _TIME_WORDS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
                          "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",

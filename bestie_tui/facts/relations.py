@@ -141,11 +141,19 @@ def _categories(r: Reading) -> set[str]:
 _RANK = {"correction": 0, "contradiction": 1, "event_vs_state": 2, "duplicate": 3, "compatible": 4}
 
 
+#: Attributes that state one feeling at different strengths: a favourite is preferred, a
+#: preference is liked. The same value under two of them is one statement ("favourite colour is
+#: blue" / "likes blue"); different values are not compared.
+_LIKING = frozenset({"like", "prefer", "favourite"})
+
+
 def _pairs(a: Reading, b: Reading) -> list[tuple[Fact, Fact]]:
     out = []
     for fa in a.facts:
         for fb in b.facts:
             if fa.attribute == fb.attribute and _same_key(fa, fb):
+                out.append((fa, fb))
+            elif fa.attribute in _LIKING and fb.attribute in _LIKING and fa.value == fb.value and fa.value:
                 out.append((fa, fb))
     return out
 
@@ -250,7 +258,7 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         if b.event and not a.event and not a.ever and fb.polarity > 0:
             return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
         return rel("contradiction", f"{old} / not {old}" if fb.polarity < 0 else f"not {old} / {new}",
-                   "negation" if a.negated != b.negated else "antonym")
+                   "antonym" if a.antonym != b.antonym else "negation")
     # different values
     if fa.polarity < 0 or fb.polarity < 0:
         if fa.polarity < 0 and fb.polarity < 0 or not (a.only or b.only):
@@ -312,6 +320,12 @@ def _positive_mentions(r: Reading) -> set[str]:
     return out
 
 
+def _written(r: Reading, categories: set[str]) -> str:
+    """The words of ``r`` (as written) whose concept is in, or belongs to, ``categories``."""
+    found = sorted({shown for key, shown in r.words if categories & categories_of(key)})
+    return ", ".join(found)
+
+
 def _members_named(r: Reading) -> set[str]:
     """The categories of what a text names positively, without the names themselves: "champagne"
     gives alcohol, "Tokyo" Japan and abroad; a denial of "vegan" meets a "vegan" in the facts, not here."""
@@ -363,10 +377,11 @@ def _excluded(a: Reading, b: Reading) -> Relation | None:
 
 def _clash(x: Reading, y: Reading, newer_is_y: bool, state: str, what: str, ever: bool = False) -> Relation:
     older, newer = (x, y) if newer_is_y else (y, x)
-    why = f"{state} excludes {what}"
+    shown = _written(y, set(what.split(", "))) or what
+    why = f"{state} excludes {shown}"
     if newer.event and not newer.change and newer is y and not ever:
-        return Relation("event_vs_state", f"{why}; a one-off event against a lasting state", None, state, what,
-                        basis="event")
+        return Relation("event_vs_state", f"an event ({shown}) against the lasting state {state!r}: an event does "
+                        "not replace a state; review it", None, state, shown, basis="event")
     if newer.ended or newer.fix or (newer.change and newer is y and not newer.long_ago and not ever):
         return Relation("correction", f"{why}; the newer says it changed", None, state, what, basis="change")
     return Relation("contradiction", why, None, state, what, basis="exclusion")

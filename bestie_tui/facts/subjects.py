@@ -160,7 +160,7 @@ def find_subject(tk: Tokens) -> tuple[Subject, int]:
     """The subject of the first clause and the position after it (see the module docstring)."""
     us = tk.units
     i = _skip_lead(us, tk)
-    while i < len(us) and us[i].key in _DETERMINERS - {"our", "my"}:
+    while i < len(us) and us[i].words in _DETERMINERS - {"our", "my"}:
         i += 1
     if i >= len(us):
         return OWNER, len(us)
@@ -258,6 +258,8 @@ def _en_subject(us, i: int, flagged: set[int]) -> tuple[Subject, int]:
         return Subject("thing", words=frozenset(words), possessed=possessed), k
     if not words:
         return OWNER, i  # telegraphic: "Quit League for good", "Switched to Firefox"
+    if j >= len(us) or us[j].key in (".", ";", "!", "?"):
+        return Subject("thing"), j  # a noun phrase alone ("red apple pie"): no subject, no predicate
     return Subject("thing", words=frozenset(words)), j
 
 
@@ -277,6 +279,8 @@ def _vi_subject(us, i: int) -> tuple[Subject, int]:
             if j < len(us) and us[j].words == "là":
                 return Subject("owner", possessed=(u.key,)), j  # "Trưởng phòng tôi là chị Hương"
             name = None
+            if j < len(us) and us[j].key == "@named" and j + 1 < len(us) and us[j + 1].cap:
+                j += 1  # "Con gái tôi tên Mai, …"
             if j < len(us) and us[j].cap and us[j].is_word:
                 name = us[j].fold
                 j += 1
@@ -335,6 +339,8 @@ def same_subject(a: Subject, b: Subject, content_a: frozenset[str], content_b: f
             return "same" if a.name == b.name or a.name in b.name.split() or b.name in a.name.split() else "different"
         if a.role and b.role:
             return "same" if a.role == b.role else "different"
+        if (a.name and not a.role and b.role and not b.name) or (b.name and not b.role and a.role and not a.name):
+            return "different"  # "my brother" / "Linh": nothing says they are one person
         return "unknown"
     if a.kind == "thing" and b.kind == "thing":
         if not a.words or not b.words:

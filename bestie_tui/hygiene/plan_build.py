@@ -27,12 +27,12 @@ def best_member(records: list[MemoryRecord]) -> MemoryRecord:
     """The member a merge keeps: a pinned one if any, else the most complete well-formed member —
     most distinct content terms, then well-formed (a capital first letter, a full stop at the end),
     then the longest, then the most used, then the newest. The digest advises the same one."""
-    from bestie_tui.facts.reader import read_fact
+    from bestie_tui.facts.reader import read
 
     def weight(r: MemoryRecord):
         text = r.text.strip()
         formed = int(text[:1].isupper()) + int(text.endswith("."))
-        return (r.pinned, len(set(read_fact(r.text).core)), formed, len(text), r.access_count, r.updated_at, r.id)
+        return (r.pinned, len(read(r.text).content), formed, len(text), r.access_count, r.updated_at, r.id)
 
     return max(records, key=weight)
 
