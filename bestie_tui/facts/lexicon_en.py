@@ -172,7 +172,7 @@ CHANGE = ("now", "switch", "switched", "switching", "change", "changed", "changi
           "reschedule", "rescheduled", "rebook", "rebooked", "postpone", "postponed", "push back", "pushed back",
           "slip", "slipped", "cut", "raise", "raised", "upgrade", "upgraded", "hand over", "handed over",
           "took over", "take over", "moved", "move", "moving", "promote", "promoted", "turned", "down to",
-          "up to", "lately", "recently", "just", "migrated", "joined", "got married", "get married", "again",
+          "up to", "lately", "recently", "just", "migrated", "got married", "get married", "again",
           "after the reorg", "this quarter", "this year", "any longer", "since then", "from today",
           "starting today", "going forward")
 #: Phrases of an explicit fix of an older, wrong value.

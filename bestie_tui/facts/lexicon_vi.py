@@ -85,7 +85,7 @@ FOLDED_AMBIGUOUS = frozenset({"cho", "bo", "ca", "ga", "me", "ba", "ma", "mo", "
 NEGATIONS = frozenset({"không", "chưa", "chẳng", "chả", "đừng", "chớ", "ko", "hông", "k"})
 ENDED = ("không còn", "ko còn", "đã bỏ", "bỏ", "ngừng", "đã ngừng", "thôi", "đã thôi", "nghỉ", "đã nghỉ",
          "cai", "đã cai", "hết", "không … nữa", "nữa")
-CHANGE = ("giờ", "bây giờ", "hiện giờ", "từ nay", "từ giờ", "từ tuần này", "từ tháng này", "mới", "vừa",
+CHANGE = ("bây giờ", "giờ thì", "giờ đây", "hiện giờ", "từ nay", "từ giờ", "từ tuần này", "từ tháng này", "mới", "vừa",
           "vừa mới", "rồi", "đổi", "chuyển", "chuyển sang", "đổi sang", "lùi", "lùi sang", "dời", "hoãn",
           "lên", "tròn", "bắt đầu", "thay", "nay")
 FIX = ("hóa ra", "hoá ra", "thật ra", "thực ra", "đính chính", "nhầm", "xét nghiệm")

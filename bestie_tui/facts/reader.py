@@ -142,13 +142,13 @@ def _purpose(tk: Tokens) -> frozenset[str]:
     for n, u in enumerate(us):
         if u.words in _PURPOSE_WORDS or u.key in ("at", "tai") or u.words in ("ở",) and n > 2:
             for v in us[n + 1:n + 4]:
-                if not v.is_word or v.words[:1].isdigit() or v.fold in _TIME_WORDS:
+                if not (v.is_word or v.is_cue) or v.words[:1].isdigit() or v.fold in _TIME_WORDS:
                     break
                 if v.key in en.FUNCTION or v.words in vi.FUNCTION:
                     continue
                 if u.key in ("at", "tai", "ở") and v.key not in _PLACE:
                     break
-                out.add(v.key)
+                out.add(v.key.lstrip("@"))
     return frozenset(out)
 
 
