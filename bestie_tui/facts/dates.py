@@ -133,10 +133,15 @@ _FLOOR = re.compile(r"\b(\d{1,3})(?:st|nd|rd|th)?\s+floor\b|\b(?:floor|tầng|l�
 _DIGITS = re.compile(rf"{_NUM}")
 
 
-#: Anything a quantity can start with: a digit, a month, a day, a part of the day, a race.
-_TRIGGER = re.compile(r"\d|" + "|".join(sorted(set(_MONTHS) | set(_WEEKDAYS) | set(_DAYPARTS) | {
-    "weekday", "weekend", "thứ", "thu ", "chủ nhật", "chu nhat", "cuối tuần", "cuoi tuan", "marathon", "tháng",
-    "giờ"}, key=len, reverse=True)))
+#: Anything a quantity can start with: a digit, a month or a day written out, a part of the day, a
+#: race; three-letter abbreviations ("Mar", "Wed") count only beside a digit or a dash.
+_TRIGGER = re.compile(r"\d|-|" + "|".join(sorted({m for m in _MONTHS if len(m) > 3 and m != "may"}
+                                                 | {d for d in _WEEKDAYS if len(d) > 3} | {
+    "weekday", "weekend", "morning", "afternoon", "evening", "night", "noon", "lunchtime", "tonight", "thứ ",
+    "thu ", "chủ nhật", "chu nhat", "cuối tuần", "cuoi tuan", "marathon", "tháng", "giờ", "sáng", "trưa",
+    "chiều", "tối", "đêm", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
+    "twenty", "dozen", "couple", "once", "twice", "hai ", "một ", "ba ", "bốn ", "năm ", "sáu ", "bảy ", "tám ",
+    "chín ", "mười"}, key=len, reverse=True)))
 
 
 def _int(text: str) -> int:

@@ -78,16 +78,17 @@ def cue_free(tk: Tokens) -> set[int]:
 
 
 def content_keys(us, flag_units: set[int]) -> list[str]:
-    """Content concepts and stems of ``us``: no function words, flags, auxiliaries or pronouns."""
+    """Content concepts and stems of ``us`` (cues keep their ``@``): no function words, flags,
+    auxiliaries or pronouns."""
     out = []
     for n, u in enumerate(us):
-        if not u.is_word or u.key in en.FUNCTION or u.words in vi.FUNCTION or u.key in en.SELF:
+        if not (u.is_word or u.is_cue) or u.key in en.FUNCTION or u.words in vi.FUNCTION or u.key in en.SELF:
             continue
         if n in flag_units and u.size == 1 and not u.is_cue:
             continue
         if u.key in FLAG_WORDS or u.words in AUX or u.words in COPULAS or u.vi and u.fold in VI_FLAG_WORDS:
             continue
-        out.append(u.key.lstrip("@"))
+        out.append(u.key)
     return out
 
 

@@ -117,6 +117,11 @@ IMPLIES: dict[str, tuple[str, str, int]] = {
 }
 
 
+#: Every concept the tables put in a category, and every category: what an exclusion can be about.
+KNOWN_CATEGORIES = frozenset(CATEGORIES) | frozenset(c for v in CATEGORIES.values() for c in v) | frozenset(
+    c for v in EXCLUDES.values() for c in v)
+
+
 @lru_cache(maxsize=65536)
 def categories_of(concept: str) -> frozenset[str]:
     """The concept itself and every category it belongs to (two levels)."""
@@ -127,4 +132,4 @@ def categories_of(concept: str) -> frozenset[str]:
     return frozenset(out)
 
 
-__all__ = ["CATEGORIES", "BRANDS", "COUNTRIES", "COUNTRIES_VI", "EXCLUDES", "IMPLIES", "categories_of"]
+__all__ = ["KNOWN_CATEGORIES", "CATEGORIES", "BRANDS", "COUNTRIES", "COUNTRIES_VI", "EXCLUDES", "IMPLIES", "categories_of"]

@@ -142,7 +142,7 @@ PHRASES: dict[str, str] = {
     "charged": "@billed", "paid": "@billed", "open": "@open", "closed": "@closed",
     "decided": "@decide", "decide": "@decide", "agreed": "@decide", "agree": "@decide",
     "approved": "@approve", "approve": "@approve", "related": "@related",
-    "lead": "@lead", "leads": "@lead", "run": "@lead", "runs": "@lead", "head": "@lead", "in charge of": "@lead",
+    "lead": "@lead", "leads": "@lead", "runs the": "@lead", "in charge of": "@lead",
     "on call": "on call", "on-call": "on call",
     "switch to": "@switch", "change to": "@switch", "go with": "@switch", "written in": "@write",
     "write in": "@write", "written": "@write", "school": "school", "pupil at": "@school", "student at": "@school",

@@ -22,7 +22,7 @@ concepts) still lets two such texts be compared word by word.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from bestie_tui.facts import dates
 from bestie_tui.facts import lexicon_en as en
@@ -86,9 +86,31 @@ class Reading:
         return self.facts[0].polarity if self.facts else (-1 if self.negated else 1)
 
 
-@lru_cache(maxsize=131072)
+#: Readings kept (by exact text) before the cache starts over.
+CACHE_SIZE = 262144
+_cache: dict[str, Reading] = {}
+
+
 def read(text: str) -> Reading:
-    """Read one memory text (see the module docstring). Pure and cached; never raises."""
+    """Read one memory text (see the module docstring). Pure and cached (by the exact text); never
+    raises."""
+    found = _cache.get(text)
+    if found is None:
+        found = _read(text)
+        if len(_cache) >= CACHE_SIZE:
+            _cache.clear()
+        _cache[text] = found
+    return found
+
+
+def remember(readings: dict[str, Reading]) -> None:
+    """Put readings made elsewhere (another process) into the cache; ``read`` returns them."""
+    if len(_cache) + len(readings) > CACHE_SIZE:
+        _cache.clear()
+    _cache.update(readings)
+
+
+def _read(text: str) -> Reading:
     tk = units(text)
     us = tk.units
     subject, start = find_subject(tk)
@@ -174,4 +196,4 @@ def _event_verb(tk: Tokens) -> bool:
     return False
 
 
-__all__ = ["Reading", "Fact", "Spec", "ATTRIBUTES", "read"]
+__all__ = ["Reading", "Fact", "Spec", "ATTRIBUTES", "read", "remember"]

@@ -130,6 +130,11 @@ def _relate(older: str, newer: str, similarity: float | None = None, threshold: 
     return _by_words(a, b, who, similarity, threshold)
 
 
+def categories_named(r: Reading) -> set[str]:
+    """The categories (not the words themselves) of what a text names: "champagne" → alcohol."""
+    return _categories(r)
+
+
 def _categories(r: Reading) -> set[str]:
     """The categories (not the words themselves) of what a text names."""
     out: set[str] = set()
@@ -412,4 +417,4 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
         "" if a.readable or b.readable else "; " + (a.note or b.note or "")), basis="words")
 
 
-__all__ = ["Relation", "relate", "KINDS", "same_value"]
+__all__ = ["Relation", "relate", "KINDS", "same_value", "categories_named"]

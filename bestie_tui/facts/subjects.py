@@ -160,8 +160,10 @@ def find_subject(tk: Tokens) -> tuple[Subject, int]:
     """The subject of the first clause and the position after it (see the module docstring)."""
     us = tk.units
     i = _skip_lead(us, tk)
+    determined = False
     while i < len(us) and us[i].words in _DETERMINERS - {"our", "my"}:
         i += 1
+        determined = True
     if i >= len(us):
         return OWNER, len(us)
     flagged = {j for spans in tk.flags.values() for span in spans for j in span}
@@ -170,7 +172,7 @@ def find_subject(tk: Tokens) -> tuple[Subject, int]:
         return OWNER, i
     if tk.lang == "vi":
         return _vi_subject(us, i)
-    return _en_subject(us, i, flagged)
+    return _en_subject(us, i, flagged, determined)
 
 
 def _take_possessed(us, i: int) -> tuple[tuple[str, ...], int]:
@@ -186,7 +188,7 @@ def _take_possessed(us, i: int) -> tuple[tuple[str, ...], int]:
     return tuple(out), i
 
 
-def _en_subject(us, i: int, flagged: set[int]) -> tuple[Subject, int]:
+def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tuple[Subject, int]:
     u = us[i]
     nxt = us[i + 1] if i + 1 < len(us) else None
     if u.key in ("my", "our") or (u.key in ("user", "owner") and nxt is not None and nxt.key == "'s"):
@@ -217,7 +219,7 @@ def _en_subject(us, i: int, flagged: set[int]) -> tuple[Subject, int]:
         return OWNER, j
     if u.words in en.HONORIFICS and nxt is not None and nxt.cap:
         return Subject("person", name=nxt.fold), i + 2
-    if _is_name(u, nxt, first=(i == 0 or not us[i - 1].is_word), flagged=i in flagged):
+    if not determined and _is_name(u, nxt, first=(i == 0 or not us[i - 1].is_word), flagged=i in flagged):
         name = u.fold
         j = i + 1
         if nxt is not None and nxt.key == "'s":

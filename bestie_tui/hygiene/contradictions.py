@@ -95,7 +95,7 @@ def find_contradictions(records: Sequence[MemoryRecord], analysis: DuplicateAnal
 
 
 def _first(members: list[MemoryRecord]) -> MemoryRecord:
-    return min(members, key=lambda r: r.id)
+    return members[0]  # members are ordered by id
 
 
 def older_newer_key(a: MemoryRecord, b: MemoryRecord) -> tuple[int, int]:

@@ -43,8 +43,7 @@ def find_corrections(analysis: DuplicateAnalysis) -> list[Correction]:
     for p in s.pairs:
         if p.relation.kind != "correction":
             continue
-        older = min(s.members[p.older], key=lambda r: r.id)
-        newer = min(s.members[p.newer], key=lambda r: r.id)
+        older, newer = s.members[p.older][0], s.members[p.newer][0]  # members are ordered by id
         r = p.relation
         out.append(Correction(older, newer, r.attribute, r.old_value, r.new_value, r.reason))
     out.sort(key=lambda c: (c.newer.id, c.older.id))

@@ -28,7 +28,7 @@ from bestie_tui.store.records import MemoryRecord
 #: TF-IDF cosine from which two texts the reader cannot frame are duplicates (tuned on MSC persona
 #: facts; see benchmarks/doctor_msc.py).
 DEFAULT_THRESHOLD = 0.8
-DEFAULT_K = 8
+DEFAULT_K = 6
 #: Largest |A|·|B| checked when two clusters try to merge (bigger merges are refused: no giant groups).
 MAX_LINK_CHECK = 4096
 
