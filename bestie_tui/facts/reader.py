@@ -196,4 +196,54 @@ def _event_verb(tk: Tokens) -> bool:
     return False
 
 
-__all__ = ["Reading", "Fact", "Spec", "ATTRIBUTES", "read", "remember"]
+__all__ = ["Reading", "Fact", "Spec", "ATTRIBUTES", "read", "remember", "attribute_words"]
+
+
+def attribute_words(reading: Reading) -> frozenset[str]:
+    """Search terms (``text.search_terms`` of folded words) that texts stating the same attributes
+    as ``reading`` tend to contain: the words of every cue phrase of each attribute ("live", "move",
+    "sống", "dọn" for a residence), the fact's key ("standup") and, for a tool, the brands of its
+    kind. The store looks older memories up by them, so "moved to Da Nang" finds "lives in Hanoi"."""
+    out: set[str] = set()
+    by_attribute = _cue_words_by_attribute()
+    for f in reading.facts:
+        out |= by_attribute.get(f.attribute, frozenset())
+        out |= {w for w in textmod.search_terms(f.key)} if f.key else set()
+        if f.attribute == "tool":
+            out |= _brand_words().get(f.key, frozenset())
+    return frozenset(w for w in out if len(w) > 1 and w not in _TOO_COMMON)
+
+
+#: Words of cue phrases that almost every text has: no use for finding a memory.
+_TOO_COMMON = frozenset({"in", "is", "to", "with", "go", "at", "on", "of", "the", "a", "an", "me", "my", "for",
+                         "sang", "ve", "den", "vao", "tai", "o", "cho", "la", "co", "nha", "home", "be", "by"})
+
+
+def _cue_words_by_attribute() -> dict[str, frozenset[str]]:
+    global _CUE_WORDS
+    if _CUE_WORDS is None:
+        from bestie_tui.facts.attributes import CUE_ATTRIBUTE
+
+        words: dict[str, set[str]] = {}
+        for phrase, tag in list(en.PHRASES.items()) + list(vi.PHRASES.items()):
+            attribute = CUE_ATTRIBUTE.get(tag)
+            if attribute is None:
+                continue
+            names = {"switch": ("residence", "tool", "schedule", "title"), "birth": ("birthday", "birth year"),
+                     "location": ("residence", "location")}.get(attribute, (attribute,))
+            for name in names:
+                words.setdefault(name, set()).update(textmod.search_terms(phrase))
+        _CUE_WORDS = {k: frozenset(v) for k, v in words.items()}
+    return _CUE_WORDS
+
+
+def _brand_words() -> dict[str, frozenset[str]]:
+    from bestie_tui.facts.knowledge import BRANDS
+
+    out: dict[str, set[str]] = {}
+    for name, kind in BRANDS.items():
+        out.setdefault(kind, set()).update(textmod.search_terms(name))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+_CUE_WORDS: dict[str, frozenset[str]] | None = None
