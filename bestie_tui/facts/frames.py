@@ -61,6 +61,10 @@ VI_FLAG_WORDS = frozenset({"nua", "roi", "gio", "moi", "vua", "da", "dang", "se"
                            "thoi", "nhe", "a", "oi", "luon", "hien", "nay", "thi", "chi", "de", "nhu", "cu", "di",
                            "khong", "chua", "ko", "hoi"})
 _TIME_KINDS = frozenset({"time", "weekday", "daypart", "date", "month"})
+#: Month names: when a value began, not the value ("moved to Hue in January"). Days stay: "never
+#: works weekends" is about weekends.
+_WHEN = frozenset({"january", "february", "march", "april", "june", "july", "august", "september", "october",
+                   "november", "december"})
 _NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
                  "eight": "8", "nine": "9", "ten": "10", "mot": "1", "hai": "2", "ba": "3", "bon": "4", "nam": "5",
                  "sau": "6", "bay": "7", "tam": "8", "chin": "9", "muoi": "10", "twelv": "12", "twenti": "20"}
@@ -109,7 +113,7 @@ def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]
             continue
         if u.key in _VALUE_END and keys:
             break
-        if u.key in en.FUNCTION or u.key in _PREPS or u.key in FLAG_WORDS or u.key in en.SELF \
+        if u.key in en.FUNCTION or u.key in _PREPS or u.key in FLAG_WORDS or u.key in en.SELF or u.fold in _WHEN \
                 or u.vi and (u.words in vi.FUNCTION or u.words in vi.SELF or u.fold in VI_FLAG_WORDS) \
                 or (n in skip and u.size == 1):
             prev_short = None
