@@ -202,8 +202,10 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
             if j < len(us) and us[j].cap and us[j].is_word and not us[j].is_cue and us[j].words not in COPULAS:
                 name = us[j].fold
                 j += 1
-            if j < len(us) and (us[j].words in COPULAS or us[j].key == ":") and name is None:
-                return Subject("owner", possessed=(role,)), j  # "my manager is Marcus"
+            after = us[j + 1] if j + 1 < len(us) else None
+            if j < len(us) and (us[j].words in COPULAS or us[j].key == ":") and name is None and after is not None \
+                    and (after.cap or after.words in en.HONORIFICS or after.key == "@named"):
+                return Subject("owner", possessed=(role,)), j  # "my manager is Marcus" (not "my son was born")
             if j < len(us) and us[j].key == "'s":
                 possessed, k = _take_possessed(us, j + 1)  # "my son's birthday"
                 return Subject("person", name=name, role=role, possessed=possessed), k

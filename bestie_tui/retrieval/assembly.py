@@ -283,6 +283,7 @@ def _settle_conflicts(pack: ContextPack, allowed, records: dict[int, MemoryRecor
         return True
 
     def leave_out(m: MemoryRecord, detail: str) -> None:
+        pack.left_out[:] = [x for x in pack.left_out if x.id != m.id]  # one reason per record: this one
         pack.left_out.append(LeftOut(m.id, m.text, "state", detail, relevance.get(m.id, 0.0)))
 
     settle(pack, conflicts, place=place, leave_out=leave_out, count=lambda line: count_tokens(line, token_mode))
