@@ -10,8 +10,15 @@ Python heap peak of the doctor call alone from ``tracemalloc`` when ``--tracemal
 which slows the run), duplicate group count and size distribution, the ladder level of the groups,
 the negated twins kept out of duplicate groups, and contradiction candidates by kind.
 
+Also printed: corrections (the newer fact replaces the older), and the precision of the hand labels
+in ``benchmarks/doctor_msc_labels.json``: 50 duplicate groups and 50 contradiction candidates drawn at
+random (seeded) from one run of the per-persona scenario and labelled by hand — by fact index (the
+position of a fact in the file's order: splits, pairs, speaker 1 then 2), never by text, since the
+data may not be copied. Precision counts the labelled items the doctor still reports.
+
 Usage: ``python benchmarks/doctor_msc.py [--tracemalloc]``. Target on a 2-core machine: ≤ 20 s and
-≤ 2 GB per scenario.
+≤ 2 GB per scenario. ``--sample`` prints a fresh random sample (fact indices with their text, on the
+terminal only) for labelling.
 """
 
 from __future__ import annotations
@@ -28,7 +35,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "msc_personas_all.json"
+LABELS = Path(__file__).resolve().parent / "doctor_msc_labels.json"
 SCENARIOS = ("per-persona", "one-user")
+SAMPLE = 50
 
 
 def load_facts(scenario: str) -> list[tuple[str, str]]:
@@ -63,7 +72,7 @@ def build_store(path: Path, facts: list[tuple[str, str]]):
     return store
 
 
-def run(scenario: str, use_tracemalloc: bool) -> dict:
+def run(scenario: str, use_tracemalloc: bool, sample: bool = False) -> dict:
     from bestie_tui.hygiene.doctor import run_doctor
 
     facts = load_facts(scenario)
@@ -83,6 +92,10 @@ def run(scenario: str, use_tracemalloc: bool) -> dict:
             heap_peak = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.stop()
         store.close()
+    if sample:
+        print_sample(report, facts)
+        return {}
+    labelled = precision(report) if scenario == "per-persona" else None
     sizes = [len(g.members) for g in report.duplicates]
     buckets = Counter("2" if s == 2 else "3-5" if s <= 5 else "6-10" if s <= 10 else "11-50" if s <= 50
                       else ">50" for s in sizes)
@@ -97,7 +110,44 @@ def run(scenario: str, use_tracemalloc: bool) -> dict:
         "levels": dict(Counter(g.level for g in report.duplicates)),
         "negation_pairs_kept_out": report.negation_pairs,
         "contradictions": dict(Counter(c.kind for c in report.contradictions)),
+        "corrections": len(report.corrections),
         "stale": len(report.stale), "noisy": len(report.noisy),
+        "labelled": labelled,
+    }
+
+
+def _fact(record) -> int:
+    """The fact index of a record: ``build_store`` inserts the facts in file order from id 1."""
+    return record.id - 1
+
+
+def print_sample(report, facts) -> None:
+    """A seeded random sample of groups and contradiction candidates, with text, for hand labelling."""
+    import random
+
+    rng = random.Random(12)
+    groups = rng.sample(report.duplicates, min(SAMPLE, len(report.duplicates)))
+    pairs = rng.sample(report.contradictions, min(SAMPLE, len(report.contradictions)))
+    for g in groups:
+        print("G", [_fact(m) for m in g.members], g.level, " || ".join(m.text for m in g.members))
+    for c in pairs:
+        print("C", _fact(c.older), _fact(c.newer), c.kind, c.older.text, "||", c.newer.text, "|", c.reason)
+
+
+def precision(report) -> dict | None:
+    """Precision of the hand labels (``LABELS``) among the items the doctor still reports."""
+    if not LABELS.exists():
+        return None
+    labels = json.loads(LABELS.read_text(encoding="utf-8"))
+    groups = {frozenset(_fact(m) for m in g.members) for g in report.duplicates}
+    pairs = {(_fact(c.older), _fact(c.newer)) for c in report.contradictions}
+    found_g = [g for g in labels["duplicate_groups"] if frozenset(g["facts"]) in groups]
+    found_c = [c for c in labels["contradictions"] if (c["older"], c["newer"]) in pairs]
+    return {
+        "groups_labelled": len(labels["duplicate_groups"]), "groups_still_reported": len(found_g),
+        "groups_safe": sum(1 for g in found_g if g["safe"]),
+        "contradictions_labelled": len(labels["contradictions"]), "contradictions_still_reported": len(found_c),
+        "contradictions_real": sum(1 for c in found_c if c["real"]),
     }
 
 
@@ -109,6 +159,9 @@ def main() -> None:
     if not DATA.exists():
         sys.exit(f"{DATA} is absent: the benchmark reads the shared data by path")
     use_tm = "--tracemalloc" in sys.argv
+    if "--sample" in sys.argv:
+        run("per-persona", False, sample=True)
+        return
     if "--scenario" in sys.argv:
         print(json.dumps(run(sys.argv[sys.argv.index("--scenario") + 1], use_tm)))
         return
@@ -134,6 +187,10 @@ def main() -> None:
         ("levels", lambda r: ", ".join(f"{k} {v}" for k, v in sorted(r["levels"].items()))),
         ("negated twins kept out of groups", lambda r: r["negation_pairs_kept_out"]),
         ("contradiction candidates", lambda r: ", ".join(f"{k} {v}" for k, v in sorted(r["contradictions"].items()))),
+        ("corrections", lambda r: f"{r['corrections']:,}"),
+        ("hand labels: groups safe / still reported", lambda r: _labelled(r, "groups_safe", "groups_still_reported")),
+        ("hand labels: contradictions real / reported",
+         lambda r: _labelled(r, "contradictions_real", "contradictions_still_reported")),
         ("stale / noisy", lambda r: f"{r['stale']:,} / {r['noisy']:,}"),
     ]
     width = max(len(name) for name, _ in rows)
@@ -141,6 +198,13 @@ def main() -> None:
     print(f"|{'-' * (width + 2)}|" + "|".join("-" * 30 for _ in results) + "|")
     for name, get in rows:
         print(f"| {name:<{width}} | " + " | ".join(f"{str(get(r)):<28}" for r in results) + " |")
+
+
+def _labelled(r: dict, good: str, found: str) -> str:
+    lab = r.get("labelled")
+    if not lab:
+        return "-"
+    return f"{lab[good]}/{lab[found]} = {lab[good] / lab[found]:.0%}" if lab[found] else "0 reported"
 
 
 if __name__ == "__main__":

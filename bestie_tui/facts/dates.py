@@ -123,7 +123,7 @@ _TIME_COLON = re.compile(r"(?<![\d.])(\d{1,2})\s*[:.h]\s*(\d{2})\s*(am|pm|a\.m\.
 _TIME_AMPM = re.compile(r"(?<![\d:.])(\d{1,2})\s*(am|pm|a\.m\.|p\.m\.)(?![a-z])")
 _TIME_VI = re.compile(r"(?<![\d:.])(\d{1,2})\s*(?:giờ|h)(?:\s*(\d{1,2})(?:\s*phút)?)?(?:\s+(sáng|trưa|chiều|tối|đêm))?"
                       r"(?![\w])")
-_YEAR = re.compile(r"(?<![\d/.,])((?:19|20)\d{2})(?![\d/])")
+_YEAR = re.compile(r"(?<![\d/.,])((?:19|20)\d{2})(?![\d/]|'?s\b)")
 _HEIGHT = re.compile(r"(?<![\d.])(\d)\s*m\s*(\d{2})(?!\d)")
 _AMOUNT = re.compile(rf"(?P<cur>[$€£])?\s*(?P<n>{_NUM})\s*(?P<k>k|m|tr|triệu|nghìn|ngàn)?\b\s*(?P<u>[^\W\d_]+)?")
 _AGE = re.compile(r"(\d{1,3})\s*(?:years?\s+old|yrs?\s+old|tuổi|yo\b)|\b(?:turned|turns|turning|lên|tròn)\s+(\d{1,3})\b"

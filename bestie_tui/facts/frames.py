@@ -40,7 +40,7 @@ from bestie_tui.facts.attributes import (
     Fact,
 )
 from bestie_tui.facts.knowledge import BRANDS
-from bestie_tui.facts.subjects import AUX, COPULAS, Subject
+from bestie_tui.facts.subjects import AUX, COPULAS, Subject, is_copula
 from bestie_tui.facts.tokens import Tokens, Unit
 
 _PREPS = frozenset({"in", "at", "to", "on", "near", "into", "for", "of", "with", "by", "from", "as", "about",
@@ -61,10 +61,16 @@ VI_FLAG_WORDS = frozenset({"nua", "roi", "gio", "moi", "vua", "da", "dang", "se"
                            "thoi", "nhe", "a", "oi", "luon", "hien", "nay", "thi", "chi", "de", "nhu", "cu", "di",
                            "khong", "chua", "ko", "hoi"})
 _TIME_KINDS = frozenset({"time", "weekday", "daypart", "date", "month"})
-#: Month names: when a value began, not the value ("moved to Hue in January"). Days stay: "never
-#: works weekends" is about weekends.
+#: Month, day and day-part names: when a value holds, not the value ("moved to Hue in January",
+#: "coffee every morning"). "Weekends" stays: "never works weekends" is about weekends.
 _WHEN = frozenset({"january", "february", "march", "april", "june", "july", "august", "september", "october",
-                   "november", "december"})
+                   "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                   "sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays",
+                   "morning", "mornings", "afternoon", "afternoons", "evening", "evenings", "night", "nights",
+                   "sang", "chieu", "toi"})
+#: Units of a duration: "for two months", "được hai tháng" say how long, not what.
+_DURATION = frozenset({"thang", "nam", "tuan", "ngay", "month", "months", "year", "years", "week", "weeks", "day",
+                       "days", "hour", "hours"})
 _NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
                  "eight": "8", "nine": "9", "ten": "10", "mot": "1", "hai": "2", "ba": "3", "bon": "4", "nam": "5",
                  "sau": "6", "bay": "7", "tam": "8", "chin": "9", "muoi": "10", "twelv": "12", "twenti": "20"}
@@ -113,7 +119,16 @@ def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]
             continue
         if u.key in _VALUE_END and keys:
             break
-        if u.key in en.FUNCTION or u.key in _PREPS or u.key in FLAG_WORDS or u.key in en.SELF or u.fold in _WHEN \
+        if u.key in ("and", "va") and keys and n + 1 < end and _starts_predicate(us[n + 1]):
+            break  # "loves durian and wants it …": the value ends where the next predicate starts
+        nxt = us[n + 1] if n + 1 < end else None
+        if (u.key in _NUMBER_WORDS or u.words[:1].isdigit()) and nxt is not None and nxt.fold in _DURATION:
+            prev_short = None
+            continue  # "hai tháng", "three months": how long, not what
+        if u.fold in _DURATION and n > i and (us[n - 1].key in _NUMBER_WORDS or us[n - 1].words[:1].isdigit()):
+            continue
+        if u.key in en.FUNCTION or u.key in _PREPS or u.key in FLAG_WORDS or u.key in en.SELF \
+                or u.fold in _WHEN \
                 or u.vi and (u.words in vi.FUNCTION or u.words in vi.SELF or u.fold in VI_FLAG_WORDS) \
                 or (n in skip and u.size == 1):
             prev_short = None
@@ -129,6 +144,12 @@ def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]
             keys.append(prev_short + key)
         prev_short = key if len(key) <= 4 and key.isalpha() else None
     return frozenset(keys), " ".join(shown)
+
+
+def _starts_predicate(u: Unit) -> bool:
+    from bestie_tui.facts.subjects import VERBS
+
+    return u.is_cue or u.words in AUX or u.stem in VERBS or u.key in en.SELF or u.words.endswith("s") and u.stem in VERBS
 
 
 def clause_end(us, i: int) -> int:
@@ -183,6 +204,19 @@ def _brand(us, lo: int, hi: int) -> tuple[str, int, int] | None:
     return None
 
 
+_USE_WORDS = frozenset({"use", "uses", "using", "used", "have", "has", "had", "own", "owns", "drive", "drives",
+                        "play", "plays", "check", "checks", "prefer", "prefers", "switch", "switched", "bought",
+                        "quit", "stopped", "left", "live", "lives", "stored", "kept", "keep", "host", "hosted",
+                        "dùng", "xài", "có", "chơi", "sử", "mua", "lái", "bỏ", "nghỉ", "is", "are", "là"})
+
+
+def _uses(us, at: int) -> bool:
+    """A brand is a tool the subject has when its clause says so: "I use Chrome", "I own a Honda",
+    "My phone is an iPhone" — not "I earn money on youtube"."""
+    lo = clause_start(us, at)
+    return any(u.words in _USE_WORDS for u in us[lo:at])
+
+
 def _tool_kind(us, lo: int, hi: int, brand_kind: str) -> str:
     """A device noun named in the clause wins over the brand's kind ("Dell monitor" is a monitor)."""
     for u in us[lo:hi]:
@@ -219,7 +253,7 @@ def facts_of(tk: Tokens, subject: Subject, start: int, flag_units: set[int]) -> 
         if f is not None:
             out.append(f)
     brand = _brand(us, 0, len(us))
-    if brand and not any(f.attribute == "tool" for f in out):
+    if brand and not any(f.attribute == "tool" for f in out) and _uses(us, brand[1]):
         kind, b0, _ = brand
         end = clause_end(us, b0)
         value, text = value_of(us, b0, end, skip)
@@ -237,7 +271,7 @@ def facts_of(tk: Tokens, subject: Subject, start: int, flag_units: set[int]) -> 
     commute = _commute(tk)
     if commute is not None and not any(f.attribute == "commute" for f in out):
         out.append(commute)
-    sched = _schedule(tk, subject)
+    sched = None if tk.has("event_times") else _schedule(tk, subject)  # a one-off's time is not a schedule
     if sched is not None and not any(f.attribute in ("schedule", "bedtime", "wake time", "birthday", "age",
                                                      "grade", "weight", "height", "work location")
                                      for f in out):
@@ -308,7 +342,11 @@ def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]
         return []
     have = {f.attribute for f in out}
     extra = []
+    words = [u.words for u in tk.units]
     for x in dates.quantities(text_of(tk)):
+        if x.kind == "age" and "old" in words and words.index("old") + 1 < len(words) \
+                and tk.units[words.index("old") + 1].is_word:
+            continue  # "a 10 year old son": the son's age, not the subject's
         if x.kind == "age" and "age" not in have:
             extra.append(Fact("age", "", frozenset({f"age:{x.value}"}), dates.show(x), 1))
         elif x.kind == "mass" and "weight" not in have:
@@ -336,7 +374,7 @@ def _drop_weak(facts: list[Fact]) -> list[Fact]:
 
 
 def _after_copula(us, j: int, end: int) -> int:
-    while j < end and (us[j].words in COPULAS or us[j].key in (":", "called", "@named") or us[j].words in AUX):
+    while j < end and (is_copula(us[j]) or us[j].key in (":", "called", "@named") or us[j].words in AUX):
         j += 1
     return j
 
@@ -408,6 +446,8 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
         if grade is not None:
             return Fact("grade", "", frozenset({f"grade:{grade.value}"}), dates.show(grade), polarity_at(tk, n))
         return _fact(tk, "learning", "", n + 1, end, skip, n)
+    if cue in ("@birthday", "@wedding") and modifies_noun(us, n):
+        return None  # "a birthday party", "birthday cake": not a birthday
     if attribute in MEASURED:
         return _measure(tk, attribute, n + 1, end, skip)
     if cue == "@blood type":
@@ -418,9 +458,11 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
         return _switch(tk, subject, n, end, skip)
     if cue in ("@employer", "@workplace"):
         value, text = value_of(us, n + 1, hi, skip)
-        if value & {"office", "home", "remote"} or cue == "@workplace":
+        if value & {"office", "home", "remote"}:
             place = "home" if value & {"home", "remote"} else "office"
             return Fact("work location", "", frozenset({place}), place, polarity_at(tk, n))
+        if cue == "@workplace":
+            return None  # "I work in a big city": not a workplace the reader knows
         return Fact("employer", "", value, text, polarity_at(tk, n))
     if cue == "@lead":
         value, _ = value_of(us, n + 1, end, skip)
@@ -614,7 +656,7 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
             value, text = value_of(us, j + 1, end, skip)
             return Fact("do", "", value, text, pol) if value else None
     value, text = value_of(us, j + 1, end, skip)
-    if verb.words in COPULAS:
+    if is_copula(verb):
         if not value:
             return None
         person_value = value & en.PERSON_CONCEPTS
@@ -641,7 +683,9 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
     if verb.words in ("have", "has", "had", "own", "got", "có", "nuôi") or key in ("own", "nuoi"):
         if value & {"dog", "cat", "goldfish", "hamster", "parrot", "golden retriever", "rabbit", "fish"}:
             return Fact("pets", "", value, text, pol)
-        if value & {"child", "son", "daughter"}:
+        first = next((u for u in us[j + 1:end] if u.is_word and u.key not in en.FUNCTION
+                      and u.key not in _NUMBER_WORDS and not u.words[:1].isdigit()), None)
+        if value & {"child", "son", "daughter"} and first is not None and first.key in ("child", "son", "daughter"):
             return Fact("children", "", frozenset({"child"}), text, pol)
         if value & _FOOD and verb.words in ("have", "has", "had"):
             return Fact("do", "consume", value, text, pol)

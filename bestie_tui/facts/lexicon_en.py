@@ -103,11 +103,6 @@ PHRASES: dict[str, str] = {
     "nearsighted": "myopia", "short sighted": "myopia", "shortsighted": "myopia", "myopia": "myopia",
     "farsighted": "hyperopia", "long sighted": "hyperopia",
     "allergic": "@allergy", "allergy": "@allergy", "allergies": "@allergy",
-    # colours (a colour opening a text is not a name: "Blue is preferred.")
-    "red": "red", "blue": "blue", "green": "green", "yellow": "yellow", "purple": "purple", "pink": "pink",
-    "orange": "orange", "black": "black", "white": "white", "grey": "grey", "gray": "grey", "brown": "brown",
-    "teal": "teal", "violet": "violet", "turquoise": "turquoise", "navy": "navy", "beige": "beige", "gold": "gold",
-    "silver": "silver",
     # --- attribute cues (see reader.ATTRIBUTES)
     "live": "@live", "living": "@live", "reside": "@live", "based in": "@live", "base in": "@live",
     "home is in": "@live", "stay in": "@live",
@@ -157,7 +152,15 @@ EXACT: dict[str, str] = {
     "vegetarian restaurant": "vegetarian food", "vegan restaurant": "vegan food", "fished": "fishing",
     "fly": "flight", "flew": "flight", "flying": "flight", "color": "colour", "colors": "colour", "colour": "colour",
     "no trouble": "fine", "no problem": "fine", "no problems": "fine", "no issue": "fine", "no issues": "fine",
-    "not a problem": "fine", "samsung": "samsung",
+    "not a problem": "fine", "samsung": "samsung", "wedding": "wedding", "weddings": "wedding",
+    "wedding planner": "wedding planner", "free time": "free time", "spare time": "free time",
+    "wedding day": "wedding", "wedding anniversary": "anniversary",
+    # colours, as written only ("oranges" are fruit; a colour opening a text is not a name: "Blue is preferred.")
+    "red": "red", "blue": "blue", "green": "green", "yellow": "yellow", "purple": "purple", "pink": "pink",
+    "orange": "orange", "black": "black", "white": "white", "grey": "grey", "gray": "grey", "brown": "brown",
+    "teal": "teal", "violet": "violet", "turquoise": "turquoise", "navy": "navy", "beige": "beige", "gold": "gold",
+    "silver": "silver",
+    "on the way": "on the way",
 }
 #: Words that negate the clause they are in ("without" negates only its noun, so it is not here).
 NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "nothing", "neither", "cannot", "nobody"})
@@ -165,7 +168,7 @@ NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "nothing", "neither"
 #: Phrases that say a state has ended: a change, not a denial.
 ENDED = ("no longer", "not anymore", "anymore", "any more", "stop", "stops", "stopped", "stopping", "quit",
          "quits", "quitting", "gave up", "give up", "given up", "no more", "ex", "former", "formerly",
-         "left", "leaving")
+         "left", "leaving", "miss", "misses", "missing")
 #: Phrases that report a change or a new value ("now", "switched").
 CHANGE = ("now", "switch", "switched", "switching", "change", "changed", "changing", "from now on", "these days",
           "nowadays", "instead", "new", "start", "started", "starting", "begin", "began", "become", "became",
@@ -187,10 +190,13 @@ ONLY = ("only", "exclusively", "nothing but", "solely")
 EVER = ("have never", "has never", "had never", "never been", "never had", "never ever", "not once", "ever")
 #: Past habits and past states: consistent with a different present ("used to live in Berlin").
 PAST = ("used to", "formerly", "previously", "back then", "as a kid", "as a child", "in the past",
-        "grew up", "growing up", "when i was")
+        "grew up", "growing up", "when i was", "in college", "in high school", "as a teenager", "back in",
+        "was a", "were a", "i was once")
 #: Plans and wishes: not a statement about now.
-PLAN = ("would like to", "would love to", "plan to", "plans to", "planning to", "hope to", "hopes to", "someday",
-        "some day", "one day", "going to", "will", "wish", "dream of", "dreams of", "thinking of", "thinking about")
+PLAN = ("want to", "wants to", "wanted to", "would like to",
+        "would love to", "plan to", "plans to", "planning to", "hope to", "hopes to", "someday",
+        "some day", "one day", "going to", "on the way", "expecting", "will", "wish", "dream of", "dreams of",
+        "thinking of", "thinking about")
 #: Time words of a one-off event ("last night", "this morning", "on Sunday night").
 EVENT_TIMES = ("yesterday", "last night", "this morning", "tonight", "today", "this afternoon",
                "this evening", "last saturday", "last sunday", "last monday", "last tuesday", "last wednesday",

@@ -33,7 +33,7 @@ from functools import lru_cache
 
 from bestie_tui.facts import dates
 from bestie_tui.facts.attributes import Fact
-from bestie_tui.facts.knowledge import EXCLUDES, categories_of
+from bestie_tui.facts.knowledge import EXCLUDES, KNOWN_CATEGORIES, categories_of
 from bestie_tui.facts.reader import Reading, read
 from bestie_tui.facts.subjects import same_subject
 
@@ -42,6 +42,8 @@ KINDS = ("duplicate", "correction", "contradiction", "event_vs_state", "compatib
 #: Saturday"): such a dated statement is a correction, not a one-off event against a state.
 STATUS = frozenset({"residence", "employer", "title", "manager", "marital", "age", "grade", "tool", "name",
                     "employment", "school", "lead", "location", "hometown", "of", "role", "birthday", "birth year"})
+#: Attributes a wish states as a preference ("I want replies in English").
+_PREFERENCES = frozenset({"reply language", "written language", "name", "reply length", "emoji", "theme", "prefer"})
 #: Attributes whose value is a time of day.
 _TIMED = frozenset({"bedtime", "wake time", "schedule"})
 #: Content-word overlap (Dice) from which two unframed texts are the same statement.
@@ -119,7 +121,8 @@ def _relate(older: str, newer: str, similarity: float | None = None, threshold: 
     if best is not None:
         return best
     if b.event and not a.event and not b.change and (a.facts and b.facts) and subject == "same" \
-            and not (a.plan or b.plan or a.past):
+            and not (a.plan or b.plan or a.past) and (a.negated or a.only or any(
+                f.attribute in ("prefer", "reply language", "fear") or f.polarity < 0 for f in a.facts)):
         shared = _categories(a) & _categories(b)
         if shared:
             if a.ever and a.negated:
@@ -187,10 +190,17 @@ def same_value(fa: Fact, fb: Fact, qa: frozenset[dates.Quantity], qb: frozenset[
     if any(x.startswith(("date:", "time:", "year:", "age:", "grade:", "mass:", "length:", "floor:", "weekday:",
                          "daypart:", "month:")) for x in va | vb):
         return _quantities_same(va, vb)
-    if va <= vb or vb <= va:
-        return True
+    if fa.attribute in _ONE_THING and (va <= vb or vb <= va):
+        return True  # "Ban Mai primary" is "Ban Mai Primary School"; "League" is "League of Legends"
     union = va | vb
-    return len(va & vb) / len(union) >= 0.6
+    return len(va & vb) / len(union) >= 0.8
+
+
+#: Attributes whose value names one thing, so a shorter name of it is the same value. Elsewhere a
+#: word more is another value: "winter" / "winter weddings", "pizza" / "pizza with friends".
+_ONE_THING = frozenset({"residence", "location", "hometown", "employer", "school", "tool", "title", "name", "role",
+                        "manager", "lead", "favourite", "of", "work location", "commute", "birthday", "allergy",
+                        "decision", "approval", "permission", "pricing", "opening"})
 
 
 #: Attributes whose value is a set of items: equal only when the sets are ("French and English" is
@@ -244,7 +254,7 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
     def rel(kind: str, why: str, basis: str) -> Relation:
         return Relation(kind, f"same subject: {who}; attribute: {attribute}; {why}", fa.label(), old, new, who, basis)
 
-    if a.plan != b.plan:
+    if a.plan != b.plan and fa.attribute not in _PREFERENCES:
         return rel("compatible", "a plan or wish beside a statement", "plan")
     if (a.past != b.past) and not (a.ever and fa.polarity < 0 or b.ever and fb.polarity < 0):
         return rel("compatible", "a past state beside a present one", "past")
@@ -269,6 +279,11 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         if fa.polarity < 0 and fb.polarity < 0 or not (a.only or b.only):
             return rel("compatible", "different values, one or both denied", "denied")
     if (a.only or b.only) and fa.polarity > 0 and fb.polarity > 0:
+        only, other = (fa, fb) if a.only else (fb, fa)
+        if set(other.value) <= set(only.value):
+            return rel("compatible", f"{_show(other)} is within only {_show(only)}", "many")
+        if fa.attribute in ("do", "have", "is", "like") and not (_value_categories(fa) & _value_categories(fb)):
+            return rel("compatible", f"{old} and {new} are different kinds of thing", "many")
         if b.event and not a.event:
             return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
         return rel("contradiction", f"only {old} / {new}" if a.only else f"{old} / only {new}", "value")
@@ -294,6 +309,13 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
     return rel("correction", f"{old} → {new}", "value")
 
 
+def _value_categories(f: Fact) -> set[str]:
+    out: set[str] = set()
+    for v in f.value:
+        out |= categories_of(v) - {v}
+    return out
+
+
 def _smaller(fb: Fact, fa: Fact) -> bool:
     def number(f: Fact) -> float | None:
         for x in f.value:
@@ -307,12 +329,12 @@ def _smaller(fb: Fact, fa: Fact) -> bool:
 
 
 def _negative_categories(r: Reading) -> set[str]:
-    """The categories a text denies or avoids ("I don't drink alcohol", "không ăn đồ chiên", "afraid of dogs")."""
+    """The categories a text denies or avoids ("I don't drink alcohol", "không ăn đồ chiên", "afraid
+    of dogs"), as far as the knowledge tables know them; with "never ever", anything it names."""
     out: set[str] = set()
     for f in r.facts:
         if f.polarity < 0 or f.attribute == "fear":
-            for v in f.value:
-                out.add(v)
+            out |= {v for v in f.value if v in KNOWN_CATEGORIES or r.ever and len(v) > 3}
     return out
 
 
@@ -320,6 +342,20 @@ def _positive_mentions(r: Reading) -> set[str]:
     out: set[str] = set(r.mentions)
     for f in r.facts:
         if f.polarity > 0:
+            for v in f.value:
+                out |= categories_of(v)
+    return out
+
+
+#: States about what one eats: only what the text says the subject eats, drinks or likes clashes.
+_DIETS = frozenset({"vegetarian", "vegan", "pescatarian", "coeliac", "lactose intolerance", "sugar free"})
+
+
+def _consumed(r: Reading) -> set[str]:
+    """Categories of what a text says its subject eats, drinks, likes or has (positively)."""
+    out: set[str] = set()
+    for f in r.facts:
+        if f.polarity > 0 and (f.attribute in ("like", "prefer", "favourite", "have") or f.key in ("consume", "")):
             for v in f.value:
                 out |= categories_of(v)
     return out
@@ -356,9 +392,9 @@ def _excluded(a: Reading, b: Reading) -> Relation | None:
         if x.subject.kind != "owner" and not same:
             continue
         for state in x.states:
-            clash = EXCLUDES[state] & (_positive_mentions(y) | ({y.subject.role} if family else set())
-                                       | {c for r in ({y.subject.role} if family else set()) if r
-                                          for c in categories_of(r)})
+            clash = EXCLUDES[state] & (_consumed(y) if state in _DIETS else (
+                _positive_mentions(y) | ({y.subject.role} if family else set())
+                | {c for r in ({y.subject.role} if family else set()) if r for c in categories_of(r)}))
             if clash and (same or family and state in ("only child",)):
                 return _clash(x, y, newer_is_y, state, ", ".join(sorted(clash)))
         for attribute, value, polarity in y.implied:
@@ -373,7 +409,8 @@ def _excluded(a: Reading, b: Reading) -> Relation | None:
         if not same:
             continue
         if denied and (not y.past or x.ever):
-            hits = {d for d in denied if d in _members_named(y) or d in y.mentions} - {"food", "thing"}
+            named = _members_named(y)
+            hits = {d for d in denied if d in named or d in y.mentions} - {"food", "thing"}
             if hits:
                 return _clash(x, y, newer_is_y, "not " + ", ".join(sorted(denied)), ", ".join(sorted(hits)),
                               ever=x.ever)
@@ -411,7 +448,7 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
         return Relation("contradiction", f"the same words ({what} {dice:.2f}), one negated", subject=who,
                         basis="negation")
     if dice >= threshold and a.negated == b.negated and not dates.differ(a.quantities, b.quantities) \
-            and not _scopes_differ(a, b) and not (a.readable and b.readable):
+            and not _scopes_differ(a, b) and not (a.readable or b.readable):
         return Relation("duplicate", f"the same words ({what} {dice:.2f})", subject=who, basis="words")
     return Relation("compatible", f"different facts ({what} {dice:.2f})" + (
         "" if a.readable or b.readable else "; " + (a.note or b.note or "")), basis="words")

@@ -41,6 +41,11 @@ _VI_VERBS = frozenset({"là", "có", "ở", "sống", "làm", "dùng", "học", 
                        "viết", "nhận", "gửi", "bàn", "dị"})
 
 
+def is_copula(u: Unit) -> bool:
+    """"is", "are", "là" — and "la", its spelling in Vietnamese written without diacritics."""
+    return u.words in COPULAS or u.vi and u.fold == "la"
+
+
 @dataclass(frozen=True)
 class Subject:
     """``kind``: ``owner``, ``person`` or ``thing``; ``name``: a person's name (folded); ``role``: a
@@ -100,8 +105,8 @@ _PRONOUNS = frozenset({"it", "this", "that", "there", "here", "what", "who", "th
 _MONTHS_DAYS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
                           "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
                           "saturday", "sunday", "mon", "tue", "wed", "thu", "fri", "sat", "sun"})
-_CONCEPT_NAMES = frozenset(v for v in en.PHRASES.values() if not v.startswith("@")) | frozenset(
-    v for v in vi.PHRASES.values() if not v.startswith("@"))
+_CONCEPT_NAMES = frozenset(v for v in list(en.PHRASES.values()) + list(en.EXACT.values()) if not v.startswith("@")) \
+    | frozenset(v for v in vi.PHRASES.values() if not v.startswith("@"))
 
 
 def _skip_lead(us: tuple[Unit, ...], tk: Tokens) -> int:
@@ -178,7 +183,7 @@ def find_subject(tk: Tokens) -> tuple[Subject, int]:
 def _take_possessed(us, i: int) -> tuple[tuple[str, ...], int]:
     """Words after a possessive up to a copula or verb: ("favourite", "band"), ("phone",)."""
     out = []
-    while i < len(us) and us[i].key not in (",", ":", ".", ";") and us[i].words not in COPULAS \
+    while i < len(us) and us[i].key not in (",", ":", ".", ";") and not is_copula(us[i]) \
             and us[i].words not in AUX and (not out or us[i].stem not in VERBS) and (not out or not us[i].is_cue):
         if us[i].key not in _DETERMINERS:
             out.append(us[i].key)
@@ -360,4 +365,4 @@ def same_subject(a: Subject, b: Subject, content_a: frozenset[str], content_b: f
     return "unknown"
 
 
-__all__ = ["Subject", "OWNER", "find_subject", "same_subject", "COPULAS", "AUX", "VERBS"]
+__all__ = ["Subject", "OWNER", "find_subject", "same_subject", "COPULAS", "AUX", "VERBS", "is_copula"]
