@@ -38,6 +38,8 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "msc_per
 LABELS = Path(__file__).resolve().parent / "doctor_msc_labels.json"
 SCENARIOS = ("per-persona", "one-user")
 SAMPLE = 50
+#: Seed of the hand-labelled sample (a fresh one was drawn after the last change to the reader).
+SEED = 2026
 
 
 def load_facts(scenario: str) -> list[tuple[str, str]]:
@@ -125,7 +127,7 @@ def print_sample(report, facts) -> None:
     """A seeded random sample of groups and contradiction candidates, with text, for hand labelling."""
     import random
 
-    rng = random.Random(12)
+    rng = random.Random(SEED)
     groups = rng.sample(report.duplicates, min(SAMPLE, len(report.duplicates)))
     pairs = rng.sample(report.contradictions, min(SAMPLE, len(report.contradictions)))
     for g in groups:

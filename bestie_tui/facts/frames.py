@@ -271,13 +271,14 @@ def facts_of(tk: Tokens, subject: Subject, start: int, flag_units: set[int]) -> 
     commute = _commute(tk)
     if commute is not None and not any(f.attribute == "commute" for f in out):
         out.append(commute)
-    sched = None if tk.has("event_times") else _schedule(tk, subject)  # a one-off's time is not a schedule
+    sched = _schedule(tk, subject)
     if sched is not None and not any(f.attribute in ("schedule", "bedtime", "wake time", "birthday", "age",
                                                      "grade", "weight", "height", "work location")
                                      for f in out):
         out.append(sched)
     out = _drop_weak(out)
-    if not out:
+    if not out or tk.has("event_times") and all(f.attribute == "schedule" for f in out):
+        # a one-off event says what was done, besides when: "had a steak last night at the team dinner"
         g = _generic(tk, subject, start, skip)
         if g is not None:
             out.append(g)
@@ -448,6 +449,11 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
         return _fact(tk, "learning", "", n + 1, end, skip, n)
     if cue in ("@birthday", "@wedding") and modifies_noun(us, n):
         return None  # "a birthday party", "birthday cake": not a birthday
+    if cue == "@age" and n > 0 and us[n - 1].is_word and us[n - 1].key not in en.FUNCTION \
+            and not us[n - 1].words[:1].isdigit() and us[n - 1].words not in COPULAS:
+        return None  # "the drinking age is 21": not someone's age
+    if cue in ("@free", "@billed", "@allowed", "@forbidden", "@open", "@closed") and subject.kind != "thing":
+        return None  # "I babysit for free": a price or a rule belongs to a thing
     if attribute in MEASURED:
         return _measure(tk, attribute, n + 1, end, skip)
     if cue == "@blood type":

@@ -133,8 +133,7 @@ PHRASES: dict[str, str] = {
     "dislike": "@dislike", "detest": "@dislike", "loathe": "@dislike", "can not stand": "@dislike",
     "avoid": "@avoid", "afraid of": "@afraid", "scared of": "@afraid", "fear": "@afraid",
     "allowed": "@allowed", "permitted": "@allowed", "ok": "@allowed", "forbidden": "@forbidden",
-    "banned": "@forbidden", "prohibited": "@forbidden", "free": "@free", "billed": "@billed",
-    "charged": "@billed", "paid": "@billed", "open": "@open", "closed": "@closed",
+    "banned": "@forbidden", "prohibited": "@forbidden", "free": "@free", "open": "@open", "closed": "@closed",
     "decided": "@decide", "decide": "@decide", "agreed": "@decide", "agree": "@decide",
     "approved": "@approve", "approve": "@approve", "related": "@related",
     "lead": "@lead", "leads": "@lead", "runs the": "@lead", "in charge of": "@lead",
@@ -152,7 +151,8 @@ EXACT: dict[str, str] = {
     "vegetarian restaurant": "vegetarian food", "vegan restaurant": "vegan food", "fished": "fishing",
     "fly": "flight", "flew": "flight", "flying": "flight", "color": "colour", "colors": "colour", "colour": "colour",
     "no trouble": "fine", "no problem": "fine", "no problems": "fine", "no issue": "fine", "no issues": "fine",
-    "not a problem": "fine", "samsung": "samsung", "wedding": "wedding", "weddings": "wedding",
+    "billed": "@billed", "charged": "@billed", "billing": "@billed", "not a problem": "fine", "samsung": "samsung",
+    "wedding": "wedding", "weddings": "wedding",
     "wedding planner": "wedding planner", "free time": "free time", "spare time": "free time",
     "wedding day": "wedding", "wedding anniversary": "anniversary",
     # colours, as written only ("oranges" are fruit; a colour opening a text is not a name: "Blue is preferred.")
@@ -191,7 +191,7 @@ EVER = ("have never", "has never", "had never", "never been", "never had", "neve
 #: Past habits and past states: consistent with a different present ("used to live in Berlin").
 PAST = ("used to", "formerly", "previously", "back then", "as a kid", "as a child", "in the past",
         "grew up", "growing up", "when i was", "in college", "in high school", "as a teenager", "back in",
-        "was a", "were a", "i was once")
+        "was a", "were a", "i was once", "at the age of")
 #: Plans and wishes: not a statement about now.
 PLAN = ("want to", "wants to", "wanted to", "would like to",
         "would love to", "plan to", "plans to", "planning to", "hope to", "hopes to", "someday",

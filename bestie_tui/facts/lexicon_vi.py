@@ -80,7 +80,7 @@ FOLDED_AMBIGUOUS = frozenset({"cho", "bo", "ca", "ga", "me", "ba", "ma", "mo", "
                               "o", "tai", "hut", "thich", "yeu", "so", "ghet", "cha", "mat", "hanh", "ong", "tra",
                               "bay",
                               "bia", "lon", "day", "cam", "doi", "dien", "vo", "be", "cao", "nang", "lop", "tuoi",
-                              "hoc", "noi", "viet", "nhan", "ngu", "thuc", "len", "lich", "han", "keo"})
+                              "hoc", "noi", "viet", "nhan", "ngu", "thuc", "len", "han", "keo"})
 #: Negation words as written; their folded forms count only in a text written without diacritics.
 NEGATIONS = frozenset({"không", "chưa", "chẳng", "chả", "đừng", "chớ", "ko", "hông", "k"})
 ENDED = ("không còn", "ko còn", "đã bỏ", "bỏ", "ngừng", "đã ngừng", "thôi", "đã thôi", "nghỉ", "đã nghỉ",

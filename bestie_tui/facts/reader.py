@@ -134,7 +134,7 @@ def _read(text: str) -> Reading:
     states = frozenset(u.key for n, u in enumerate(us) if u.key in EXCLUDES and not modifies_noun(us, n)
                        and polarity_at(tk, n) > 0) | (
         frozenset({"sugar free"}) if "sugar" in content and ("free" in content or "@free" in _keys(us)) else frozenset())
-    implied = tuple(IMPLIES[k] for k in content if k in IMPLIES)
+    implied = tuple(IMPLIES[u.key] for n, u in enumerate(us) if u.key in IMPLIES and _possessed_here(us, n, subject))
     event = (tk.has("event_times") or _event_verb(tk)) and not tk.has("habits")
     note = None if facts else _why_unread(tk, subject)
     purpose = _purpose(tk)
@@ -172,6 +172,16 @@ def _purpose(tk: Tokens) -> frozenset[str]:
                     break
                 out.add(v.key.lstrip("@"))
     return frozenset(out)
+
+
+def _possessed_here(us, n: int, subject: Subject) -> bool:
+    """A relative named as one's own ("my wife", "vợ tôi", the subject's role): "looking for a
+    husband" implies nothing."""
+    if subject.role == us[n].key and subject.of is None:
+        return True
+    before = us[n - 1].key if n > 0 else ""
+    after = us[n + 1].fold if n + 1 < len(us) else ""
+    return before in ("my", "our", "'s") or after in ("toi", "minh")
 
 
 def _keys(us) -> set[str]:

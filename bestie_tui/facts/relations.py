@@ -264,6 +264,8 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
             if fa.attribute != "schedule" and _scopes_differ(a, b, fa.attribute in _TIMED):
                 return rel("compatible", "different days or times", "scope")
             return rel("duplicate", f"{old} = {new}" if old != new else f"both: {new}", "same")
+        if bool(a.purpose) != bool(b.purpose) and not (b.ended or b.fix):
+            return rel("compatible", "one side is about a particular use or place", "scope")
         if fb.polarity < 0 and b.ended:
             return rel("correction", f"{old} → ended", "ended")
         if b.fix:
@@ -280,6 +282,9 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
             return rel("compatible", "different values, one or both denied", "denied")
     if (a.only or b.only) and fa.polarity > 0 and fb.polarity > 0:
         only, other = (fa, fb) if a.only else (fb, fa)
+        counted = {v for v in only.value if v.isdigit()}
+        if counted and not ((set(only.value) - counted) & set(other.value)):
+            return rel("compatible", f"only {_show(only)} counts those, not {_show(other)}", "many")
         if set(other.value) <= set(only.value):
             return rel("compatible", f"{_show(other)} is within only {_show(only)}", "many")
         if fa.attribute in ("do", "have", "is", "like") and not (_value_categories(fa) & _value_categories(fb)):
@@ -289,6 +294,8 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("contradiction", f"only {old} / {new}" if a.only else f"{old} / only {new}", "value")
     if not spec.single:
         return rel("compatible", f"{old} and {new} can both hold", "many")
+    if fa.attribute in ("residence", "hometown") and not (_named(fa) and _named(fb)):
+        return rel("compatible", f"{old} and {new} can both hold (not two named places)", "many")
     if b.event and not a.event and fa.attribute not in STATUS and not b.change:
         return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
     if a.purpose and b.purpose and not (a.purpose & b.purpose):
@@ -307,6 +314,11 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
     if b.long_ago:
         return rel("contradiction", f"{old} / {new}: the newer says it has long been so", "value")
     return rel("correction", f"{old} → {new}", "value")
+
+
+def _named(f: Fact) -> bool:
+    """The value as written has a capitalised word: a named place ("Da Nang"), not "a farm"."""
+    return any(w[:1].isupper() for w in f.value_text.split())
 
 
 def _value_categories(f: Fact) -> set[str]:
@@ -406,15 +418,42 @@ def _excluded(a: Reading, b: Reading) -> Relation | None:
             relatives = categories_of(y.subject.role or "")
             if denied & relatives:
                 return _clash(x, y, newer_is_y, "not " + ", ".join(sorted(denied)), y.subject.role or "")
-        if not same:
+        if not same or not denied:
             continue
-        if denied and (not y.past or x.ever):
-            named = _members_named(y)
-            hits = {d for d in denied if d in named or d in y.mentions} - {"food", "thing"}
-            if hits:
-                return _clash(x, y, newer_is_y, "not " + ", ".join(sorted(denied)), ", ".join(sorted(hits)),
-                              ever=x.ever)
+        # A denial is broken only by what happens or is done: an occurrence against "never ever", a
+        # one-off event against a habit, a consuming habit against "I don't eat/drink …". Liking
+        # dogs does not break "I have no pets"; living on the east coast not "never been west".
+        occurrence = y.event or y.past or _occurs(y)
+        consuming = any(f.key == "consume" and f.polarity < 0 for f in x.facts) and y.habit and _does(y)
+        if not (x.ever and occurrence or y.event and _does(y) or consuming):
+            continue
+        named = _members_named(y)
+        hits = {d for d in denied if d in named or d in y.mentions} - {"food", "thing"}
+        if hits:
+            return _clash(x, y, newer_is_y, "not " + ", ".join(sorted(denied)), ", ".join(sorted(hits)),
+                          ever=x.ever)
     return None
+
+
+#: Verbs that report that something happened or was done.
+_OCCURRENCE = frozenset({"visit", "went", "go", "been", "travel", "fly", "flew", "flight", "had", "have", "ate",
+                         "drank", "did", "took", "tri", "sang", "di", "bay", "tung", "ghe"})
+
+
+def _occurs(r: Reading) -> bool:
+    """The text reports an occurrence: a positive fact with a verb of doing or going."""
+    return any(f.polarity > 0 and (f.attribute == "do" and f.key in _OCCURRENCE or f.attribute == "travel")
+               for f in r.facts)
+
+
+def _does(r: Reading) -> bool:
+    """The text says its subject does or did something, not that it likes, fears or knows something."""
+    return any(f.polarity > 0 and f.attribute not in _ATTITUDES for f in r.facts)
+
+
+#: Attributes that state a feeling, a relation or an identity rather than a deed.
+_ATTITUDES = frozenset({"like", "prefer", "favourite", "fear", "is", "named", "name", "relation", "role", "marital",
+                        "languages", "learning", "allergy", "condition", "diet", "of"})
 
 
 def _clash(x: Reading, y: Reading, newer_is_y: bool, state: str, what: str, ever: bool = False) -> Relation:
@@ -438,7 +477,7 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
     what = "word overlap" if similarity is None else "similarity"
     if a.plan != b.plan or a.past != b.past and not (a.ever and a.negated or b.ever and b.negated):
         return Relation("compatible", "a plan, a wish or a past state beside a statement", basis="plan")
-    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated and ca & cb:
+    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated and ca & cb and not (a.readable and b.readable):
         if b.ended and b.negated:
             return Relation("correction", f"the same words ({what} {dice:.2f}); the newer says it ended",
                             subject=who, basis="ended")

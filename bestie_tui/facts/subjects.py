@@ -144,6 +144,11 @@ def _skip_lead(us: tuple[Unit, ...], tk: Tokens) -> int:
                 or u.words.rstrip("s") in _MONTHS_DAYS or u.words[:1].isdigit():
             i += 1
             continue
+        if u.key == "@at" and u.vi and i <= 3:  # "Hôm nay ở tiệc công ty tôi thử …": a place before the subject
+            ahead = next((j for j in range(i + 1, min(len(us), i + 6)) if us[j].words in vi.SELF), None)
+            if ahead is not None:
+                i = ahead
+                continue
         if u.words in ("after", "before", "since", "from", "starting", "following", "during") and i == 0:
             j = i + 1
             while j < len(us) and j < i + 5 and not (us[j].key in en.SELF or us[j].cap and us[j].is_word
