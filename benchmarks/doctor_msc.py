@@ -39,7 +39,7 @@ LABELS = Path(__file__).resolve().parent / "doctor_msc_labels.json"
 SCENARIOS = ("per-persona", "one-user")
 SAMPLE = 50
 #: Seed of the hand-labelled sample (a fresh one was drawn after the last change to the reader).
-SEED = 2026
+SEED = 2027
 
 
 def load_facts(scenario: str) -> list[tuple[str, str]]:
@@ -137,20 +137,25 @@ def print_sample(report, facts) -> None:
 
 
 def precision(report) -> dict | None:
-    """Precision of the hand labels (``LABELS``) among the items the doctor still reports."""
+    """Precision of the hand labels (``LABELS``, the last round) among the items the doctor still reports."""
     if not LABELS.exists():
         return None
-    labels = json.loads(LABELS.read_text(encoding="utf-8"))
+    rounds = json.loads(LABELS.read_text(encoding="utf-8"))["rounds"]
     groups = {frozenset(_fact(m) for m in g.members) for g in report.duplicates}
     pairs = {(_fact(c.older), _fact(c.newer)) for c in report.contradictions}
-    found_g = [g for g in labels["duplicate_groups"] if frozenset(g["facts"]) in groups]
-    found_c = [c for c in labels["contradictions"] if (c["older"], c["newer"]) in pairs]
-    return {
-        "groups_labelled": len(labels["duplicate_groups"]), "groups_still_reported": len(found_g),
-        "groups_safe": sum(1 for g in found_g if g["safe"]),
-        "contradictions_labelled": len(labels["contradictions"]), "contradictions_still_reported": len(found_c),
-        "contradictions_real": sum(1 for c in found_c if c["real"]),
-    }
+    out = []
+    for labels in rounds:
+        found_g = [g for g in labels["duplicate_groups"] if frozenset(g["facts"]) in groups]
+        found_c = [c for c in labels["contradictions"] if (c["older"], c["newer"]) in pairs]
+        out.append({
+            "seed": labels["seed"], "groups_labelled": len(labels["duplicate_groups"]),
+            "groups_safe_when_labelled": sum(1 for g in labels["duplicate_groups"] if g["safe"]),
+            "groups_still_reported": len(found_g), "groups_safe": sum(1 for g in found_g if g["safe"]),
+            "contradictions_labelled": len(labels["contradictions"]),
+            "contradictions_real_when_labelled": sum(1 for c in labels["contradictions"] if c["real"]),
+            "contradictions_still_reported": len(found_c), "contradictions_real": sum(1 for c in found_c if c["real"]),
+        })
+    return out[-1] | {"rounds": out}
 
 
 def main() -> None:
@@ -203,10 +208,15 @@ def main() -> None:
 
 
 def _labelled(r: dict, good: str, found: str) -> str:
+    """The last round's precision among what is still reported, and each round as labelled."""
     lab = r.get("labelled")
     if not lab:
         return "-"
-    return f"{lab[good]}/{lab[found]} = {lab[good] / lab[found]:.0%}" if lab[found] else "0 reported"
+    now = f"{lab[good]}/{lab[found]} = {lab[good] / lab[found]:.0%}" if lab[found] else "0 reported"
+    when = "safe_when_labelled" if good == "groups_safe" else "real_when_labelled"
+    kind = "groups" if good == "groups_safe" else "contradictions"
+    history = ", ".join(f"seed {x['seed']}: {x[kind + '_' + when]}/{x[kind + '_labelled']}" for x in lab["rounds"])
+    return f"{now} (as labelled: {history})"
 
 
 if __name__ == "__main__":

@@ -175,6 +175,33 @@ def polarity_at(tk: Tokens, i: int) -> int:
     return tk.polarity[min(max(i, 0), len(tk.polarity) - 1)]
 
 
+def scoped_polarity(tk: Tokens, n: int) -> int:
+    """The polarity of the cue at ``n``: a negation before another verb does not reach it ("I do not
+    like living in a rural area" still lives there; "I don't have many chances to speak German"
+    still speaks it). An ended state always does."""
+    pol = polarity_at(tk, n)
+    if pol > 0 or any(j <= n for span in tk.flags.get("ended", ()) for j in span if _same_segment(tk, j, n)):
+        return pol
+    from bestie_tui.facts.subjects import VERBS
+
+    us = tk.units
+    negs = [j for span in tk.flags.get("neg", ()) for j in span if j < n and _same_segment(tk, j, n)]
+    if not negs:
+        return pol
+    for j in negs:
+        between = us[j + 1:n]
+        if not any(u.is_cue or u.stem in VERBS or u.words in ("have", "has", "had") and k < len(between) - 1
+                   for k, u in enumerate(between)):
+            return pol
+    return 1
+
+
+def _same_segment(tk: Tokens, a: int, b: int) -> bool:
+    lo, hi = min(a, b), max(a, b)
+    return all(tk.units[k].key not in _SEGMENT_STOPS and tk.units[k].clause == tk.units[lo].clause
+               for k in range(lo, hi + 1))
+
+
 def text_of(tk: Tokens) -> str:
     return tk.text
 
@@ -262,6 +289,8 @@ def facts_of(tk: Tokens, subject: Subject, start: int, flag_units: set[int]) -> 
     for n, u in enumerate(us):
         if u.key in STATE_CONCEPTS and u.known and n not in free and not modifies_noun(us, n):
             attribute, state, valence = STATE_CONCEPTS[u.key]
+            if attribute == "reply length" and not any(x.key in ("@reply", "@write", "answer") for x in us):
+                continue  # "I am short": a height, not the length of replies
             if not any(f.attribute == attribute for f in out):
                 out.append(Fact(attribute, "", frozenset({state}), u.words, valence * polarity_at(tk, n)))
     out += _measured_extra(tk, subject, out)
@@ -330,7 +359,8 @@ def _refine(f: Fact) -> Fact:
         langs = f.value & LANGUAGES
         if langs and not (f.value - langs - _LANGUAGE_FRAMING):
             return Fact("reply language", "", langs, ", ".join(sorted(langs)), f.polarity)
-    if f.attribute in ("do", "is", "have", "learning") and f.value & SCHOOLS:
+    if (f.attribute in ("is", "learning") or f.attribute == "do" and f.key in ("go", "goe", "attend", "studi", "hoc")) \
+            and f.value & SCHOOLS:
         return Fact("school", "", f.value, f.value_text, f.polarity)
     if f.attribute == "is" and f.value & JOBS:
         return Fact("title", "", f.value, f.value_text, f.polarity)
@@ -345,9 +375,9 @@ def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]
     extra = []
     words = [u.words for u in tk.units]
     for x in dates.quantities(text_of(tk)):
-        if x.kind == "age" and "old" in words and words.index("old") + 1 < len(words) \
-                and tk.units[words.index("old") + 1].is_word:
-            continue  # "a 10 year old son": the son's age, not the subject's
+        if x.kind == "age" and ("old" in words and words.index("old") + 1 < len(words)
+                                and tk.units[words.index("old") + 1].is_word or "was" in words or "since" in words):
+            continue  # "a 10 year old son", "I was 18 when …": not the subject's age now
         if x.kind == "age" and "age" not in have:
             extra.append(Fact("age", "", frozenset({f"age:{x.value}"}), dates.show(x), 1))
         elif x.kind == "mass" and "weight" not in have:
@@ -424,9 +454,11 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
     if attribute is None:
         return None
     lo = clause_start(us, n)
+    if cue in ("@free", "@billed", "@allowed", "@forbidden", "@open", "@closed") and subject.kind != "thing":
+        return None  # "I am close with my mom", "I babysit for free": a price or a rule belongs to a thing
     if cue in CUE_VALUE:
         value, valence = CUE_VALUE[cue]
-        return Fact(attribute, "", frozenset({value}), value, valence * polarity_at(tk, n))
+        return Fact(attribute, "", frozenset({value}), value, valence * scoped_polarity(tk, n))
     if cue in ("@favourite", "@favourite food"):
         j = n + 1
         noun = us[j].key if j < len(us) and us[j].is_word and cue == "@favourite" else ""
@@ -437,23 +469,23 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
     if cue in ("@reply", "@write", "@speak"):
         langs = frozenset(u.key for u in us[lo:end] if u.key in LANGUAGES)
         if cue == "@speak":
-            return Fact("languages", "", langs, ", ".join(sorted(langs)), polarity_at(tk, n)) if langs else None
+            return Fact("languages", "", langs, ", ".join(sorted(langs)), scoped_polarity(tk, n)) if langs else None
         if langs:
             name = "reply language" if cue == "@reply" else "written language"
-            return Fact(name, "", langs, ", ".join(sorted(langs)), polarity_at(tk, n))
+            return Fact(name, "", langs, ", ".join(sorted(langs)), scoped_polarity(tk, n))
         return None
     if cue == "@learn":
         grade = next((x for x in dates.quantities(text_of(tk)) if x.kind == "grade"), None)
         if grade is not None:
-            return Fact("grade", "", frozenset({f"grade:{grade.value}"}), dates.show(grade), polarity_at(tk, n))
+            return Fact("grade", "", frozenset({f"grade:{grade.value}"}), dates.show(grade), scoped_polarity(tk, n))
         return _fact(tk, "learning", "", n + 1, end, skip, n)
     if cue in ("@birthday", "@wedding") and modifies_noun(us, n):
         return None  # "a birthday party", "birthday cake": not a birthday
-    if cue == "@age" and n > 0 and us[n - 1].is_word and us[n - 1].key not in en.FUNCTION \
-            and not us[n - 1].words[:1].isdigit() and us[n - 1].words not in COPULAS:
-        return None  # "the drinking age is 21": not someone's age
-    if cue in ("@free", "@billed", "@allowed", "@forbidden", "@open", "@closed") and subject.kind != "thing":
-        return None  # "I babysit for free": a price or a rule belongs to a thing
+    if cue == "@age" and (n > 0 and us[n - 1].is_word and us[n - 1].key not in en.FUNCTION
+                          and not us[n - 1].words[:1].isdigit() and us[n - 1].words not in COPULAS
+                          or n + 1 < len(us) and us[n + 1].is_word and not us[n].words.startswith("turn")
+                          or _past_age(us, n)):
+        return None  # "the drinking age", "a 7 year old daughter", "I was 18 when …": not the subject's age now
     if attribute in MEASURED:
         return _measure(tk, attribute, n + 1, end, skip)
     if cue == "@blood type":
@@ -466,20 +498,20 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
         value, text = value_of(us, n + 1, hi, skip)
         if value & {"office", "home", "remote"}:
             place = "home" if value & {"home", "remote"} else "office"
-            return Fact("work location", "", frozenset({place}), place, polarity_at(tk, n))
+            return Fact("work location", "", frozenset({place}), place, scoped_polarity(tk, n))
         if cue == "@workplace":
             return None  # "I work in a big city": not a workplace the reader knows
-        return Fact("employer", "", value, text, polarity_at(tk, n))
+        return Fact("employer", "", value, text, scoped_polarity(tk, n))
     if cue == "@lead":
         value, _ = value_of(us, n + 1, end, skip)
         before = [u for u in us[lo:n] if u.is_word]
         if before and (before[-1].words in ("he", "she", "they", "it") or not before[-1].cap):
             return None  # "he runs it now": who "he" is, the clause does not say
         who = frozenset({subject.name}) if subject.name else frozenset()
-        return Fact("lead", " ".join(sorted(value)), who, subject.label(), polarity_at(tk, n)) if who else None
+        return Fact("lead", " ".join(sorted(value)), who, subject.label(), scoped_polarity(tk, n)) if who else None
     if cue == "@manager":
         value, text = value_of(us, n + 1, hi, skip)
-        return Fact("role", "manager", value, text, polarity_at(tk, n))
+        return Fact("role", "manager", value, text, scoped_polarity(tk, n))
     if cue == "@allergy":
         value, text = value_of(us, n + 1, hi, skip)
         value -= {"gi", "anyth", "anything"}
@@ -494,16 +526,22 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
                               and u.key not in FLAG_WORDS and u.key not in CONSUME_VERBS and u.words not in AUX
                               and u.key not in en.SELF and u.words not in vi.FUNCTION)
             text = ", ".join(sorted(value))
-        return Fact("allergy", "", value, text, polarity_at(tk, n))
+        return Fact("allergy", "", value, text, scoped_polarity(tk, n))
     if cue == "@hometown":
         value, text = value_of(us, n + 1, hi, skip)
-        return Fact("hometown", "", value, text, polarity_at(tk, n)) if value else None
+        return Fact("hometown", "", value, text, scoped_polarity(tk, n)) if value else None
     value, text = value_of(us, n + 1, hi, skip)
     if not value and cue in ("@like", "@prefer") and subject.kind == "thing" and subject.words:
         value, text = frozenset(subject.words), " ".join(sorted(subject.words))  # "Blue is preferred."
     if cue == "@named" and subject.kind == "person" and subject.role:
         attribute = "name"  # "Mai's teacher is called Ms. Thao"
-    return Fact(attribute, "", value, text, CUE_VALENCE.get(cue, 1) * polarity_at(tk, n))
+    return Fact(attribute, "", value, text, CUE_VALENCE.get(cue, 1) * scoped_polarity(tk, n))
+
+
+def _past_age(us, n: int) -> bool:
+    """An age said with "was"/"were" or after "since": a past age ("since I was 22")."""
+    lo = clause_start(us, n)
+    return any(u.words in ("was", "were", "since") for u in us[lo:n])
 
 
 def _measure(tk: Tokens, attribute: str, j: int, end: int, skip: set[int]) -> Fact | None:
@@ -676,6 +714,11 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
             return Fact("name", "", value, text, pol)
         if subject.kind == "thing":
             return Fact("of", " ".join(sorted(subject.words)), value, text, pol)
+        nxt = next((u for u in us[j + 1:end] if u.is_word), None)
+        if nxt is not None and nxt.words == "from":
+            return Fact("hometown", "", value, text, pol)
+        if nxt is not None and nxt.words in ("in", "at") and any(u.cap for u in us[j + 1:end] if u.is_word):
+            return Fact("location", "", value, text, pol)
         return Fact("is", "", value, text, pol)
     if not value:
         return None

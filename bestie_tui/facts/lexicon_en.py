@@ -19,7 +19,8 @@ PHRASES: dict[str, str] = {
     "papa": "father", "parents": "parents", "brother": "brother", "sister": "sister", "sibling": "sibling",
     "siblings": "sibling", "older sister": "sister", "younger sister": "sister", "older brother": "brother",
     "younger brother": "brother", "big sister": "sister", "little brother": "brother", "grandma": "grandmother",
-    "grandmother": "grandmother", "grandpa": "grandfather", "grandfather": "grandfather", "uncle": "uncle",
+    "grandmother": "grandmother", "family": "family", "families": "family", "family members": "family",
+    "family member": "family", "grandpa": "grandfather", "grandfather": "grandfather", "uncle": "uncle",
     "aunt": "aunt", "cousin": "cousin", "nephew": "nephew", "niece": "niece", "friend": "friend",
     "best friend": "friend", "boss": "manager", "manager": "manager", "supervisor": "manager",
     "line manager": "manager", "colleague": "colleague", "coworker": "colleague", "co worker": "colleague",
@@ -151,7 +152,8 @@ EXACT: dict[str, str] = {
     "vegetarian restaurant": "vegetarian food", "vegan restaurant": "vegan food", "fished": "fishing",
     "fly": "flight", "flew": "flight", "flying": "flight", "color": "colour", "colors": "colour", "colour": "colour",
     "no trouble": "fine", "no problem": "fine", "no problems": "fine", "no issue": "fine", "no issues": "fine",
-    "billed": "@billed", "charged": "@billed", "billing": "@billed", "not a problem": "fine", "samsung": "samsung",
+    "billed": "@billed", "charged": "@billed", "billing": "@billed", "relatives": "relative",
+    "not a problem": "fine", "samsung": "samsung",
     "wedding": "wedding", "weddings": "wedding",
     "wedding planner": "wedding planner", "free time": "free time", "spare time": "free time",
     "wedding day": "wedding", "wedding anniversary": "anniversary",
@@ -168,7 +170,8 @@ NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "nothing", "neither"
 #: Phrases that say a state has ended: a change, not a denial.
 ENDED = ("no longer", "not anymore", "anymore", "any more", "stop", "stops", "stopped", "stopping", "quit",
          "quits", "quitting", "gave up", "give up", "given up", "no more", "ex", "former", "formerly",
-         "left", "leaving", "miss", "misses", "missing")
+         "left my", "left the", "left our", "miss eating", "miss drinking", "miss smoking", "miss playing",
+         "miss having", "miss living", "miss working")
 #: Phrases that report a change or a new value ("now", "switched").
 CHANGE = ("now", "switch", "switched", "switching", "change", "changed", "changing", "from now on", "these days",
           "nowadays", "instead", "new", "start", "started", "starting", "begin", "began", "become", "became",
@@ -195,7 +198,7 @@ PAST = ("used to", "formerly", "previously", "back then", "as a kid", "as a chil
 #: Plans and wishes: not a statement about now.
 PLAN = ("want to", "wants to", "wanted to", "would like to",
         "would love to", "plan to", "plans to", "planning to", "hope to", "hopes to", "someday",
-        "some day", "one day", "going to", "on the way", "expecting", "will", "wish", "dream of", "dreams of",
+        "some day", "one day", "going to", "on the way", "expecting", "soon", "turning", "will", "wish", "dream of", "dreams of",
         "thinking of", "thinking about")
 #: Time words of a one-off event ("last night", "this morning", "on Sunday night").
 EVENT_TIMES = ("yesterday", "last night", "this morning", "tonight", "today", "this afternoon",
@@ -238,7 +241,8 @@ PERSON_CONCEPTS = frozenset({
     "child", "son", "daughter", "wife", "husband", "spouse", "mother", "father", "parents", "brother", "sister",
     "sibling", "grandmother", "grandfather", "uncle", "aunt", "cousin", "nephew", "niece", "friend",
     "manager", "colleague", "partner", "business partner", "boyfriend", "girlfriend", "fiance", "neighbour",
-    "roommate", "in-law", "pupil", "student", "dentist", "doctor", "landlord", "teacher",
+    "roommate", "in-law", "pupil", "student", "dentist", "doctor", "landlord", "teacher", "nurse", "family",
+    "member", "people", "relative", "folk", "kid", "grandparent",
 })
 #: Honorifics before a name ("Ms. Thao", "Dr. Lam").
 HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam"})

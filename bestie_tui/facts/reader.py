@@ -70,6 +70,8 @@ class Reading:
     words: tuple[tuple[str, str], ...] = ()
     #: an antonym cue ("hate", "ghét", "forbidden") rather than a negation word makes it negative
     antonym: bool = False
+    #: "became", "trở thành": a change of state whatever the attribute
+    became: bool = False
 
 
     @cached_property
@@ -145,9 +147,11 @@ def _read(text: str) -> Reading:
         plan=tk.has("plan"), event=event, habit=tk.has("habits"), long_ago=tk.has("long_ago"),
         content=content, mentions=frozenset(mentions), states=states, note=note, implied=implied, purpose=purpose,
         words=tuple((u.key, u.shown) for u in us if u.is_word),
-        antonym=any(u.key in _ANTONYM_CUES for u in us))
+        antonym=any(u.key in _ANTONYM_CUES for u in us),
+        became=any(u.words in _BECAME for u in us))
 
 
+_BECAME = frozenset({"became", "become", "becomes", "becoming", "trở", "thành"})
 _ANTONYM_CUES = frozenset({"@dislike", "@avoid", "@forbidden", "@billed", "@closed", "@single"})
 _PURPOSE_WORDS = frozenset({"for", "để", "de"})
 _TIME_WORDS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",

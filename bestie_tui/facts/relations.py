@@ -161,7 +161,8 @@ def _pairs(a: Reading, b: Reading) -> list[tuple[Fact, Fact]]:
         for fb in b.facts:
             if fa.attribute == fb.attribute and _same_key(fa, fb):
                 out.append((fa, fb))
-            elif fa.attribute in _LIKING and fb.attribute in _LIKING and fa.value == fb.value and fa.value:
+            elif fa.attribute in _LIKING and fb.attribute in _LIKING and fa.value == fb.value and fa.value \
+                    and fa.polarity == fb.polarity:
                 out.append((fa, fb))
     return out
 
@@ -270,7 +271,8 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
             return rel("correction", f"{old} → ended", "ended")
         if b.fix:
             return rel("correction", f"{old} → not so (an explicit fix)", "fix")
-        if fb.polarity > 0 and b.change and not b.long_ago and (a.ended or spec.mutable and fa.attribute in STATUS):
+        if fb.polarity > 0 and b.change and not b.long_ago and (a.ended or spec.mutable and fa.attribute in STATUS
+                                                                or b.became):
             return rel("correction", f"not {old} → {new}", "change")
         if b.event and not a.event and not a.ever and fb.polarity > 0:
             return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
@@ -367,7 +369,8 @@ def _consumed(r: Reading) -> set[str]:
     """Categories of what a text says its subject eats, drinks, likes or has (positively)."""
     out: set[str] = set()
     for f in r.facts:
-        if f.polarity > 0 and (f.attribute in ("like", "prefer", "favourite", "have") or f.key in ("consume", "")):
+        if f.polarity > 0 and (f.attribute in ("like", "prefer", "favourite") or f.attribute == "do"
+                               and f.key in ("consume", "")):
             for v in f.value:
                 out |= categories_of(v)
     return out
@@ -477,7 +480,7 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
     what = "word overlap" if similarity is None else "similarity"
     if a.plan != b.plan or a.past != b.past and not (a.ever and a.negated or b.ever and b.negated):
         return Relation("compatible", "a plan, a wish or a past state beside a statement", basis="plan")
-    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated and ca & cb and not (a.readable and b.readable):
+    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated and ca & cb and not (a.readable or b.readable):
         if b.ended and b.negated:
             return Relation("correction", f"the same words ({what} {dice:.2f}); the newer says it ended",
                             subject=who, basis="ended")

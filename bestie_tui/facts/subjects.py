@@ -93,6 +93,8 @@ def _is_name(u: Unit, nxt: Unit | None, first: bool, flagged: bool = False) -> b
         return False
     if nxt is None:
         return not first
+    if nxt.words in ("are", "were") and w.endswith("s"):
+        return False  # "Teams are billed …": a plural noun, not a name
     if not first:
         return True
     return (nxt.key in ("'s", "(", ",", "and") or nxt.is_cue or nxt.words in COPULAS or nxt.words in AUX
@@ -222,6 +224,8 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
             return Subject("person", name=name, role=role), j
         possessed, j = _take_possessed(us, j)
         return Subject("owner", possessed=possessed), j
+    if u.key in ("his", "her", "their") and nxt is not None and nxt.key in en.PERSON_CONCEPTS:
+        return Subject("person", role=nxt.key, of=u.key), i + 2  # "His father speaks Chinese"
     if u.key in en.SELF or u.key in ("user", "owner") or u.key in en.THIRD and u.key in ("he", "she"):
         if u.key in ("he", "she"):
             return Subject("person", name=None, role=u.key), i + 1
@@ -278,6 +282,11 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
 
 
 def _vi_subject(us, i: int) -> tuple[Subject, int]:
+    if i > 0 and us[i].key not in en.PERSON_CONCEPTS and not us[i].cap:
+        # after a time or place ("Hôm nay ở tiệc công ty tôi thử …"), the pronoun close by is the subject
+        ahead = next((j for j in range(i, min(len(us), i + 3)) if us[j].words in vi.SELF), None)
+        if ahead is not None:
+            i = ahead
     u = us[i]
     nxt = us[i + 1] if i + 1 < len(us) else None
     w = u.words

@@ -298,8 +298,12 @@ def _polarities(out: list[Unit], flags) -> tuple[int, ...]:
     neg_spans = flags.get("neg", ())
     pol = [1] * len(out)
     lo = 0
+    neg_at = {j for span in neg_spans for j in span}
+    splits = {k for k in range(1, len(out) - 1) if out[k].key in ("and", "or", "va") and (
+        k + 1 in neg_at or out[k + 1].key in ("i", "we", "toi"))}
     for hi in range(len(out) + 1):
-        if hi == len(out) or out[hi].key in _SEGMENT_STOPS or (hi > lo and out[hi].clause != out[lo].clause):
+        if hi == len(out) or out[hi].key in _SEGMENT_STOPS or hi in splits or (
+                hi > lo and out[hi].clause != out[lo].clause):
             seg = range(lo, hi)
             if any(j in ended for j in seg):
                 value = -1
@@ -307,7 +311,7 @@ def _polarities(out: list[Unit], flags) -> tuple[int, ...]:
                 value = -1 if sum(1 for span in neg_spans if any(lo <= j < hi for j in span)) % 2 else 1
             for j in seg:
                 pol[j] = value
-            if hi < len(out) and out[hi].key in _SEGMENT_STOPS:
+            if hi < len(out) and (out[hi].key in _SEGMENT_STOPS or hi in splits):
                 pol[hi] = value
                 lo = hi + 1
             else:
