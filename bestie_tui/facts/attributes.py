@@ -22,7 +22,8 @@ class Spec:
 
 
 ATTRIBUTES: dict[str, Spec] = {
-    "residence": Spec(True), "location": Spec(True), "hometown": Spec(True, False), "birthday": Spec(True, False),
+    # a hometown is named at many scales ("Ontario", "Canada"): two of them are not a contradiction
+    "residence": Spec(True), "location": Spec(True), "hometown": Spec(False, False), "birthday": Spec(True, False),
     "birth year": Spec(True, False), "employer": Spec(True), "work location": Spec(True), "title": Spec(True),
     "manager": Spec(True), "lead": Spec(True), "name": Spec(True), "reply language": Spec(True),
     "written language": Spec(True), "languages": Spec(False), "learning": Spec(False), "favourite": Spec(True),
@@ -33,7 +34,7 @@ ATTRIBUTES: dict[str, Spec] = {
     "pricing": Spec(True), "opening": Spec(True), "decision": Spec(True), "approval": Spec(True),
     "relation": Spec(False), "allergy": Spec(False), "diet": Spec(True), "handedness": Spec(True, False),
     "chronotype": Spec(True), "schedule": Spec(True), "deadline": Spec(True), "tool": Spec(True),
-    "pets": Spec(False), "children": Spec(True), "condition": Spec(False), "emoji": Spec(True),
+    "pets": Spec(False), "children": Spec(False), "condition": Spec(False), "emoji": Spec(True),
     "reply length": Spec(True), "theme": Spec(True), "of": Spec(True), "have": Spec(False), "do": Spec(False),
     "is": Spec(False), "travel": Spec(False), "siblings": Spec(True, False), "named": Spec(False),
     "capability": Spec(False), "smoking": Spec(True), "consume": Spec(False), "role": Spec(False),

@@ -375,8 +375,9 @@ def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]
     extra = []
     words = [u.words for u in tk.units]
     for x in dates.quantities(text_of(tk)):
-        if x.kind == "age" and ("old" in words and words.index("old") + 1 < len(words)
-                                and tk.units[words.index("old") + 1].is_word or "was" in words or "since" in words):
+        old_at = next((k for k, w in enumerate(words) if w.endswith("old")), None)
+        if x.kind == "age" and (old_at is not None and old_at + 1 < len(words) and tk.units[old_at + 1].is_word
+                                or "was" in words or "since" in words):
             continue  # "a 10 year old son", "I was 18 when …": not the subject's age now
         if x.kind == "age" and "age" not in have:
             extra.append(Fact("age", "", frozenset({f"age:{x.value}"}), dates.show(x), 1))
@@ -613,6 +614,9 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
     pol = polarity_at(tk, n)
     j = n + 1
     old: frozenset[str] = frozenset()
+    if j + 1 < end and us[j].words in ("away", "out") and us[j + 1].words in ("from", "of"):
+        old, shown = value_of(us, j + 2, end, skip)  # "moving away from Montano": it no longer holds
+        return Fact("residence", "", frozenset({"elsewhere"}), f"away from {shown}", pol, old_value=old)
     if j < end and us[j].key == "from":
         k = j + 1
         while k < end and us[k].key != "to":
@@ -735,7 +739,8 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
         first = next((u for u in us[j + 1:end] if u.is_word and u.key not in en.FUNCTION
                       and u.key not in _NUMBER_WORDS and not u.words[:1].isdigit()), None)
         if value & {"child", "son", "daughter"} and first is not None and first.key in ("child", "son", "daughter"):
-            return Fact("children", "", frozenset({"child"}), text, pol)
+            kinds = frozenset(value & {"child", "son", "daughter"})  # "a son" and "two daughters" are not one fact
+            return Fact("children", "", kinds, text, pol)
         if value & _FOOD and verb.words in ("have", "has", "had"):
             return Fact("do", "consume", value, text, pol)
         return Fact("have", "", value, text, pol)
@@ -747,6 +752,7 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
 _VERBS_OF_ACTIVITY = frozenset({"play", "drink", "eat", "smoke", "learn", "studi", "work", "use", "take", "go",
                                 "run", "tap", "hoc", "an", "uong", "hut", "choi", "lam", "di"})
 _FOOD = frozenset({"coffee", "decaf", "tea", "green tea", "milk", "beer", "wine", "champagne", "alcohol", "spirits",
+                   "cake", "candy", "dessert", "chocolate", "ice cream", "soda",
                    "cocktail", "meat", "red meat", "beef", "pork", "lamb", "chicken", "fish", "shrimp", "egg",
                    "dairy", "gluten", "sugar", "sweets", "fried", "spicy", "seafood"})
 

@@ -143,7 +143,8 @@ def _read(text: str) -> Reading:
     return Reading(
         text=text, lang=tk.lang, subject=subject, facts=tuple(facts), quantities=dates.quantities(text),
         negated=negated, ended=ended, change=tk.has("change"), fix=tk.has("fix"), hedged=tk.has("hedges"),
-        only=tk.has("only"), ever=tk.has("ever") and (negated or tk.lang == "vi"), past=tk.has("past"),
+        only=tk.has("only"), ever=tk.has("ever") and (negated or tk.lang == "vi"),
+        past=tk.has("past") or _was(us, start),
         plan=tk.has("plan"), event=event, habit=tk.has("habits"), long_ago=tk.has("long_ago"),
         content=content, mentions=frozenset(mentions), states=states, note=note, implied=implied, purpose=purpose,
         words=tuple((u.key, u.shown) for u in us if u.is_word),
@@ -186,6 +187,16 @@ def _possessed_here(us, n: int, subject: Subject) -> bool:
     before = us[n - 1].key if n > 0 else ""
     after = us[n + 1].fold if n + 1 < len(us) else ""
     return before in ("my", "our", "'s") or after in ("toi", "minh")
+
+
+def _was(us, start: int) -> bool:
+    """"I was in the army", "We were neighbours": a past state (not "I was born …", an event)."""
+    if start >= len(us) or us[start].words not in ("was", "were"):
+        return False
+    nxt = us[start + 1] if start + 1 < len(us) else None
+    if nxt is not None and (nxt.words.endswith(("ed", "en")) or nxt.words in ("cut", "set", "put", "moved")):
+        return False  # "was cut to $3k", "was moved": a change, told in the passive
+    return not any(u.key in ("@born", "@birthday") or u.words in ("born", "told", "given") for u in us)
 
 
 def _keys(us) -> set[str]:

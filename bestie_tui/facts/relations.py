@@ -279,6 +279,9 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("contradiction", f"{old} / not {old}" if fb.polarity < 0 else f"not {old} / {new}",
                    "antonym" if a.antonym != b.antonym else "negation")
     # different values
+    if fb.old_value and fa.polarity > 0 and fb.polarity > 0 and same_value(
+            fa, fb._replace(value=fb.old_value), a.quantities, b.quantities):
+        return rel("correction", f"{old} → {new}", "change")  # "moved from Hanoi to …", "moving away from …"
     if fa.polarity < 0 or fb.polarity < 0:
         if fa.polarity < 0 and fb.polarity < 0 or not (a.only or b.only):
             return rel("compatible", "different values, one or both denied", "denied")

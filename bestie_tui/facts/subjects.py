@@ -102,6 +102,7 @@ def _is_name(u: Unit, nxt: Unit | None, first: bool, flagged: bool = False) -> b
             or (nxt.cap and nxt.is_word))
 
 
+_ANIMALS = frozenset({"dog", "cat", "parrot", "hamster", "horse", "rabbit", "goldfish", "bird", "pet"})
 _PRONOUNS = frozenset({"it", "this", "that", "there", "here", "what", "who", "they", "these", "those", "he", "she",
                        "we", "you", "i", "one", "someone", "everyone", "nobody", "people"})
 _MONTHS_DAYS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -222,6 +223,8 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
                 possessed, k = _take_possessed(us, j + 1)  # "my son's birthday"
                 return Subject("person", name=name, role=role, possessed=possessed), k
             return Subject("person", name=name, role=role), j
+        if j < len(us) and us[j].key in _ANIMALS and j + 1 < len(us) and (us[j + 1].stem in VERBS or us[j + 1].is_cue):
+            return Subject("person", role=us[j].key), j + 1  # "My dog likes hilly hiking": the dog's
         possessed, j = _take_possessed(us, j)
         return Subject("owner", possessed=possessed), j
     if u.key in ("his", "her", "their") and nxt is not None and nxt.key in en.PERSON_CONCEPTS:
