@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from typing import Any, cast
 
 from bestie_tui.text import words as textmod
 
@@ -377,10 +378,10 @@ def agree(a: frozenset[Quantity], b: frozenset[Quantity]) -> bool:
 def show(q: Quantity) -> str:
     """A quantity as a person would write it: ``March 3``, ``23:00``, ``Monday``, ``12 km``."""
     if q.kind == "date":
-        month, day = q.value  # type: ignore[misc]
+        month, day = cast("tuple[Any, int]", q.value)
         if month == "dom":
             return f"the {day}th"
-        return f"{_MONTH_TITLES[month - 1]} {day}"
+        return f"{_MONTH_TITLES[int(month) - 1]} {day}"
     if q.kind == "time":
         minutes = int(q.value)  # type: ignore[call-overload]
         return f"{minutes // 60:02d}:{minutes % 60:02d}"

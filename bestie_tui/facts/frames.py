@@ -458,8 +458,8 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
     if cue in ("@free", "@billed", "@allowed", "@forbidden", "@open", "@closed") and subject.kind != "thing":
         return None  # "I am close with my mom", "I babysit for free": a price or a rule belongs to a thing
     if cue in CUE_VALUE:
-        value, valence = CUE_VALUE[cue]
-        return Fact(attribute, "", frozenset({value}), value, valence * scoped_polarity(tk, n))
+        word, valence = CUE_VALUE[cue]
+        return Fact(attribute, "", frozenset({word}), word, valence * scoped_polarity(tk, n))
     if cue in ("@favourite", "@favourite food"):
         j = n + 1
         noun = us[j].key if j < len(us) and us[j].is_word and cue == "@favourite" else ""

@@ -190,7 +190,7 @@ def find_subject(tk: Tokens) -> tuple[Subject, int]:
 
 def _take_possessed(us, i: int) -> tuple[tuple[str, ...], int]:
     """Words after a possessive up to a copula or verb: ("favourite", "band"), ("phone",)."""
-    out = []
+    out: list[str] = []
     while i < len(us) and us[i].key not in (",", ":", ".", ";") and not is_copula(us[i]) \
             and us[i].words not in AUX and (not out or us[i].stem not in VERBS) and (not out or not us[i].is_cue):
         if us[i].key not in _DETERMINERS:
@@ -263,7 +263,7 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
             and u.cap and i == 0 and u.words not in ("deploy", "deploys")):
         return OWNER, i  # telegraphic: "Took a Grab car …", "Stayed up until 3 am …"
     # a thing: its words up to the verb
-    words = []
+    words: list[str] = []
     j = i
     while j < len(us):
         v = us[j]
@@ -323,7 +323,7 @@ def _vi_subject(us, i: int) -> tuple[Subject, int]:
                 j += 1
         return Subject("person", name=name), j
     # a thing (nhóm, công ty, dự án Kite …), or a possessed attribute before "của tôi"
-    words = []
+    words: list[str] = []
     j = i
     while j < len(us):
         v = us[j]

@@ -11,6 +11,7 @@ cover. Contractions are expanded first ("don't" → "do not", "I'm" → "I am"),
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -90,7 +91,7 @@ class _Table:
     alternation (longest first) matched over the space-joined keys of a text, so a text is scanned
     once in C instead of trying every length at every word."""
 
-    def __init__(self, phrases, key):
+    def __init__(self, phrases: Iterable[tuple[str, str]], key: Callable[[str], str]) -> None:
         self.single: dict[str, str] = {}
         self.multi: dict[str, str] = {}
         for phrase, tag in phrases:

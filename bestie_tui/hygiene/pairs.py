@@ -141,7 +141,9 @@ def tfidf_rows(docs: list[list[str]]):
     from scipy.sparse import csr_matrix
 
     vocab: dict[str, int] = {}
-    indptr, indices, counts = [0], [], []
+    indptr: list[int] = [0]
+    indices: list[int] = []
+    counts: list[int] = []
     for doc in docs:
         tf: dict[int, int] = {}
         for term in doc:

@@ -13,8 +13,9 @@ batch that is already open, so approving a correction and retiring what it repla
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from bestie_tui.facts.reader import attribute_words, read
 from bestie_tui.facts.relations import Relation, relate
@@ -79,10 +80,11 @@ def find_related(store: MemoryStore, text: str, user: str | None, *, exclude_id:
         for w in words[:40]:
             term = Memory.terms.contains(f" {w} ")
             match = term if match is None else (match | term)
-        for (mid,) in Memory.select(Memory.id).where(condition & match).order_by(Memory.id.desc()) \
-                .limit(BY_ATTRIBUTE).tuples():
+        found = Memory.select(Memory.id).where(condition & match).order_by(Memory.id.desc()).limit(BY_ATTRIBUTE)
+        for (mid,) in cast("Iterable[tuple[int]]", found.tuples()):
             ids[mid] = None
-    for (mid,) in Memory.select(Memory.id).where(condition).order_by(Memory.id.desc()).limit(NEWEST).tuples():
+    newest = Memory.select(Memory.id).where(condition).order_by(Memory.id.desc()).limit(NEWEST)
+    for (mid,) in cast("Iterable[tuple[int]]", newest.tuples()):
         ids[mid] = None
     out: list[Related] = []
     if not ids:
