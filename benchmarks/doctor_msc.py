@@ -16,7 +16,11 @@ random (seeded) from one run of the per-persona scenario and labelled by hand �
 position of a fact in the file's order: splits, pairs, speaker 1 then 2), never by text, since the
 data may not be copied. Precision counts the labelled items the doctor still reports.
 
-Usage: ``python benchmarks/doctor_msc.py [--tracemalloc]``. Target on a 2-core machine: ≤ 20 s and
+Each scenario's store is built once and the doctor of this checkout and of the baseline (the
+worktree of branch ``main``, when there is one; ``--no-baseline`` skips it) run on the same file,
+side by side, each in its own process. The reading worker's CPU time is shown beside the doctor's.
+
+Usage: ``python benchmarks/doctor_msc.py [--tracemalloc] [--no-baseline]``. Target on a 2-core machine: ≤ 20 s and
 ≤ 2 GB per scenario. ``--sample`` prints a fresh random sample (fact indices with their text, on the
 terminal only) for labelling.
 """
@@ -74,22 +78,27 @@ def build_store(path: Path, facts: list[tuple[str, str]]):
     return store
 
 
-def run(scenario: str, use_tracemalloc: bool, sample: bool = False) -> dict:
+def run(scenario: str, use_tracemalloc: bool, sample: bool = False, db: Path | None = None) -> dict:
+    """Run the doctor once over a store of ``scenario`` (built here, or the one at ``db``)."""
     from bestie_tui.hygiene.doctor import run_doctor
+    from bestie_tui.store.memory_store import MemoryStore
 
     facts = load_facts(scenario)
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        store = build_store(Path(tmp) / "msc.db", facts)
+        if db is None:
+            store = build_store(Path(tmp) / "msc.db", facts)
+        else:
+            store = MemoryStore(db, clock=lambda: datetime(2026, 11, 30, 12, 0, 0))
         build_s = time.perf_counter() - t
         heap_peak = None
         if use_tracemalloc:
             import tracemalloc
 
             tracemalloc.start()
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         report = run_doctor(store)
-        doctor_s = time.perf_counter() - t
+        doctor_s, doctor_cpu = time.perf_counter() - t, time.process_time() - cpu
         if use_tracemalloc:
             heap_peak = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.stop()
@@ -103,7 +112,8 @@ def run(scenario: str, use_tracemalloc: bool, sample: bool = False) -> dict:
                       else ">50" for s in sizes)
     return {
         "scenario": scenario, "facts": len(facts), "users": len({u for u, _ in facts}),
-        "build_s": round(build_s, 2), "doctor_s": round(doctor_s, 2),
+        "build_s": round(build_s, 2), "doctor_s": round(doctor_s, 2), "doctor_cpu_s": round(doctor_cpu, 2),
+        "worker_cpu_s": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime, 2),
         "stages": {k: round(v, 2) for k, v in report.timings.items()},
         "max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "heap_peak_mib": round(heap_peak, 1) if heap_peak is not None else None,
@@ -112,7 +122,7 @@ def run(scenario: str, use_tracemalloc: bool, sample: bool = False) -> dict:
         "levels": dict(Counter(g.level for g in report.duplicates)),
         "negation_pairs_kept_out": report.negation_pairs,
         "contradictions": dict(Counter(c.kind for c in report.contradictions)),
-        "corrections": len(report.corrections),
+        "corrections": len(getattr(report, "corrections", [])),
         "stale": len(report.stale), "noisy": len(report.noisy),
         "labelled": labelled,
     }
@@ -169,14 +179,36 @@ def main() -> None:
     if "--sample" in sys.argv:
         run("per-persona", False, sample=True)
         return
-    if "--scenario" in sys.argv:
-        print(json.dumps(run(sys.argv[sys.argv.index("--scenario") + 1], use_tm)))
+    if "--build" in sys.argv:
+        at = sys.argv.index("--build")
+        build_store(Path(sys.argv[at + 2]), load_facts(sys.argv[at + 1])).close()
         return
+    if "--scenario" in sys.argv:
+        db = Path(sys.argv[sys.argv.index("--db") + 1]) if "--db" in sys.argv else None
+        print(json.dumps(run(sys.argv[sys.argv.index("--scenario") + 1], use_tm, db=db)))
+        return
+    baseline = None if "--no-baseline" in sys.argv else _main_worktree()
     results = []
     for scenario in SCENARIOS:
-        cmd = [sys.executable, __file__, "--scenario", scenario] + (["--tracemalloc"] if use_tm else [])
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        results.append(json.loads(out.strip().splitlines()[-1]))
+        with tempfile.TemporaryDirectory() as tmp:
+            db = Path(tmp) / "msc.db"
+            t = time.perf_counter()
+            subprocess.run([sys.executable, __file__, "--build", scenario, str(db)], check=True)
+            build_s = round(time.perf_counter() - t, 2)
+            for name, checkout in (("this branch", None), ("baseline", baseline)):
+                if name == "baseline" and checkout is None:
+                    continue
+                cmd = [sys.executable, __file__, "--scenario", scenario, "--db", str(db)] + (
+                    ["--tracemalloc"] if use_tm else [])
+                env = dict(os.environ, PYTHONPATH=str(checkout)) if checkout else None
+                done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(checkout or Path.cwd()))
+                if done.returncode != 0:
+                    print(f"{name} failed on {scenario}: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+                    continue
+                result = json.loads(done.stdout.strip().splitlines()[-1])
+                result["scenario"] = f"{scenario} ({name})"
+                result["build_s"] = build_s
+                results.append(result)
     load = os.getloadavg()
     print(f"doctor over MSC persona facts · {os.cpu_count()} CPUs · load average {load[0]:.2f} {load[1]:.2f} "
           f"{load[2]:.2f} (shared machine)")
@@ -184,6 +216,7 @@ def main() -> None:
         ("facts / users", lambda r: f"{r['facts']:,} / {r['users']:,}"),
         ("store build (setup) s", lambda r: r["build_s"]),
         ("doctor wall time s", lambda r: r["doctor_s"]),
+        ("doctor CPU s (process / reading worker)", lambda r: f"{r['doctor_cpu_s']} / {r.get('worker_cpu_s', 0)}"),
         ("  load / duplicates / contradictions s",
          lambda r: f"{r['stages'].get('load')} / {r['stages'].get('duplicates')} / {r['stages'].get('contradictions')}"),
         ("peak RSS MiB (process)", lambda r: r["max_rss_mib"]),
@@ -205,6 +238,22 @@ def main() -> None:
     print(f"|{'-' * (width + 2)}|" + "|".join("-" * 30 for _ in results) + "|")
     for name, get in rows:
         print(f"| {name:<{width}} | " + " | ".join(f"{str(get(r)):<28}" for r in results) + " |")
+
+
+def _main_worktree() -> Path | None:
+    """The checkout of branch ``main`` among this repository's worktrees (the baseline), if any."""
+    try:
+        listing = subprocess.run(["git", "worktree", "list", "--porcelain"], cwd=Path(__file__).parent,
+                                 capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    path = None
+    for line in listing.splitlines():
+        if line.startswith("worktree "):
+            path = Path(line.split(" ", 1)[1])
+        elif line == "branch refs/heads/main" and path is not None and path.resolve() != Path(__file__).parents[1]:
+            return path
+    return None
 
 
 def _labelled(r: dict, good: str, found: str) -> str:

@@ -220,7 +220,8 @@ EVENT_VERBS = frozenset({"had", "ate", "drank", "took", "went", "tried", "stayed
                          "skipped", "played", "smoked", "used", "wore", "slept", "cooked", "bought", "called",
                          "spent", "worked", "came", "made", "did", "watched"})
 #: Clause boundaries inside a text (besides punctuation).
-CLAUSE_WORDS = frozenset({"but", "because", "since", "although", "though", "while", "so", "whereas"})
+CLAUSE_WORDS = frozenset({"but", "because", "since", "although", "though", "while", "so", "whereas", "unless", "except",
+                          "otherwise"})
 #: Function words: never content, never a value.
 FUNCTION = frozenset(
     "a an the and or of to in on at for with by from is are was were be been being am i me my mine myself we "

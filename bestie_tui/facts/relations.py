@@ -279,6 +279,14 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("contradiction", f"{old} / not {old}" if fb.polarity < 0 else f"not {old} / {new}",
                    "antonym" if a.antonym != b.antonym else "negation")
     # different values
+    if fa.polarity != fb.polarity:
+        negative, positive = (fa, fb) if fa.polarity < 0 else (fb, fa)
+        if negative.value and set(negative.value) < set(positive.value):
+            # a denial of the whole covers its part: "hates durian" / "loves durian smoothies" (but "no
+            # carrot cake" does not deny "likes cake")
+            if b.event and not a.event and fb.polarity > 0 and not a.ever:
+                return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+            return rel("contradiction", f"{old} / {new}", "antonym" if a.antonym != b.antonym else "negation")
     if fb.old_value and fa.polarity > 0 and fb.polarity > 0 and same_value(
             fa, fb._replace(value=fb.old_value), a.quantities, b.quantities):
         return rel("correction", f"{old} → {new}", "change")  # "moved from Hanoi to …", "moving away from …"
