@@ -10,8 +10,19 @@ Python heap peak of the doctor call alone from ``tracemalloc`` when ``--tracemal
 which slows the run), duplicate group count and size distribution, the ladder level of the groups,
 the negated twins kept out of duplicate groups, and contradiction candidates by kind.
 
-Usage: ``python benchmarks/doctor_msc.py [--tracemalloc]``. Target on a 2-core machine: ≤ 20 s and
-≤ 2 GB per scenario.
+Also printed: corrections (the newer fact replaces the older), and the precision of the hand labels
+in ``benchmarks/doctor_msc_labels.json``: 50 duplicate groups and 50 contradiction candidates drawn at
+random (seeded) from one run of the per-persona scenario and labelled by hand — by fact index (the
+position of a fact in the file's order: splits, pairs, speaker 1 then 2), never by text, since the
+data may not be copied. Precision counts the labelled items the doctor still reports.
+
+Each scenario's store is built once and the doctor of this checkout and of the baseline (the
+worktree of branch ``main``, when there is one; ``--no-baseline`` skips it) run on the same file,
+side by side, each in its own process. The reading worker's CPU time is shown beside the doctor's.
+
+Usage: ``python benchmarks/doctor_msc.py [--tracemalloc] [--no-baseline]``. Target on a 2-core machine: ≤ 20 s and
+≤ 2 GB per scenario. ``--sample`` prints a fresh random sample (fact indices with their text, on the
+terminal only) for labelling.
 """
 
 from __future__ import annotations
@@ -28,7 +39,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "msc_personas_all.json"
+LABELS = Path(__file__).resolve().parent / "doctor_msc_labels.json"
 SCENARIOS = ("per-persona", "one-user")
+SAMPLE = 50
+#: Seed of the hand-labelled sample (a fresh one was drawn after the last change to the reader).
+SEED = 2028
 
 
 def load_facts(scenario: str) -> list[tuple[str, str]]:
@@ -63,32 +78,42 @@ def build_store(path: Path, facts: list[tuple[str, str]]):
     return store
 
 
-def run(scenario: str, use_tracemalloc: bool) -> dict:
+def run(scenario: str, use_tracemalloc: bool, sample: bool = False, db: Path | None = None) -> dict:
+    """Run the doctor once over a store of ``scenario`` (built here, or the one at ``db``)."""
     from bestie_tui.hygiene.doctor import run_doctor
+    from bestie_tui.store.memory_store import MemoryStore
 
     facts = load_facts(scenario)
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        store = build_store(Path(tmp) / "msc.db", facts)
+        if db is None:
+            store = build_store(Path(tmp) / "msc.db", facts)
+        else:
+            store = MemoryStore(db, clock=lambda: datetime(2026, 11, 30, 12, 0, 0))
         build_s = time.perf_counter() - t
         heap_peak = None
         if use_tracemalloc:
             import tracemalloc
 
             tracemalloc.start()
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         report = run_doctor(store)
-        doctor_s = time.perf_counter() - t
+        doctor_s, doctor_cpu = time.perf_counter() - t, time.process_time() - cpu
         if use_tracemalloc:
             heap_peak = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.stop()
         store.close()
+    if sample:
+        print_sample(report, facts)
+        return {}
+    labelled = precision(report) if scenario == "per-persona" else None
     sizes = [len(g.members) for g in report.duplicates]
     buckets = Counter("2" if s == 2 else "3-5" if s <= 5 else "6-10" if s <= 10 else "11-50" if s <= 50
                       else ">50" for s in sizes)
     return {
         "scenario": scenario, "facts": len(facts), "users": len({u for u, _ in facts}),
-        "build_s": round(build_s, 2), "doctor_s": round(doctor_s, 2),
+        "build_s": round(build_s, 2), "doctor_s": round(doctor_s, 2), "doctor_cpu_s": round(doctor_cpu, 2),
+        "worker_cpu_s": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime, 2),
         "stages": {k: round(v, 2) for k, v in report.timings.items()},
         "max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "heap_peak_mib": round(heap_peak, 1) if heap_peak is not None else None,
@@ -97,8 +122,50 @@ def run(scenario: str, use_tracemalloc: bool) -> dict:
         "levels": dict(Counter(g.level for g in report.duplicates)),
         "negation_pairs_kept_out": report.negation_pairs,
         "contradictions": dict(Counter(c.kind for c in report.contradictions)),
+        "corrections": len(getattr(report, "corrections", [])),
         "stale": len(report.stale), "noisy": len(report.noisy),
+        "labelled": labelled,
     }
+
+
+def _fact(record) -> int:
+    """The fact index of a record: ``build_store`` inserts the facts in file order from id 1."""
+    return record.id - 1
+
+
+def print_sample(report, facts) -> None:
+    """A seeded random sample of groups and contradiction candidates, with text, for hand labelling."""
+    import random
+
+    rng = random.Random(SEED)
+    groups = rng.sample(report.duplicates, min(SAMPLE, len(report.duplicates)))
+    pairs = rng.sample(report.contradictions, min(SAMPLE, len(report.contradictions)))
+    for g in groups:
+        print("G", [_fact(m) for m in g.members], g.level, " || ".join(m.text for m in g.members))
+    for c in pairs:
+        print("C", _fact(c.older), _fact(c.newer), c.kind, c.older.text, "||", c.newer.text, "|", c.reason)
+
+
+def precision(report) -> dict | None:
+    """Precision of the hand labels (``LABELS``, the last round) among the items the doctor still reports."""
+    if not LABELS.exists():
+        return None
+    rounds = json.loads(LABELS.read_text(encoding="utf-8"))["rounds"]
+    groups = {frozenset(_fact(m) for m in g.members) for g in report.duplicates}
+    pairs = {(_fact(c.older), _fact(c.newer)) for c in report.contradictions}
+    out = []
+    for labels in rounds:
+        found_g = [g for g in labels["duplicate_groups"] if frozenset(g["facts"]) in groups]
+        found_c = [c for c in labels["contradictions"] if (c["older"], c["newer"]) in pairs]
+        out.append({
+            "seed": labels["seed"], "groups_labelled": len(labels["duplicate_groups"]),
+            "groups_safe_when_labelled": sum(1 for g in labels["duplicate_groups"] if g["safe"]),
+            "groups_still_reported": len(found_g), "groups_safe": sum(1 for g in found_g if g["safe"]),
+            "contradictions_labelled": len(labels["contradictions"]),
+            "contradictions_real_when_labelled": sum(1 for c in labels["contradictions"] if c["real"]),
+            "contradictions_still_reported": len(found_c), "contradictions_real": sum(1 for c in found_c if c["real"]),
+        })
+    return out[-1] | {"rounds": out}
 
 
 def main() -> None:
@@ -109,14 +176,39 @@ def main() -> None:
     if not DATA.exists():
         sys.exit(f"{DATA} is absent: the benchmark reads the shared data by path")
     use_tm = "--tracemalloc" in sys.argv
-    if "--scenario" in sys.argv:
-        print(json.dumps(run(sys.argv[sys.argv.index("--scenario") + 1], use_tm)))
+    if "--sample" in sys.argv:
+        run("per-persona", False, sample=True)
         return
+    if "--build" in sys.argv:
+        at = sys.argv.index("--build")
+        build_store(Path(sys.argv[at + 2]), load_facts(sys.argv[at + 1])).close()
+        return
+    if "--scenario" in sys.argv:
+        db = Path(sys.argv[sys.argv.index("--db") + 1]) if "--db" in sys.argv else None
+        print(json.dumps(run(sys.argv[sys.argv.index("--scenario") + 1], use_tm, db=db)))
+        return
+    baseline = None if "--no-baseline" in sys.argv else _main_worktree()
     results = []
     for scenario in SCENARIOS:
-        cmd = [sys.executable, __file__, "--scenario", scenario] + (["--tracemalloc"] if use_tm else [])
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        results.append(json.loads(out.strip().splitlines()[-1]))
+        with tempfile.TemporaryDirectory() as tmp:
+            db = Path(tmp) / "msc.db"
+            t = time.perf_counter()
+            subprocess.run([sys.executable, __file__, "--build", scenario, str(db)], check=True)
+            build_s = round(time.perf_counter() - t, 2)
+            for name, checkout in (("this branch", None), ("baseline", baseline)):
+                if name == "baseline" and checkout is None:
+                    continue
+                cmd = [sys.executable, __file__, "--scenario", scenario, "--db", str(db)] + (
+                    ["--tracemalloc"] if use_tm else [])
+                env = dict(os.environ, PYTHONPATH=str(checkout)) if checkout else None
+                done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(checkout or Path.cwd()))
+                if done.returncode != 0:
+                    print(f"{name} failed on {scenario}: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+                    continue
+                result = json.loads(done.stdout.strip().splitlines()[-1])
+                result["scenario"] = f"{scenario} ({name})"
+                result["build_s"] = build_s
+                results.append(result)
     load = os.getloadavg()
     print(f"doctor over MSC persona facts · {os.cpu_count()} CPUs · load average {load[0]:.2f} {load[1]:.2f} "
           f"{load[2]:.2f} (shared machine)")
@@ -124,6 +216,7 @@ def main() -> None:
         ("facts / users", lambda r: f"{r['facts']:,} / {r['users']:,}"),
         ("store build (setup) s", lambda r: r["build_s"]),
         ("doctor wall time s", lambda r: r["doctor_s"]),
+        ("doctor CPU s (process / reading worker)", lambda r: f"{r['doctor_cpu_s']} / {r.get('worker_cpu_s', 0)}"),
         ("  load / duplicates / contradictions s",
          lambda r: f"{r['stages'].get('load')} / {r['stages'].get('duplicates')} / {r['stages'].get('contradictions')}"),
         ("peak RSS MiB (process)", lambda r: r["max_rss_mib"]),
@@ -134,6 +227,10 @@ def main() -> None:
         ("levels", lambda r: ", ".join(f"{k} {v}" for k, v in sorted(r["levels"].items()))),
         ("negated twins kept out of groups", lambda r: r["negation_pairs_kept_out"]),
         ("contradiction candidates", lambda r: ", ".join(f"{k} {v}" for k, v in sorted(r["contradictions"].items()))),
+        ("corrections", lambda r: f"{r['corrections']:,}"),
+        ("hand labels: groups safe / still reported", lambda r: _labelled(r, "groups_safe", "groups_still_reported")),
+        ("hand labels: contradictions real / reported",
+         lambda r: _labelled(r, "contradictions_real", "contradictions_still_reported")),
         ("stale / noisy", lambda r: f"{r['stale']:,} / {r['noisy']:,}"),
     ]
     width = max(len(name) for name, _ in rows)
@@ -141,6 +238,34 @@ def main() -> None:
     print(f"|{'-' * (width + 2)}|" + "|".join("-" * 30 for _ in results) + "|")
     for name, get in rows:
         print(f"| {name:<{width}} | " + " | ".join(f"{str(get(r)):<28}" for r in results) + " |")
+
+
+def _main_worktree() -> Path | None:
+    """The checkout of branch ``main`` among this repository's worktrees (the baseline), if any."""
+    try:
+        listing = subprocess.run(["git", "worktree", "list", "--porcelain"], cwd=Path(__file__).parent,
+                                 capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    path = None
+    for line in listing.splitlines():
+        if line.startswith("worktree "):
+            path = Path(line.split(" ", 1)[1])
+        elif line == "branch refs/heads/main" and path is not None and path.resolve() != Path(__file__).parents[1]:
+            return path
+    return None
+
+
+def _labelled(r: dict, good: str, found: str) -> str:
+    """The last round's precision among what is still reported, and each round as labelled."""
+    lab = r.get("labelled")
+    if not lab:
+        return "-"
+    now = f"{lab[good]}/{lab[found]} = {lab[good] / lab[found]:.0%}" if lab[found] else "0 reported"
+    when = "safe_when_labelled" if good == "groups_safe" else "real_when_labelled"
+    kind = "groups" if good == "groups_safe" else "contradictions"
+    history = ", ".join(f"seed {x['seed']}: {x[kind + '_' + when]}/{x[kind + '_labelled']}" for x in lab["rounds"])
+    return f"{now} (as labelled: {history})"
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@ def found(store):
     return [(c.kind, c.older.text, c.newer.text) for c in find_contradictions(records)]
 
 
+def corrected(store):
+    return [(c.attribute, c.older.text, c.newer.text) for c in run_doctor(store, mode="conflicts").corrections]
+
+
 def test_negation_is_a_contradiction_not_a_duplicate(store):
     store.add("identity", "I am vegan.")
     store.add("identity", "I am not a vegan.")
@@ -47,19 +51,22 @@ def test_dung_use_is_not_dung_dont(store):
     assert ("negation", "Tôi dùng Python.", "Tôi chưa dùng Python.") in kinds
 
 
-def test_same_attribute_different_value(store):
+def test_a_new_preferred_language_is_a_correction_not_a_contradiction(store):
+    # issue 12: a new value of a one-valued attribute replaces the old one (was a "value" contradiction)
     store.add("communication_preference", "User prefers Vietnamese.")
     store.add("communication_preference", "User prefers English.")
-    assert found(store) == [("value", "User prefers Vietnamese.", "User prefers English.")]
+    assert found(store) == []
+    assert corrected(store) == [("reply language", "User prefers Vietnamese.", "User prefers English.")]
 
 
-def test_liking_two_colours_is_not_a_contradiction_but_two_favourites_are(store):
+def test_liking_two_colours_is_compatible_and_a_new_favourite_is_a_correction(store):
     store.add("preference", "I like blue.")
     store.add("preference", "I like red.")
-    assert found(store) == []
+    assert found(store) == [] and corrected(store) == []
     store.add("preference", "My favourite colour is green.")
     store.add("preference", "My favorite color is yellow.")
-    assert found(store) == [("value", "My favourite colour is green.", "My favorite color is yellow.")]
+    assert found(store) == []
+    assert corrected(store) == [("favourite (colour)", "My favourite colour is green.", "My favorite color is yellow.")]
 
 
 def test_different_relation_is_neither(store):
@@ -88,7 +95,8 @@ def test_speaking_a_language_is_not_a_reply_preference(store):
     store.add("communication_preference", "Always answer in English.")
     assert found(store) == []
     store.add("communication_preference", "Trả lời bằng tiếng Việt.")
-    assert found(store) == [("value", "Always answer in English.", "Trả lời bằng tiếng Việt.")]
+    assert found(store) == []
+    assert corrected(store) == [("reply language", "Always answer in English.", "Trả lời bằng tiếng Việt.")]
 
 
 def reasons(store):
@@ -102,7 +110,7 @@ def test_vietnamese_food_words_are_matched_with_their_accents_and_shown_as_writt
     assert found(store) == []
     store.add("event", "Ăn thịt bò hôm qua.")
     store.add("event", "I had cheese and bacon burgers on Friday.")
-    assert reasons(store) == [("event_vs_state", "an event (bò, thịt)"),
+    assert reasons(store) == [("event_vs_state", "an event (thịt bò)"),
                               ("event_vs_state", "an event (bacon, burgers)")]
 
 
@@ -115,6 +123,7 @@ def test_a_contradiction_is_found_when_one_side_has_extra_words(store):
     store.add("habit", "I drink green tea every evening.")
     store.add("preference", "My brother hates durian.")
     store.add("habit", "I do not drink soda.")
-    assert sorted(found(store)) == sorted([
-        ("antonym", "Linh loves durian and wants it suggested at fruit markets.", "Linh hates durian; never suggest it."),
-        ("negation", "I drink coffee.", "I do not drink coffee anymore.")])
+    assert sorted(found(store)) == [
+        ("antonym", "Linh loves durian and wants it suggested at fruit markets.", "Linh hates durian; never suggest it.")]
+    # issue 12: "not … anymore" says the habit ended: a correction, not a contradiction
+    assert [(old, new) for _, old, new in corrected(store)] == [("I drink coffee.", "I do not drink coffee anymore.")]

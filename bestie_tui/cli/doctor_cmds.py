@@ -43,6 +43,12 @@ def print_report(report, limit: int) -> None:
             if len(g.members) > 6:
                 click.echo(f"      … and {len(g.members) - 6} more")
     if report.mode in (None, "conflicts"):
+        click.echo(f"\ncorrections: {c.get('corrections', 0)} (the newer record replaces the older; cleanup supersedes them)")
+        for k in getattr(report, "corrections", [])[:limit]:
+            what = f"{k.attribute}: {k.old_value} → {k.new_value}" if k.attribute else k.reason
+            click.echo(f"  [{printable(what)}]")
+            click.echo(f"      older #{k.older.id:<5} {_pin(k.older)}{_short(k.older.text)}")
+            click.echo(f"      newer #{k.newer.id:<5} {_pin(k.newer)}{_short(k.newer.text)}")
         click.echo(f"\ncontradiction candidates: {c['contradictions']} "
                    f"({c['negation_pairs']} negated twins kept out of duplicate groups)")
         for k in report.contradictions[:limit]:
@@ -60,7 +66,7 @@ def print_report(report, limit: int) -> None:
             flag = "pinned" if m.pinned else "core"
             click.echo(f"  #{m.id:<5} [{flag}] {_short(m.text)}")
         _findings("memories missing metadata", report.missing_metadata, limit)
-    if len(report.duplicates) > limit or len(report.contradictions) > limit:
+    if max(len(report.duplicates), len(report.contradictions), len(getattr(report, "corrections", []))) > limit:
         click.echo(f"\n(first {limit} per section; --limit N or --json for all)")
 
 
@@ -78,7 +84,7 @@ def _findings(title: str, items, limit: int) -> None:
 @json_option
 @pass_app
 def analyze(app, mode, user, limit, as_json) -> None:
-    """Doctor report: duplicates, contradictions, stale, noisy, pinned/core, missing metadata."""
+    """Doctor report: duplicates, corrections, contradictions, stale, noisy, pinned/core, missing metadata."""
     from bestie_tui.hygiene.doctor import run_doctor
     from bestie_tui.hygiene.health import record_snapshot
 

@@ -1,8 +1,12 @@
-"""``bestie memory pending|approve|reject|reject-all``: the owner's review of proposals."""
+"""``bestie memory pending|approve|reject|reject-all|compare``: the owner's review of proposals, and
+how two memories relate (``facts.relate``: duplicate, correction, contradiction, event vs state,
+compatible)."""
 
 from __future__ import annotations
 
 import click
+
+from bestie_tui.text.words import printable
 
 from .common import MEMORY_ID, json_option, memory, memory_id_arg, pass_app
 from .render import emit_json, memory_detail, memory_line, memory_lines
@@ -18,10 +22,16 @@ def pending(ctx: click.Context, limit, as_json) -> None:
         return
     store = ctx.obj.store()
     items = store.pending(limit=limit)
+    related = {m.id: _related(store, m) for m in items}
     if as_json:
-        emit_json([m.to_dict() for m in items])
-    else:
-        memory_lines(items, store.clock(), empty="nothing pending")
+        emit_json([dict(m.to_dict(), related=[_related_json(r) for r in related[m.id]]) for m in items])
+        return
+    if not items:
+        click.echo("nothing pending")
+    for m in items:
+        click.echo(memory_line(m, store.clock()))
+        for r in related[m.id]:
+            click.echo(f"        {_verb(r)} #{r.memory.id}: {_short(r.memory.text)}")
 
 
 @pending.command("search")
@@ -49,15 +59,48 @@ def pending_inspect(app, memory_id, as_json) -> None:
     if m.status != "pending":
         raise click.ClickException(f"memory #{memory_id} is {m.status}, not pending")
     similar = store.similar(m.text, user=m.user, exclude_id=m.id)
+    related = _related(store, m)
     if as_json:
-        emit_json({"memory": m.to_dict(), "similar": [{"score": s, "memory": r.to_dict()} for r, s in similar]})
+        emit_json({"memory": m.to_dict(), "related": [_related_json(r) for r in related],
+                   "similar": [{"score": s, "memory": r.to_dict()} for r, s in similar]})
         return
     memory_detail(m, store.owner_zone)
+    if related:
+        click.echo("relation to approved memories:")
+        for r in related:
+            click.echo(f"  {_verb(r)} {memory_line(r.memory)}")
+            click.echo(f"        {printable(r.relation.reason)}")
+        if any(r.relation.kind == "correction" for r in related):
+            click.echo(f"approving #{m.id} supersedes what it replaces (one undo step); "
+                       f"`bestie memory approve {m.id} --keep-old` keeps them")
     click.echo("most similar approved memories:")
     if not similar:
         click.echo("  none")
     for r, score in similar:
         click.echo(f"  {score:.2f}  {memory_line(r)}")
+
+
+_VERBS = {"correction": "replaces", "contradiction": "contradicts", "event_vs_state": "breaks the habit of",
+          "duplicate": "repeats"}
+
+
+def _related(store, m):
+    from bestie_tui.store.corrections import find_related
+
+    return find_related(store, m.text, m.user, exclude_id=m.id)
+
+
+def _related_json(r) -> dict:
+    return {"id": r.memory.id, "text": r.memory.text, "kind": r.relation.kind, "reason": r.relation.reason}
+
+
+def _verb(r) -> str:
+    return _VERBS.get(r.relation.kind, r.relation.kind)
+
+
+def _short(text: str, width: int = 70) -> str:
+    text = printable(text).replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _all_pending(store, memory_ids: tuple[int, ...]) -> list[int]:
@@ -74,15 +117,65 @@ def _all_pending(store, memory_ids: tuple[int, ...]) -> list[int]:
 @memory.command()
 @click.argument("memory_ids", nargs=-1, required=True, type=MEMORY_ID, metavar="ID...")
 @click.option("--text", help="Approve with this edited text instead.")
+@click.option("--keep-old", is_flag=True, help="Do not supersede the approved memories a proposal corrects.")
 @pass_app
-def approve(app, memory_ids, text) -> None:
-    """Approve pending proposals."""
+def approve(app, memory_ids, text, keep_old) -> None:
+    """Approve pending proposals. A proposal that corrects an approved memory supersedes it in the
+    same undo step (``--keep-old`` keeps it active)."""
+    from bestie_tui.store.corrections import find_related, replaced
+
     if text is not None and len(memory_ids) > 1:
         raise click.UsageError("--text works with one id at a time")
     store = app.store()
     memory_ids = _all_pending(store, memory_ids)
     for mid in memory_ids:
-        click.echo(f"approved {memory_line(store.approve(mid, text=text))}")
+        m = store.get(mid)
+        found = [] if keep_old else find_related(store, text or m.text, m.user, exclude_id=mid, kinds=("correction",))
+        record = store.approve(mid, text=text, replaces=replaced(found))
+        click.echo(f"approved {memory_line(record)}")
+        for r in found:
+            click.echo(f"  superseded #{r.memory.id}: {_short(r.memory.text)} ({printable(r.relation.reason)})")
+
+
+@memory.command()
+@click.argument("first", metavar="ID_OR_TEXT")
+@click.argument("second", metavar="ID_OR_TEXT")
+@json_option
+@pass_app
+def compare(app, first, second, as_json) -> None:
+    """How two memories relate: duplicate, correction, contradiction, event_vs_state or compatible.
+
+    Each argument is a memory id (``12`` or ``#12``) or a text in quotes. With two ids the older
+    record is the older statement; otherwise the first argument is the older one.
+    """
+    from bestie_tui.facts.relations import relate
+
+    a, b = _text_or_memory(app, first), _text_or_memory(app, second)
+    older, newer = (a, b) if not (a[1] and b[1]) or (a[1].created_at, a[1].id) <= (b[1].created_at, b[1].id) \
+        else (b, a)
+    rel = relate(older[0], newer[0])
+    if as_json:
+        emit_json({"older": _side_json(older), "newer": _side_json(newer), "relation": rel.to_dict()})
+        return
+    click.echo(f"{rel.kind}: {printable(rel.reason)}")
+    for name, (text, record) in (("older", older), ("newer", newer)):
+        click.echo(f"  {name}: " + (memory_line(record) if record else printable(text)))
+
+
+def _text_or_memory(app, value: str):
+    """``(text, record or None)``: an id of an existing memory, else the argument as a text."""
+    stripped = value.strip().lstrip("#")
+    if stripped.isdigit():
+        record = app.store().get(MEMORY_ID.convert(stripped, None, None))
+        return record.text, record
+    if not value.strip():
+        raise click.UsageError("a memory text to compare must have words in it")
+    return value, None
+
+
+def _side_json(side) -> dict:
+    text, record = side
+    return {"id": record.id if record else None, "text": text}
 
 
 @memory.command()

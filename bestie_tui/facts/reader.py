@@ -1,335 +1,274 @@
-"""What a short memory says, read without a language model: its relation, polarity, content terms,
-an attribute/value frame, and whether it reports an event or a lasting state.
+"""The fact reader: what one short memory says, read without a language model, English and
+Vietnamese (with or without diacritics).
 
-Used by the duplicate ladder (``hygiene.duplicates``) and the contradiction finder (``hygiene.contradictions``).
+``read(text)`` returns a ``Reading``:
 
-* **relation**: the predicate class, from small lexicons: ``PREF`` (like, love, enjoy, prefer,
-  favourite; Vietnamese thích, yêu), ``HAVE`` (have, own), ``BE`` (am, is, are). Antonyms
-  (hate, dislike, ghét) are ``PREF`` with negative valence, so "loves X" / "hates X" share a relation.
-* **polarity**: +1 or -1: the valence of the relation times -1 per negation word (English "not",
-  "never", "don't"…; Vietnamese không, chưa, chẳng, chả, đừng, chớ, matched on the unfolded word so
-  "dùng" (use) is not mistaken for "đừng" (don't)).
-* **core terms**: ``vectors.analyze_words`` features with negations removed and the relation as one
-  token (``rel_pref``…). Two statements equal except for a negation have equal core terms.
-* **frame**: ``(attribute, value, exclusive)`` for statements about a one-valued attribute: reply
-  language, favourite <thing>, colour preference, name, age, place of residence. ``exclusive`` marks
-  a predicate that admits one value at a time (prefer, favourite, answer in…), unlike "like".
-* **event / state**: an event is in the past tense or carries a time expression ("had steak on
-  Friday"); a diet state is vegetarian/vegan/sober. ``conflict_items`` lists what a state excludes.
+* ``subject``: the owner, a named person (with a role: "my wife Linh", "bé Mai") or a thing
+  ("the Atlas launch", "standup") — see ``subjects``;
+* ``facts``: one ``Fact`` per attribute the text states: ``attribute`` (``residence``,
+  ``employer``, ``schedule``, ``tool``, ``like``…; the table is ``ATTRIBUTES``), ``key`` (what the
+  attribute is of: the tool kind, the favourite's noun, the event a schedule is for), ``value``
+  (the words of the value, folded concepts) and its ``polarity``;
+* the text's dates, times and amounts (``dates.quantities``);
+* flags: negated, ended ("no longer", "stopped", "không còn", "đã bỏ"), change ("now",
+  "switched", "từ nay"), fix ("turns out", "actually"), hedged ("I think", "hình như"), only,
+  ever ("never been", "chưa bao giờ"), past ("used to", "từng"), plan ("would like to"), event (a
+  one-off: "last night", "hôm qua"), habit ("every morning", "mỗi").
+
+A text the reader cannot frame gets no facts and a ``note`` saying so; ``content`` (its content
+concepts) still lets two such texts be compared word by word.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property
 
+from bestie_tui.facts import dates
+from bestie_tui.facts import lexicon_en as en
+from bestie_tui.facts import lexicon_vi as vi
+from bestie_tui.facts.attributes import ATTRIBUTES, Fact, Spec
+from bestie_tui.facts.frames import content_keys, facts_of, modifies_noun, polarity_at
+from bestie_tui.facts.knowledge import COUNTRIES, COUNTRIES_VI, EXCLUDES, IMPLIES, categories_of
+from bestie_tui.facts.subjects import Subject, find_subject
+from bestie_tui.facts.tokens import Tokens, units
 from bestie_tui.text import words as textmod
-from bestie_tui.text.analysis import NEGATIONS, analyze_words, stop_words
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-#: English negations (the folded Vietnamese ones of ``vectors.NEGATIONS`` are ambiguous once folded).
-EN_NEGATIONS = frozenset(w for w in NEGATIONS if w not in {"khong", "chua", "chang", "cha", "dung", "cho"})
-#: Vietnamese negations as written (with diacritics), plus common unaccented chat spellings.
-VI_NEGATIONS = frozenset({"không", "chưa", "chẳng", "chả", "đừng", "chớ", "khong", "ko", "hông", "hong"})
-
-# Stems (``text.stem`` of folded tokens) → relation class and valence.
-_PREF_POS = {"like", "love", "enjoy", "prefer", "favorit", "favourit", "fond", "ador", "thich", "yeu", "fan"}
-_PREF_NEG = {"hate", "dislik", "detest", "loath", "despis", "ghet", "abhor"}
-_HAVE = {"have", "has", "had", "own", "got", "ive", "possess"}
-_BE = {"am", "is", "are", "was", "were", "be", "im", "la"}
-#: Words that only report who said it ("user mentioned they…"): dropped from the core terms.
-_REPORTING = {"user", "owner", "mention", "said", "say", "state", "note", "told", "tell", "express",
-              "indic", "remark", "report", "claim", "ive", "im", "id", "ill", "youv", "theyr", "realli",
-              "alway", "usual", "generally", "general", "actual", "definit", "also"}
-
-LANGUAGES = {
-    "english": "english", "vietnamese": "vietnamese", "french": "french", "spanish": "spanish",
-    "german": "german", "chinese": "chinese", "mandarin": "chinese", "japanese": "japanese",
-    "korean": "korean", "thai": "thai", "italian": "italian", "portuguese": "portuguese",
-    "russian": "russian", "arabic": "arabic", "hindi": "hindi", "indonesian": "indonesian",
-    "dutch": "dutch",
-}
-_VI_LANGUAGES = {("tieng", "viet"): "vietnamese", ("tieng", "anh"): "english", ("tieng", "phap"): "french",
-                 ("tieng", "trung"): "chinese", ("tieng", "nhat"): "japanese", ("tieng", "han"): "korean"}
-_REPLY_VERBS = {"answer", "repli", "reply", "respond", "write", "communic", "languag",
-                "tra", "loi"}  # Vietnamese "trả lời" (answer), folded
-_EXCLUSIVE = {"prefer", "favorit", "favourit", "want", "first", "onli", "alway", "answer", "repli", "loi",
-              "respond", "write"}
-COLOURS = {"red", "blue", "green", "yellow", "purple", "pink", "orange", "black", "white", "grey", "gray",
-           "brown", "teal", "violet", "turquoise", "maroon", "navy", "beige", "gold", "silver"}
-
-#: Diet/abstinence states and the items an event or preference would contradict them with.
-#: English items are stems (``text.stem`` of folded words); Vietnamese items are matched on the word
-#: as written, with its diacritics: folded, "cà" (in cà phê, coffee) would be "cá" (fish).
-_MEAT = {"meat", "steak", "beef", "pork", "chicken", "bacon", "ham", "burger", "hamburg", "sausag", "lamb",
-         "turkey", "veal", "ribs", "rib", "brisket", "pepperoni", "salami",
-         "thịt", "bò", "gà", "heo", "lợn", "vịt"}
-_FISH = {"fish", "salmon", "tuna", "shrimp", "seafood", "sushi", "crab", "lobster", "cá", "tôm", "cua", "mực"}
-_ANIMAL = {"chees", "milk", "egg", "butter", "yogurt", "honey", "dairi", "cream", "sữa", "trứng", "mật"}
-_ALCOHOL = {"beer", "wine", "whiskey", "whiski", "vodka", "cocktail", "alcohol", "rum", "tequila", "gin",
-            "champagn", "drunk", "bia", "rượu"}
-STATES = {
-    "vegetarian": _MEAT | _FISH,
-    "vegan": _MEAT | _FISH | _ANIMAL,
-    "sober": _ALCOHOL,
-}
-_ITEMS = STATES["vegan"] | _ALCOHOL
-_STATE_WORDS = {"vegetarian": "vegetarian", "veggi": "vegetarian", "vegan": "vegan", "sober": "sober",
-                "teetot": "sober", "chay": "vegetarian"}  # "chay" as written (ăn chay); folded "chạy" is "run"
-_NUMBERS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
-            "twenty", "hundred", "thousand", "mot", "hai", "ba", "bon", "nam"}
-_PEOPLE = {"mom", "mother", "dad", "father", "parent", "brother", "sister", "sibl", "wife", "husband",
-           "son", "daughter", "kid", "child", "children", "friend", "boyfriend", "girlfriend", "partner",
-           "boss", "grandma", "grandpa", "grandmoth", "grandfath", "uncl", "aunt", "cousin", "famili",
-           "dog", "cat", "pet"}
-_PAST_VERBS = {"had", "ate", "drank", "ordered", "tried", "went", "cooked", "grilled", "got", "bought",
-               "made", "enjoyed"}
-_TIME_WORDS = {"yesterday", "today", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday",
-               "saturday", "sunday", "weekend", "last", "ago", "morning", "lunch", "dinner", "breakfast",
-               "hôm", "tuần", "trước"}  # Vietnamese as written: hôm qua (yesterday), tuần trước (last week)
 
 
 @dataclass(frozen=True)
-class Frame:
-    """A one-valued attribute statement: ``attribute`` (e.g. ``language``), ``value`` (folded text)."""
+class Reading:
+    """What ``read`` found in one text (see the module docstring)."""
 
-    attribute: str
-    value: str
-    exclusive: bool
-
-
-@dataclass(frozen=True)
-class FactFeatures:
-    """The reading of one memory text (see the module docstring)."""
-
-    core: tuple[str, ...]
-    #: Who the statement is about: ``self`` or a relative/friend named first ("my brother has…").
-    subject: str
-    relation: str | None
-    polarity: int
+    text: str
+    lang: str
+    subject: Subject
+    facts: tuple[Fact, ...]
+    quantities: frozenset[dates.Quantity]
     negated: bool
-    frame: Frame | None
+    ended: bool
+    change: bool
+    fix: bool
+    hedged: bool
+    only: bool
+    ever: bool
+    past: bool
+    plan: bool
     event: bool
-    state: str | None
-    #: Lexicon keys of the diet/alcohol items named (English stems, Vietnamese words as written).
-    items: frozenset[str]
-    #: Tokens that carry a number (digits anywhere in the token, or a number word), sorted: two
-    #: statements with different numbers are different facts ("Erin0" / "Erin1", "2 dogs" / "3 dogs").
-    numbers: tuple[str, ...] = ()
-    #: ``(item key, the word as written)`` for each of ``items``, for messages ("cheese", not "chees").
-    item_words: tuple[tuple[str, str], ...] = ()
-
-    def written(self, keys) -> str:
-        """The words of ``keys`` (item keys) as written in the text, sorted and comma-separated."""
-        return ", ".join(sorted({word for key, word in self.item_words if key in keys}))
-
-
-def _vi_negation(raw_tokens: list[str]) -> int:
-    return sum(1 for t in raw_tokens if t in VI_NEGATIONS)
-
-
-@lru_cache(maxsize=131072)
-def read_fact(text: str) -> FactFeatures:
-    """Read one memory text. Pure and cached (keyed by the exact text).
-
-    Returns:
-        ``FactFeatures``; ``core`` may be empty for a text of only stop words.
-    """
-    lowered = text.lower().replace("'", "").replace("’", "")
-    raw = _WORD.findall(lowered)
-    folded = [textmod.fold(t) for t in raw]
-    stems = [textmod.stem(t) for t in folded]
-    negations = _vi_negation(raw) + sum(1 for t in folded if t in EN_NEGATIONS)
-
-    relation, valence = None, 1
-    for s in stems:
-        if s in _PREF_POS or s in _PREF_NEG:
-            relation, valence = "PREF", (-1 if s in _PREF_NEG else 1)
-            break
-    if relation is None:
-        if any(s in _HAVE for s in stems):
-            relation = "HAVE"
-        elif any(s in _BE for s in stems):
-            relation = "BE"
-    polarity = valence * (-1 if negations % 2 else 1)
-
-    core: list[str] = []
-    for feat in analyze_words(text):
-        if feat in NEGATIONS or feat.startswith("neg_") or feat in _REPORTING:
-            continue
-        if feat in _PREF_POS or feat in _PREF_NEG or feat in _HAVE or feat in _BE:
-            continue
-        core.append(feat)
-    # Numbers are stop words for search, but "two sons" is not "a son".
-    core.extend("num_" + t for t in folded if t in _NUMBERS or t.isdigit())
-    if relation:
-        core.append("rel_" + relation.lower())
-    subject = "self"
-    if len(folded) > 1 and folded[0] in ("my", "our") and textmod.stem(folded[1]) in _PEOPLE:
-        subject = textmod.stem(folded[1])
-    state = None
-    if polarity > 0:
-        for s in stems:
-            if s in _STATE_WORDS and (s != "chay" or "chay" in raw):
-                state = _STATE_WORDS[s]
-                break
-    item_words: list[tuple[str, str]] = []
-    if state is None:
-        for word, stem in zip(raw, stems):
-            key = word if word in _ITEMS else stem if stem in _ITEMS and word.isascii() else None
-            if key is not None:
-                item_words.append((key, word))
-    items = frozenset(key for key, _ in item_words)
-    event = bool(items) and (bool(set(raw) & _PAST_VERBS) or bool(set(folded) & _TIME_WORDS)
-                             or bool(set(raw) & _TIME_WORDS))
-    return FactFeatures(core=tuple(core), subject=subject, relation=relation, polarity=polarity, negated=negations % 2 == 1,
-                        frame=_frame(folded, stems, relation), event=event, state=state, items=items,
-                        item_words=tuple(item_words),
-                        numbers=tuple(sorted(t for t in folded if t in _NUMBERS or any(c.isdigit() for c in t))))
+    habit: bool
+    long_ago: bool
+    #: content concepts and stems of the whole text (no function words, no flags)
+    content: frozenset[str]
+    #: the categories of every concept named (``knowledge.categories_of``), for exclusions
+    mentions: frozenset[str]
+    #: lasting states held (``knowledge.EXCLUDES`` keys), positive only
+    states: frozenset[str] = frozenset()
+    note: str | None = None
+    implied: tuple[tuple[str, str, int], ...] = field(default=())
+    #: what the text says a thing is used for or where ("để làm việc", "for work", "at home")
+    purpose: frozenset[str] = frozenset()
+    #: ``(concept, words as written)`` of each word unit, for reasons that quote the text
+    words: tuple[tuple[str, str], ...] = ()
+    #: an antonym cue ("hate", "ghét", "forbidden") rather than a negation word makes it negative
+    antonym: bool = False
+    #: "became", "trở thành": a change of state whatever the attribute
+    became: bool = False
 
 
-_CLAUSE = re.compile(r"[;:,.!?]+|\s(?:and|but|so|while|because|though|although|và|nhưng)\s")
-#: Auxiliaries skipped between a subject and its verb ("I do not drink…", "Linh has never liked…").
-_AUX = {"do", "does", "did", "dont", "doesnt", "didnt", "will", "would", "can", "cant", "could", "should",
-        "has", "have", "had", "hasnt", "havent", "really", "still", "now", "also", "always", "usually",
-        "just", "no", "longer", "to", "cung", "van", "se", "da", "dang", "rat"}
-_SELF = {"", "i", "user", "the user", "owner", "the owner", "toi", "minh", "em", "anh"}
-#: After "user said/mentioned…", these pronouns are the user too.
-_REPORTED = {"they", "he", "she"}
-#: Time adverbs that do not change what a clause claims ("I do not drink coffee anymore").
-_TEMPORAL = {"anymore", "anymor", "now", "longer", "again", "lately", "nowadays", "currently", "nữa", "nua"}
-#: Verbs whose object does not make a claim on its own ("I am a…", "I have a…" are left to the
-#: negated-twin search, where the whole statement must match).
-_NO_CLAIM = _BE | {"want", "need", "think", "feel", "get", "go", "make", "use", "let", "suggest", "say", "tell"}
+    @cached_property
+    def norm(self) -> str:
+        """``text.normalize(text)``: equal for the same text written differently."""
+        return textmod.normalize(self.text)
+
+    @property
+    def readable(self) -> bool:
+        return bool(self.facts)
+
+    @property
+    def polarity(self) -> int:
+        return self.facts[0].polarity if self.facts else (-1 if self.negated else 1)
 
 
-@dataclass(frozen=True)
-class Claim:
-    """One clause read as subject–verb–object with its polarity: ``("linh", "PREF", "durian", +1)``
-    for "Linh loves durian"; ``("self", "drink", "coffe", -1)`` for "I do not drink coffee anymore".
-    ``object`` is every content stem after the verb in the clause (sorted, space-separated), so
-    "the color blue" and "the color red" are different objects."""
-
-    subject: str
-    verb: str
-    object: str
-    polarity: int
-    #: a negation word in the clause (``polarity`` may still be +1: "never hates")
-    negated: bool = False
+#: Readings kept (by exact text) before the cache starts over.
+CACHE_SIZE = 262144
+_cache: dict[str, Reading] = {}
 
 
-@lru_cache(maxsize=131072)
-def read_claims(text: str) -> tuple[Claim, ...]:
-    """The subject–verb–object claims of ``text``, one per clause that has a verb and an object.
+def read(text: str) -> Reading:
+    """Read one memory text (see the module docstring). Pure and cached (by the exact text); never
+    raises."""
+    found = _cache.get(text)
+    if found is None:
+        found = _read(text)
+        if len(_cache) >= CACHE_SIZE:
+            _cache.clear()
+        _cache[text] = found
+    return found
 
-    A clause is split at punctuation and at and/but/so…; a clause without a subject inherits the
-    first clause's ("Linh hates durian; never suggest it" is all about Linh). The verb is the first
-    content word after the subject and auxiliaries (preference verbs and their antonyms are one verb,
-    ``PREF``, with a valence); the object is the set of content words after it in the clause (time
-    adverbs such as "anymore" left out). Polarity is the valence times −1
-    per negation *in that clause*, so an extra clause elsewhere does not flip it. Pure and cached.
-    """
-    stops = stop_words()
-    out: list[Claim] = []
-    first_subject = None
-    for n, clause in enumerate(_CLAUSE.split(text.lower().replace("'", "").replace("’", ""))):
-        raw = _WORD.findall(clause)
-        folded = [textmod.fold(t) for t in raw]
-        negations = _vi_negation(raw) + sum(1 for t in folded if t in EN_NEGATIONS)
-        subject_words: list[str] = []
-        verb = None
-        objects: set[str] = set()
-        valence = 1
-        reported = False
-        for word, token in zip(raw, folded):
-            if token in EN_NEGATIONS or word in VI_NEGATIONS or token in _AUX:
-                continue
-            stem = textmod.stem(token)
-            if verb is None:
-                if subject_words and subject_words[-1] in ("my", "our"):
-                    subject_words.append(stem)  # "my brother …": the brother is the subject
-                elif stem in _REPORTING and token not in _SELF:
-                    reported = True  # "User mentioned they like…": who reported it is not the claim
+
+def remember(readings: dict[str, Reading]) -> None:
+    """Put readings made elsewhere (another process) into the cache; ``read`` returns them."""
+    if len(_cache) + len(readings) > CACHE_SIZE:
+        _cache.clear()
+    _cache.update(readings)
+
+
+def _read(text: str) -> Reading:
+    tk = units(text)
+    us = tk.units
+    subject, start = find_subject(tk)
+    flag_units: set[int] = set()
+    for spans in tk.flags.values():
+        for span in spans:
+            flag_units.update(span)
+    content = frozenset(content_keys(us, flag_units))
+    mentions: set[str] = set()
+    for n, u in enumerate(us):
+        if u.is_word and not u.is_cue and polarity_at(tk, n) > 0:
+            mentions |= categories_of(u.key)
+    folds = [u.fold for u in us]
+    grams = set(folds) | {a + " " + b for a, b in zip(folds, folds[1:])}
+    if grams & COUNTRIES or tk.lang == "vi" and not tk.folded and (
+            {u.words for u in us} | {a.words + " " + b.words for a, b in zip(us, us[1:])}) & COUNTRIES_VI:
+        mentions.update({"country", "abroad"})
+    negated = tk.has("neg")
+    ended = tk.has("ended")
+    facts = facts_of(tk, subject, start, flag_units)
+    states = frozenset(u.key for n, u in enumerate(us) if u.key in EXCLUDES and not modifies_noun(us, n)
+                       and polarity_at(tk, n) > 0) | (
+        frozenset({"sugar free"}) if "sugar" in content and ("free" in content or "@free" in _keys(us)) else frozenset())
+    implied = tuple(IMPLIES[u.key] for n, u in enumerate(us) if u.key in IMPLIES and _possessed_here(us, n, subject))
+    event = (tk.has("event_times") or _event_verb(tk)) and not tk.has("habits")
+    note = None if facts else _why_unread(tk, subject)
+    purpose = _purpose(tk)
+    return Reading(
+        text=text, lang=tk.lang, subject=subject, facts=tuple(facts), quantities=dates.quantities(text),
+        negated=negated, ended=ended, change=tk.has("change"), fix=tk.has("fix"), hedged=tk.has("hedges"),
+        only=tk.has("only"), ever=tk.has("ever") and (negated or tk.lang == "vi"),
+        past=tk.has("past") or _was(us, start),
+        plan=tk.has("plan"), event=event, habit=tk.has("habits"), long_ago=tk.has("long_ago"),
+        content=content, mentions=frozenset(mentions), states=states, note=note, implied=implied, purpose=purpose,
+        words=tuple((u.key, u.shown) for u in us if u.is_word),
+        antonym=any(u.key in _ANTONYM_CUES for u in us),
+        became=any(u.words in _BECAME for u in us))
+
+
+_BECAME = frozenset({"became", "become", "becomes", "becoming", "trở", "thành"})
+_ANTONYM_CUES = frozenset({"@dislike", "@avoid", "@forbidden", "@billed", "@closed", "@single"})
+_PURPOSE_WORDS = frozenset({"for", "để", "de"})
+_TIME_WORDS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                         "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+                         "saturday", "sunday", "today", "tomorrow", "tonight", "now", "good", "ever", "years",
+                         "months", "weeks", "days", "hours", "a", "the", "privacy", "ages", "long"})
+_PLACE = frozenset({"home", "office", "work", "school"})
+
+
+def _purpose(tk: Tokens) -> frozenset[str]:
+    """Content words after "for"/"để" (what something is used for) and the place after "at"."""
+    us = tk.units
+    out: set[str] = set()
+    for n, u in enumerate(us):
+        if u.words in _PURPOSE_WORDS or u.key in ("at", "tai") or u.words in ("ở",) and n > 2:
+            for v in us[n + 1:n + 4]:
+                if not (v.is_word or v.is_cue) or v.words[:1].isdigit() or v.fold in _TIME_WORDS:
+                    break
+                if v.key in en.FUNCTION or v.words in vi.FUNCTION:
                     continue
-                elif stem in _PREF_POS or stem in _PREF_NEG:
-                    verb, valence = "PREF", (-1 if stem in _PREF_NEG else 1)
-                elif token in ("my", "our") or (not subject_words and token in _SELF and n == 0):
-                    subject_words.append(token)
-                elif token in stops:
-                    if token in _SELF:
-                        subject_words.append(token)
-                elif not subject_words and n == 0 and word == raw[0] and text[:1].isupper() and len(raw) > 2 \
-                        and stem not in _PREF_POS and token.isalpha() and not _looks_like_verb(stem):
-                    subject_words.append(token)  # a name opening the text: "Linh loves…"
-                else:
-                    verb = stem
-            elif token not in stops and token not in _TEMPORAL and word not in _TEMPORAL:
-                objects.add(stem)
-        self_words = _SELF | (_REPORTED if reported else set())
-        named = [w for w in subject_words if w not in ("my", "our") and w not in self_words]
-        subject = " ".join(named) or "self"
-        if n == 0:
-            first_subject = subject
-        elif not subject_words:
-            subject = first_subject or "self"
-        if verb and objects and verb not in _NO_CLAIM:
-            out.append(Claim(subject, verb, " ".join(sorted(objects)), valence * (-1 if negations % 2 else 1), negations % 2 == 1))
-    return tuple(out)
+                if u.key in ("at", "tai", "ở") and v.key not in _PLACE:
+                    break
+                out.add(v.key.lstrip("@"))
+    return frozenset(out)
 
 
-def _looks_like_verb(stem: str) -> bool:
-    return stem in _HAVE or stem in _BE or stem in _PAST_VERBS
+def _possessed_here(us, n: int, subject: Subject) -> bool:
+    """A relative named as one's own ("my wife", "vợ tôi", the subject's role): "looking for a
+    husband" implies nothing."""
+    if subject.role == us[n].key and subject.of is None:
+        return True
+    before = us[n - 1].key if n > 0 else ""
+    after = us[n + 1].fold if n + 1 < len(us) else ""
+    return before in ("my", "our", "'s") or after in ("toi", "minh")
 
 
-def _frame(folded: list[str], stems: list[str], relation: str | None) -> Frame | None:
-    joined = " ".join(folded)
-    exclusive = bool(set(stems) & _EXCLUSIVE)
-    language = next((LANGUAGES[t] for t in folded if t in LANGUAGES), None)
-    if language is None:
-        for a, b in zip(folded, folded[1:]):
-            if (a, b) in _VI_LANGUAGES:
-                language = _VI_LANGUAGES[(a, b)]
-                break
-    # A language is a reply-language preference only with a preference or reply verb:
-    # "I speak French" states a skill, "answer in French" / "prefers French" a preference.
-    if language and (relation == "PREF" or set(stems) & (_REPLY_VERBS | {"want"})):
-        return Frame("language", language, exclusive)
-    m = re.search(r"favou?rite (\w+) (?:is|are|was|would be) (?:a |an |the )?(.+)", joined)
-    if m:
-        return Frame(_attribute(m.group(1)), _value(m.group(2)), True)
-    m = re.search(r"(?:^|\b)(?:i )?(?:\w+ )?(.+?) (?:is|are) my favou?rite (\w+)", joined)
-    if m:
-        return Frame(_attribute(m.group(2)), _value(m.group(1)), True)
-    colour = [t for t in folded if t in COLOURS]
-    if relation == "PREF" and len(colour) == 1:
-        return Frame("colour", colour[0], exclusive)
-    m = re.search(r"\bmy name is (\w+)|\b(?:call me|i am called|im called) (\w+)", joined)
-    if m:
-        return Frame("name", m.group(1) or m.group(2), True)
-    m = re.search(r"\b(?:i am|im|i m) (\d{1,3}) (?:years|yrs|year)", joined)
-    if m:
-        return Frame("age", m.group(1), True)
-    m = re.search(r"\b(?:i|user|they|he|she) (?:currently )?lives? in (?:a |an |the )?(.+)", joined)
-    if m:
-        return Frame("residence", _value(m.group(1)), True)
-    return None
+def _was(us, start: int) -> bool:
+    """"I was in the army", "We were neighbours": a past state (not "I was born …", an event)."""
+    if start >= len(us) or us[start].words not in ("was", "were"):
+        return False
+    nxt = us[start + 1] if start + 1 < len(us) else None
+    if nxt is not None and (nxt.words.endswith(("ed", "en")) or nxt.words in ("cut", "set", "put", "moved")):
+        return False  # "was cut to $3k", "was moved": a change, told in the passive
+    return not any(u.key in ("@born", "@birthday") or u.words in ("born", "told", "given") for u in us)
 
 
-def _attribute(word: str) -> str:
-    word = textmod.stem(word)
-    return {"color": "colour", "colour": "colour"}.get(word, word)
+def _keys(us) -> set[str]:
+    return {u.key for u in us}
 
 
-_VALUE_END = re.compile(r"\b(?:with|and|near|because|but|since|where|when|for|so)\b")
+def _why_unread(tk: Tokens, subject: Subject) -> str:
+    if not any(u.is_word for u in tk.units):
+        return "cannot read: no words"
+    return "cannot read: no attribute the reader knows"
 
 
-def _value(phrase: str) -> str:
-    """The value part of a frame: the content terms before a conjunction ("hanoi" of "hanoi with my wife")."""
-    phrase = _VALUE_END.split(phrase, maxsplit=1)[0]
-    terms = [f for f in analyze_words(phrase) if f not in NEGATIONS and not f.startswith("neg_")]
-    return " ".join(terms) or textmod.normalize(phrase)
+def _event_verb(tk: Tokens) -> bool:
+    """A past-tense verb of a one-off event at the start of a clause or after its subject."""
+    us = tk.units
+    if tk.lang == "vi":
+        return any(u.words in vi.EVENT_VERBS and u.words in ("lỡ", "thử") for u in us)
+    for i, u in enumerate(us):
+        if u.words in en.EVENT_VERBS and (i == 0 or us[i - 1].key in ("i", "we", "and", ",", ";", ":") or
+                                           us[i - 1].cap):
+            return bool(dates.quantities(" ".join(x.words for x in us)) or tk.has("event_times"))
+    return False
 
 
-__all__ = ["FactFeatures", "Frame", "Claim", "read_fact", "read_claims", "STATES", "LANGUAGES", "COLOURS"]
+__all__ = ["Reading", "Fact", "Spec", "ATTRIBUTES", "read", "remember", "attribute_words"]
+
+
+def attribute_words(reading: Reading) -> frozenset[str]:
+    """Search terms (``text.search_terms`` of folded words) that texts stating the same attributes
+    as ``reading`` tend to contain: the words of every cue phrase of each attribute ("live", "move",
+    "sống", "dọn" for a residence), the fact's key ("standup") and, for a tool, the brands of its
+    kind. The store looks older memories up by them, so "moved to Da Nang" finds "lives in Hanoi"."""
+    out: set[str] = set()
+    by_attribute = _cue_words_by_attribute()
+    for f in reading.facts:
+        out |= by_attribute.get(f.attribute, frozenset())
+        out |= {w for w in textmod.search_terms(f.key)} if f.key else set()
+        if f.attribute == "tool":
+            out |= _brand_words().get(f.key, frozenset())
+    return frozenset(w for w in out if len(w) > 1 and w not in _TOO_COMMON)
+
+
+#: Words of cue phrases that almost every text has: no use for finding a memory.
+_TOO_COMMON = frozenset({"in", "is", "to", "with", "go", "at", "on", "of", "the", "a", "an", "me", "my", "for",
+                         "sang", "ve", "den", "vao", "tai", "o", "cho", "la", "co", "nha", "home", "be", "by"})
+
+
+def _cue_words_by_attribute() -> dict[str, frozenset[str]]:
+    global _CUE_WORDS
+    if _CUE_WORDS is None:
+        from bestie_tui.facts.attributes import CUE_ATTRIBUTE
+
+        words: dict[str, set[str]] = {}
+        for phrase, tag in list(en.PHRASES.items()) + list(vi.PHRASES.items()):
+            attribute = CUE_ATTRIBUTE.get(tag)
+            if attribute is None:
+                continue
+            names = {"switch": ("residence", "tool", "schedule", "title"), "birth": ("birthday", "birth year"),
+                     "location": ("residence", "location")}.get(attribute, (attribute,))
+            for name in names:
+                words.setdefault(name, set()).update(textmod.search_terms(phrase))
+        _CUE_WORDS = {k: frozenset(v) for k, v in words.items()}
+    return _CUE_WORDS
+
+
+def _brand_words() -> dict[str, frozenset[str]]:
+    from bestie_tui.facts.knowledge import BRANDS
+
+    out: dict[str, set[str]] = {}
+    for name, kind in BRANDS.items():
+        out.setdefault(kind, set()).update(textmod.search_terms(name))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+_CUE_WORDS: dict[str, frozenset[str]] | None = None

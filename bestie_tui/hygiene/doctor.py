@@ -4,9 +4,10 @@
 it, the console draws it, the cleanup/hygiene plans are built from it, the digest summarises it).
 Nothing is written; recording a hygiene snapshot is ``hygiene.record_snapshot``'s job.
 
-Sections (SPEC "Doctor"): duplicate groups, contradiction candidates, stale memories, low-value
-noisy memories, pinned/core memories with the core's token size against its cap, memories missing
-metadata. ``mode`` narrows it: ``duplicates``, ``stale`` or ``conflicts``.
+Sections (SPEC "Doctor"): duplicate groups, corrections (a newer record states a new value of the
+same fact), contradiction candidates, stale memories, low-value noisy memories, pinned/core memories
+with the core's token size against its cap, memories missing metadata. ``mode`` narrows it:
+``duplicates``, ``stale`` or ``conflicts`` (corrections and contradictions).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from datetime import datetime, timedelta
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.hygiene.contradictions import Contradiction
+from bestie_tui.hygiene.corrections import Correction
 from bestie_tui.hygiene.duplicates import DuplicateGroup
 from bestie_tui.store.binding import uses_store
-from bestie_tui.store.records import MEMORY_FIELDS, MemoryRecord, iso
+from bestie_tui.store.records import DATETIME_FIELDS, MEMORY_FIELDS, MemoryRecord, iso
 from bestie_tui.store.support import to_record
 
 MODES = ("duplicates", "stale", "conflicts")
@@ -70,6 +72,7 @@ class DoctorReport:
         user: the user it was limited to, or ``None`` for every user.
         total: active approved memories examined.
         duplicates: groups of 2+ records saying the same thing (see ``duplicates``).
+        corrections: pairs where the newer record replaces the older (see ``corrections``).
         contradictions: candidate pairs for the owner (see ``contradictions``).
         stale: stale-flagged, expired or long-unused records.
         noisy: low-value records (never used and low confidence, no content, or rambling).
@@ -84,6 +87,7 @@ class DoctorReport:
     user: str | None = None
     total: int = 0
     duplicates: list[DuplicateGroup] = field(default_factory=list)
+    corrections: list[Correction] = field(default_factory=list)
     contradictions: list[Contradiction] = field(default_factory=list)
     stale: list[Finding] = field(default_factory=list)
     noisy: list[Finding] = field(default_factory=list)
@@ -100,6 +104,7 @@ class DoctorReport:
             "duplicate_groups": len(self.duplicates),
             "duplicate_records": sum(len(g.members) for g in self.duplicates),
             "redundant": sum(len(g.members) - 1 for g in self.duplicates),
+            "corrections": len(self.corrections),
             "contradictions": len(self.contradictions),
             "stale": len(self.stale),
             "noisy": len(self.noisy),
@@ -115,6 +120,7 @@ class DoctorReport:
             "generated_at": iso(self.generated_at), "mode": self.mode, "user": self.user,
             "counts": self.counts(),
             "duplicates": [g.to_dict() for g in self.duplicates],
+            "corrections": [c.to_dict() for c in self.corrections],
             "contradictions": [c.to_dict() for c in self.contradictions],
             "stale": [f.to_dict() for f in self.stale],
             "noisy": [f.to_dict() for f in self.noisy],
@@ -130,16 +136,28 @@ ProgressFn = Callable[[str, float], None]
 
 @uses_store
 def load_active(store, user: str | None = None) -> tuple[list[MemoryRecord], dict[int, str]]:
-    """Active approved memories (not superseded) as records, and ``{id: normalised text}``."""
+    """Active approved memories (not superseded) as records, and ``{id: normalised text}``.
+
+    Rows are read with one cursor and converted here (``datetime.fromisoformat``): at 65,000 rows
+    Peewee's per-value conversion costs more than the rest of the load."""
     from bestie_tui.store.models import Memory
 
     q = Memory.select().where((Memory.status == "approved") & Memory.superseded_by.is_null())
     if user is not None:
         q = q.where(Memory.user == user)
-    records, norms = [], {}
     columns = [getattr(Memory, name) for name in MEMORY_FIELDS] + [Memory.norm]
-    for row in q.select(*columns).order_by(Memory.id).tuples().iterator():
-        records.append(MemoryRecord(*row[:-1]))
+    sql, params = q.select(*columns).order_by(Memory.id).sql()
+    at = {MEMORY_FIELDS.index(name) for name in DATETIME_FIELDS}
+    flags = {MEMORY_FIELDS.index(name) for name in ("pinned", "stale")}
+    records, norms = [], {}
+    for row in store.db.execute_sql(sql, params):
+        values = list(row[:-1])
+        for i in at:
+            if values[i] is not None and not isinstance(values[i], datetime):
+                values[i] = datetime.fromisoformat(values[i])
+        for i in flags:
+            values[i] = bool(values[i])
+        records.append(MemoryRecord(*values))
         norms[row[0]] = row[-1]
     return records, norms
 
@@ -155,7 +173,8 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
         mode: ``None`` for every section, or ``duplicates`` / ``stale`` / ``conflicts``.
         user: limit to memories bound to this user; ``None`` examines all (still compared per user).
         progress: called as ``progress(stage, fraction 0..1)`` from the calling thread.
-        threshold: TF-IDF cosine for the "similar" rung (default ``duplicates.DEFAULT_THRESHOLD``).
+        threshold: TF-IDF cosine from which two texts the reader cannot frame are duplicates (the
+            "similar" rung; default ``duplicates.DEFAULT_THRESHOLD``).
         stale_days: days without use after which a working memory is stale.
 
     Returns:
@@ -165,6 +184,7 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
         InvalidValueError: an unknown mode.
     """
     from bestie_tui.hygiene.contradictions import find_contradictions
+    from bestie_tui.hygiene.corrections import find_corrections
     from bestie_tui.hygiene.duplicates import DEFAULT_THRESHOLD, find_duplicates
 
     if mode is not None and mode not in MODES:
@@ -191,6 +211,7 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
             t = time.perf_counter()
             report_progress("contradictions", 0.85)
             report.contradictions = find_contradictions(records, analysis)
+            report.corrections = find_corrections(analysis)
             report.timings["contradictions"] = time.perf_counter() - t
     if mode in (None, "stale"):
         report_progress("stale", 0.9)
@@ -226,13 +247,13 @@ def _stale(records: list[MemoryRecord], now: datetime, stale_days: int) -> list[
 
 
 def _noisy(records: list[MemoryRecord]) -> list[Finding]:
-    from bestie_tui.facts.reader import read_fact
+    from bestie_tui.facts.reader import read
 
     out = []
     for m in records:
         if m.pinned or m.access_count > 0 or m.layer == "archive":
             continue
-        content = [t for t in read_fact(m.text).core if not t.startswith("rel_")]
+        content = read(m.text).content
         if m.confidence < LOW_CONFIDENCE:
             out.append(Finding(m, f"never used, confidence {m.confidence:.2f}"))
         elif not content:

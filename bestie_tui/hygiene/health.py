@@ -9,7 +9,7 @@ with r_i over the active memories N (r_i = 0 when N = 0):
 | part | r_i | w_i |
 |---|---|---|
 | duplicates | redundant records (group size − 1, summed) / N | 30 |
-| contradictions | records in a contradiction candidate / N | 25 |
+| contradictions | records in a contradiction candidate, or corrected by a newer record / N | 25 |
 | stale | stale, expired or long-unused records / N | 20 |
 | noisy | low-value records / N | 10 |
 | metadata | records missing metadata / N | 10 |
@@ -93,6 +93,7 @@ def health_score(report) -> HealthScore:
     """Score a ``DoctorReport`` with the formula in the module docstring. Pure."""
     n = report.total
     conflicting = {i for c in report.contradictions for i in c.ids}
+    conflicting |= {c.older.id for c in getattr(report, "corrections", [])}
     ratios = {
         "duplicates": sum(len(g.members) - 1 for g in report.duplicates) / n if n else 0.0,
         "contradictions": len(conflicting) / n if n else 0.0,

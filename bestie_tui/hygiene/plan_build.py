@@ -27,12 +27,12 @@ def best_member(records: list[MemoryRecord]) -> MemoryRecord:
     """The member a merge keeps: a pinned one if any, else the most complete well-formed member —
     most distinct content terms, then well-formed (a capital first letter, a full stop at the end),
     then the longest, then the most used, then the newest. The digest advises the same one."""
-    from bestie_tui.facts.reader import read_fact
+    from bestie_tui.facts.reader import read
 
     def weight(r: MemoryRecord):
         text = r.text.strip()
         formed = int(text[:1].isupper()) + int(text.endswith("."))
-        return (r.pinned, len(set(read_fact(r.text).core)), formed, len(text), r.access_count, r.updated_at, r.id)
+        return (r.pinned, len(read(r.text).content), formed, len(text), r.access_count, r.updated_at, r.id)
 
     return max(records, key=weight)
 
@@ -45,7 +45,8 @@ def best_text(records: list[MemoryRecord]) -> str:
 @uses_store
 def build_cleanup_plan(store, report=None, *, user: str | None = None,
                        purge_after_days: int = PURGE_AFTER_DAYS) -> Plan:
-    """The cleanup plan: merge duplicate groups, propose contradiction resolutions (unselected),
+    """The cleanup plan: merge duplicate groups, supersede corrected records by their newest
+    correction (selected), propose contradiction resolutions (unselected: the owner decides),
     archive stale and expired records, hard-delete old forgotten/rejected ones (deletePolicy allow).
 
     Args:
@@ -59,6 +60,7 @@ def build_cleanup_plan(store, report=None, *, user: str | None = None,
     plan = Plan("cleanup", store.clock(), store.get_setting("memory.deletePolicy"))
     for g in report.duplicates:
         _add_merge(plan, g)
+    _add_corrections(plan, getattr(report, "corrections", []))
     _add_resolutions(plan, report.contradictions)
     for f in report.stale:
         action = "expire" if f.reason.startswith("expired") else "archive"
@@ -122,6 +124,38 @@ def _words_not_in(keep, others) -> list[str]:
             if w not in kept and not w.startswith("neg_") and w not in missing:
                 missing.append(w)
     return missing
+
+
+def _add_corrections(plan: Plan, corrections) -> None:
+    """One selected ``supersede`` per corrected record, aimed at the newest record that corrects
+    it (through chains: A → B → C supersedes A and B by C). A side a merge of the same plan folds
+    is that merge's record, as for contradictions; a pinned corrected record is blocked."""
+    from bestie_tui.hygiene.corrections import latest_replacements
+
+    newest = latest_replacements(list(corrections))
+    reason_of = {c.older.id: c for c in corrections}
+    merge_of = {r.id: o for o in plan.operations if o.action == "merge" for r in o.records}
+    made: set[str] = set()
+    for old_id, target in sorted(newest.items()):
+        c = reason_of[old_id]
+        old_merge, new_merge = merge_of.get(old_id), merge_of.get(target.id)
+        if old_merge is not None and old_merge is new_merge:
+            plan.notes.append(f"not changed: {old_merge.key} would merge #{old_id} and #{target.id}, but the newer "
+                              f"corrects the older ({c.reason}); review that merge")
+            continue
+        old = list(old_merge.records) if old_merge else [c.older]
+        key = f"supersede:{','.join(str(r.id) for r in old)}>{target.id}"
+        if key in made:
+            continue
+        made.add(key)
+        what = f"{c.attribute}: {c.old_value} → {c.new_value}" if c.attribute else c.reason
+        op = Operation(key, "supersede", old, f"corrected ({what}): the newer #{target.id} replaces it",
+                       target=target, source_merge=old_merge.key if old_merge else None,
+                       target_merge=new_merge.key if new_merge else None)
+        if any(r.pinned for r in old):
+            op.blocked = "pinned"
+            op.selected = False
+        plan.operations.append(op)
 
 
 def _add_resolutions(plan: Plan, contradictions) -> None:

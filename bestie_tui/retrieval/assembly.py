@@ -13,6 +13,9 @@ orders what SQL allowed. The manifest says what was left out and why:
 * ``duplicate`` — a working record whose cosine (``MemoryIndex.similarity``: 0.5 · BM25 word-row
   cosine + 0.5 · character-row cosine) to a record already in the block is at least
   ``score.duplicateCosine`` (default 0.9): it would repeat that record and spend the budget twice.
+* ``state`` with ``corrected by #N`` / ``contradicted by #N`` — ``retrieval.conflicts``: a record an
+  active newer one corrects never enters (the newer takes its place); two that contradict each other
+  go in together, the newer line marked ``conflicts.CONFLICT_MARK``, or the newer alone.
 
 Records of other users are never looked at, not even for the manifest.
 """
@@ -235,13 +238,55 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
                                          scored[i].relevance, scored[i]))
             continue
         _, left = _place(pack, pack.working, records[i], scored[i], None, left, token_mode, "token budget")
+    outside = _not_eligible(top, eligible)
+    _settle_conflicts(pack, allowed, records, rel_of, near, [i for i, _ in top if i not in outside], token_budget,
+                      token_mode, lambda m, r: score(m, r, user=user, channel=channel, project=project, now=now,
+                                                     config=config, periods=periods))
     _left_out_low_relevance(pack, near, config.min_relevance, now, user, channel, project, config, periods)
-    _left_out_scope_state(pack, top, user, _not_eligible(top, eligible), config.min_relevance, now)
+    _left_out_scope_state(pack, top, user, outside, config.min_relevance, now)
     pack.tokens = count_tokens(pack.render(), token_mode)
     if record_access and pack.items:
         Memory.update(last_accessed_at=now, access_count=Memory.access_count + 1).where(
             Memory.id.in_([i.record.id for i in pack.items])).execute()
     return pack
+
+
+def _settle_conflicts(pack: ContextPack, allowed, records: dict[int, MemoryRecord], rel_of: dict[int, float],
+                      near, top_eligible: list[int], token_budget: int, token_mode: str, score_of) -> None:
+    """Corrected records out (their correction in), both sides of a contradiction in with a marker
+    (``retrieval.conflicts``). Partners: the records this request's search found, and the eligible
+    records with the words of the included records' attributes."""
+    from bestie_tui.retrieval.conflicts import find_conflicts, partners_by_attribute, settle
+
+    included = [it.record for it in pack.items]
+    if not included:
+        return
+    known = set(records) | {i for _, i in near} | set(top_eligible)
+    partners = list(_fetch(sorted(known - {m.id for m in included}), _compiled(allowed)).values())
+    partners += partners_by_attribute(included, allowed, {m.id for m in included} | {m.id for m in partners})
+    conflicts = find_conflicts(included, partners)
+    if not conflicts.corrected and not conflicts.contradicted:
+        return
+    relevance = {m.id: rel_of.get(m.id, 0.0) for m in partners + included}
+
+    def used() -> int:
+        return count_tokens(pack.render() + "\n", token_mode) if pack.items else count_tokens(HEADER + "\n", token_mode)
+
+    def place(section: list[PackItem], index: int, m: MemoryRecord) -> bool:
+        line = _line(m)
+        title = 0 if section else count_tokens(_title(section, pack) + "\n", token_mode)
+        if used() + title + count_tokens(line + "\n", token_mode) > token_budget:
+            return False
+        parts = score_of(m, relevance.get(m.id, 0.0))
+        section.insert(index, PackItem(m, parts, line, count_tokens(line, token_mode)))
+        pack.left_out[:] = [x for x in pack.left_out if x.id != m.id]
+        return True
+
+    def leave_out(m: MemoryRecord, detail: str) -> None:
+        pack.left_out[:] = [x for x in pack.left_out if x.id != m.id]  # one reason per record: this one
+        pack.left_out.append(LeftOut(m.id, m.text, "state", detail, relevance.get(m.id, 0.0)))
+
+    settle(pack, conflicts, place=place, leave_out=leave_out, count=lambda line: count_tokens(line, token_mode))
 
 
 def _eligible_ids(store: MemoryStore, allowed) -> tuple[Any, Any]:
@@ -330,8 +375,10 @@ def _title(target: list[PackItem], pack: ContextPack) -> str:
 
 
 def _left_out_low_relevance(pack, near, floor, now, user, channel, project, config, periods) -> None:
-    """List the best few under the relevance floor (the closest misses, ``[(relevance, id)]``)."""
-    for i, m in _fetch([i for _, i in near], _compiled(Memory.id.is_null(False))).items():
+    """List the best few under the relevance floor (the closest misses, ``[(relevance, id)]``);
+    a record the conflict pass put in the pack is not a miss."""
+    inside = {it.record.id for it in pack.items} | {x.id for x in pack.left_out}
+    for i, m in _fetch([i for _, i in near if i not in inside], _compiled(Memory.id.is_null(False))).items():
         parts = score(m, dict((j, r) for r, j in near)[i], user=user, channel=channel, project=project,
                       now=now, config=config, periods=periods)
         pack.left_out.append(LeftOut(i, m.text, "low relevance",

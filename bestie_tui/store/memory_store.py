@@ -194,7 +194,9 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     def _create(self, text: str, kind: str, *, status: str, user, channel, project, session, scope,
                 source, confidence, ttl, actor, action, pinned: bool = False, layer: str | None = None,
-                about: str | None = None) -> MemoryRecord:
+                about: str | None = None, then: Callable[[str, Memory], Any] | None = None) -> MemoryRecord:
+        """Insert a memory in one change batch; ``then(batch, row)`` runs inside the same batch (so a
+        correction stored under ``memory.correctionPolicy`` auto retires the old record in one undo step)."""
         self._check_scope(scope)
         for what, value in (("user", user), ("channel", channel), ("project", project), ("session", session),
                             ("source", source), ("about", about)):
@@ -213,6 +215,8 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
                 norm=textmod.normalize(text), terms=textmod.search_text(text),
             )
             self.record_event(batch, action, row.id, None, snapshot(row), actor)
+            if then is not None:
+                then(batch, row)
         return to_record(row)
 
     def _set_text(self, row: Memory, text: str) -> None:

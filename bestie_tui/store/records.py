@@ -115,12 +115,17 @@ class ProposalResult:
     """What ``propose`` or ``add_result`` did. ``outcome`` is ``pending`` (queued for the owner),
     ``approved`` (stored), ``duplicate`` (an existing record was reinforced; nothing new) or
     ``revived`` (an expired, superseded, forgotten or rejected record came back). ``message`` says
-    it in one line; ``decision`` is the write gate's (``store.gate.WriteDecision``), when one ran."""
+    it in one line; ``decision`` is the write gate's (``store.gate.WriteDecision``), when one ran.
+    ``replaces``: approved memories the proposal corrects (superseded already when it was stored
+    under ``memory.correctionPolicy`` auto, else when the owner approves it); ``conflicts``:
+    approved memories it contradicts (the owner decides)."""
 
     outcome: str
     memory: MemoryRecord
     message: str
     decision: Any = None
+    replaces: tuple[int, ...] = ()
+    conflicts: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

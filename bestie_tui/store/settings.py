@@ -24,6 +24,9 @@ from bestie_tui.text.clock import check_zone
 #: Policy switches: key → default.
 DEFAULTS: dict[str, Any] = {
     "memory.writePolicy": "ask",
+    # a proposal that corrects an approved memory, under writePolicy allow: queue it (ask) or store
+    # it and supersede the old record in the same undo step (auto)
+    "memory.correctionPolicy": "ask",
     "memory.deletePolicy": "ask",
     "memory.paused": False,
     "memory.governance": "governed",
@@ -36,6 +39,7 @@ DEFAULTS: dict[str, Any] = {
 ZONE_SETTINGS: dict[str, Any] = {"owner.timezone": None}
 CHOICES: dict[str, tuple[Any, ...]] = {
     "memory.writePolicy": ("allow", "ask", "deny"),
+    "memory.correctionPolicy": ("ask", "auto"),
     "memory.deletePolicy": ("allow", "ask", "deny"),
     "memory.paused": (True, False),
     "memory.governance": ("governed", "full"),

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.store import corrections
 from bestie_tui.store.gate import WriteDecision, check_write
 from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Memory
 from bestie_tui.store.records import MemoryRecord, ProposalResult, UndoResult
@@ -42,7 +43,8 @@ class StoreWrites:
         def _mutate(self, memory_id: int, action: str, actor: str, apply: Callable[[Memory], None]) -> MemoryRecord: ...
         def _create(self, text: str, kind: str, *, status: str, user, channel, project, session, scope,
                     source, confidence, ttl, actor, action, pinned: bool = False, layer: str | None = None,
-                    about: str | None = None) -> MemoryRecord: ...
+                    about: str | None = None, then: Callable[[str, Memory], Any] | None = None) -> MemoryRecord: ...
+        def get_setting(self, key: str) -> Any: ...
         def _set_text(self, row: Memory, text: str) -> None: ...
         def parse_ttl(self, ttl: str) -> datetime: ...
         @staticmethod
@@ -77,6 +79,10 @@ class StoreWrites:
         rejected one revived under allow or queued again under ask (``restate``). Said again without
         a TTL, the old expiry is cleared.
 
+        A proposal that corrects or contradicts an approved memory (``store.corrections``) is queued
+        for the owner even under writePolicy allow — except a correction under
+        ``memory.correctionPolicy`` auto, which is stored and supersedes the old record in one undo step.
+
         Raises:
             PolicyError: memory is paused or writePolicy is deny.
             SecretRefusedError: the text looks like a secret; nothing is written anywhere.
@@ -94,17 +100,34 @@ class StoreWrites:
             if result is not None:
                 return result
         status = "approved" if decision.action == "store" else "pending"
+        related = corrections.find_related(cast("MemoryStore", self), text, user)
+        replaces = corrections.replaced(related)
+        conflicts = [r.memory.id for r in related if r.relation.kind == "contradiction"]
+        auto = bool(replaces) and not conflicts and self.get_setting(corrections.CORRECTION_POLICY) == "auto"
+        held = status == "approved" and bool(conflicts or replaces and not auto)
+        if held:
+            status = "pending"  # the owner decides what a correction or a contradiction replaces
+        then = None
+        if status == "approved" and replaces:
+            def then(batch: str, row: Memory) -> None:
+                corrections.supersede_into(cast("MemoryStore", self), batch, replaces, row.id, actor)
         record = self._create(text, decision.kind or kind, status=status, user=user, channel=channel, project=project,
                               session=session, scope=decision.scope or scope, layer=decision.layer,
                               about=decision.about, source=source or actor, confidence=confidence, ttl=ttl,
-                              actor=actor, action="propose")
+                              actor=actor, action="propose", then=then)
         if status == "approved":
-            message = f"stored #{record.id}"
+            message = f"stored #{record.id}" + (" and superseded " + ", ".join(f"#{i}" for i in replaces)
+                                                 if replaces else "")
         else:
-            why = "" if decision.rule == "ask" else f" ({decision.reason})"
+            why = "" if decision.rule == "ask" or held else f" ({decision.reason})"
             message = f"queued #{record.id} for the owner's review{why}"
+            if replaces:
+                message += "; it replaces " + ", ".join(f"#{i}" for i in replaces)
+        if conflicts:
+            message += "; it contradicts " + ", ".join(f"#{i}" for i in conflicts)
         extra = [n for n in (*decision.notes, note) if n]
-        return ProposalResult(status, record, message + "".join(f"; {n}" for n in extra), decision)
+        return ProposalResult(status, record, message + "".join(f"; {n}" for n in extra), decision,
+                              tuple(replaces), tuple(conflicts))
 
     def add(self, kind: str, text: str, **options: Any) -> MemoryRecord:
         """The owner's own write (``add_result`` with the same arguments), returning the record
@@ -201,9 +224,15 @@ class StoreWrites:
                            scope=scope or row.scope, layer=layer or row.layer, user=row.user,
                            about=row.about if text is None else None, memory_id=row.id).raise_if_refused()
 
-    def approve(self, memory_id: int, *, text: str | None = None, actor: str = "owner") -> MemoryRecord:
-        """Approve a pending (or rejected) proposal, optionally with edited ``text`` (one undo step).
-        Approving a restatement of a superseded record supersedes the record that had replaced it.
+    def approve(self, memory_id: int, *, text: str | None = None, replaces: list[int] | None = None,
+                actor: str = "owner") -> MemoryRecord:
+        """Approve a pending (or rejected) proposal, optionally with edited ``text``, and supersede the
+        approved memories it corrects — one undo step. Approving a restatement of a superseded record
+        supersedes the record that had replaced it.
+
+        Args:
+            replaces: the ids to supersede; ``None`` finds them (``store.corrections``: the approved
+                memories the text corrects), ``[]`` supersedes nothing (approve and keep the old ones).
 
         Raises: SecretRefusedError / WriteRefusedError when the write gate refuses it (a secret,
         venting, an injected block, core over its cap); InvalidValueError when the memory is not
@@ -227,6 +256,10 @@ class StoreWrites:
             self.record_event(batch, "approve" if text is None else "edit+approve", row.id, before, snapshot(row),
                               actor)
             take_over(cast("MemoryStore", self), batch, row, actor)
+            if replaces is None:
+                replaces = corrections.replaced(corrections.find_related(
+                    cast("MemoryStore", self), row.text, row.user, exclude_id=row.id, kinds=("correction",)))
+            corrections.supersede_into(cast("MemoryStore", self), batch, list(replaces), row.id, actor)
         return to_record(row)
 
     def reject(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:

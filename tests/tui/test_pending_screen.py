@@ -305,3 +305,35 @@ async def test_refused_edit_keeps_the_editor_open_and_later_keys_do_nothing(stor
         await pilot.pause()
     assert store.get(first.id).status == "pending" and store.get(second.id).status == "pending"
     assert store.get(first.id).text == "Likes green tea"
+
+
+async def test_a_correction_shows_replaces_and_a_approves_superseding_it_in_one_undo_step(store):
+    old = store.add("identity", "User lives in Hanoi.", user="caroline")
+    store.clock.advance(60)
+    (new,) = propose(store, "I moved from Hanoi to Da Nang last month.")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        card = shown(app, "#proposal-relations")
+        assert card == f"replaces #{old.id}  User lives in Hanoi."
+        listing = shown(app, "#similar-list")
+        assert f"replaces #{old.id}" in listing and "possible duplicate" not in listing
+        assert "same subject: owner; attribute: residence; Hanoi → Da Nang" in listing
+        await pilot.press("a")
+        await settle(pilot)
+        assert store.get(new).status == "approved" and store.get(old.id).superseded_by == new
+        await pilot.press("u")
+        await settle(pilot)
+        assert store.get(new).status == "pending" and store.get(old.id).superseded_by is None
+
+
+async def test_shift_a_approves_and_keeps_what_the_proposal_replaces(store):
+    old = store.add("identity", "User lives in Hanoi.", user="caroline")
+    store.clock.advance(60)
+    (new,) = propose(store, "I moved from Hanoi to Da Nang last month.")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+    assert store.get(new).status == "approved" and store.get(old.id).superseded_by is None

@@ -106,6 +106,7 @@ class DoctorScreen(BestieScreen):
         tree = self.query_one(Tree)
         tree.clear()
         self._duplicates(tree, report)
+        self._corrections(tree, report)
         self._contradictions(tree, report)
         self._findings(tree, "Stale memories", report.stale)
         self._findings(tree, "Low-value noisy memories", report.noisy)
@@ -128,6 +129,16 @@ class DoctorScreen(BestieScreen):
             for m in g.members:
                 self._memory_leaf(group, m, "pinned" if m.pinned else None)
         self._more(section, len(report.duplicates))
+
+    def _corrections(self, tree: Tree, report) -> None:
+        section = tree.root.add(Text(f"Corrections ({len(report.corrections)}) — the newer replaces the older"),
+                                expand=True)
+        for c in report.corrections[:SECTION_ITEMS]:
+            what = f"{c.attribute}: {c.old_value} → {c.new_value}" if c.attribute else c.reason
+            pair = section.add(Text(what))  # data, never markup
+            self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
+            self._memory_leaf(pair, c.newer, "newer")
+        self._more(section, len(report.corrections))
 
     def _contradictions(self, tree: Tree, report) -> None:
         section = tree.root.add(Text(f"Contradiction candidates ({len(report.contradictions)})"), expand=True)

@@ -51,6 +51,7 @@ class PendingScreen(BestieScreen):
     AUTO_FOCUS = ""
     BINDINGS = [
         Binding("a", "approve", "Approve", id="pending.approve"),
+        Binding("A", "approve_keep", "Approve, keep old", id="pending.approve_keep"),
         Binding("r,x", "reject", "Reject", id="pending.reject"),
         Binding("e", "edit_approve", "Edit+approve", id="pending.edit_approve"),
         Binding("s", "skip", "Skip", id="pending.skip"),
@@ -74,6 +75,8 @@ class PendingScreen(BestieScreen):
         self.reviewed: set[int] = set()
         self.current: MemoryRecord | None = None
         self._similar_for: tuple[int, str] | None = None
+        #: how the current proposal relates to approved memories (``store.corrections.Related``), once loaded
+        self.related: list | None = None
 
     # ------------------------------------------------------------------ layout
     def compose_body(self) -> ComposeResult:
@@ -84,7 +87,7 @@ class PendingScreen(BestieScreen):
                 with Vertical(id="proposal-pane"):
                     yield ProposalCard(id="proposal-card")
                 with Vertical(id="similar-pane"):
-                    yield Static(Text("Most similar approved memories", style="bold"), id="similar-title")
+                    yield Static(Text("Related and similar approved memories", style="bold"), id="similar-title")
                     yield SimilarList(id="similar-list")
 
     # ------------------------------------------------------------------ data
@@ -134,8 +137,11 @@ class PendingScreen(BestieScreen):
             wanted = (self.current.id, self.current.text)
             if wanted != self._similar_for:
                 self._similar_for = wanted
+                self.related = None
                 similar.loading = True
                 self.load_similar(self.current.id, self.current.text, self.current.user)
+            elif self.related is not None:
+                card.show_relations(self.related)
         self.update_progress()
 
     def update_progress(self) -> None:
@@ -155,9 +161,12 @@ class PendingScreen(BestieScreen):
     @work(thread=True, exclusive=True, group="pending-similar")
     def load_similar(self, memory_id: int, text: str, user: str | None) -> None:
         """Find approved memories like ``text`` off the UI thread; the result is posted back."""
+        from bestie_tui.store.corrections import find_related
+
         try:
             found = self.store.similar(text, k=SIMILAR_K, user=user, exclude_id=memory_id)
-            result: object = [(m, score) for m, score in found if score >= SIMILAR_MIN_SCORE]
+            related = find_related(self.store, text, user, exclude_id=memory_id)
+            result: object = ([(m, score) for m, score in found if score >= SIMILAR_MIN_SCORE], related)
         except Exception as exc:  # noqa: BLE001 - shown to the owner, never lost silently
             result = exc
         finally:
@@ -174,10 +183,13 @@ class PendingScreen(BestieScreen):
         if isinstance(result, Exception):
             similar.show_message(f"Similarity lookup failed: {result}")
         else:
-            similar.show(text, result)
+            found, related = result  # type: ignore[misc]
+            self.related = related
+            similar.show(text, found, related)
+            self.query_one(ProposalCard).show_relations(related)
 
     # ------------------------------------------------------------------ decisions
-    def _decide(self, memory_id: int, verb: str, apply) -> None:
+    def _decide(self, memory_id: int, verb: str, apply, note: str = "") -> None:
         try:
             apply(memory_id)
         except BestieError as exc:
@@ -190,7 +202,7 @@ class PendingScreen(BestieScreen):
             del self.queue[position]
             if position < self.index:
                 self.index -= 1
-        self.notify(f"{verb} #{memory_id}", markup=False, timeout=2)
+        self.notify(f"{verb} #{memory_id}{note}", markup=False, timeout=2)
         self.show_current()
         self.changed()
 
@@ -199,9 +211,24 @@ class PendingScreen(BestieScreen):
             self.notify(f"Nothing pending to {what}.", severity="warning")
         return self.current
 
+    def _replaced_ids(self) -> list[int] | None:
+        """What approving the current proposal supersedes: the corrections shown (``None`` while
+        the lookup still runs: the store finds them itself)."""
+        if self.related is None:
+            return None
+        return [r.memory.id for r in self.related if r.relation.kind == "correction"]
+
     def action_approve(self) -> None:
+        """Approve; the approved memories it replaces ("replaces #N") are superseded in the same undo step."""
         if record := self._need_current("approve"):
-            self._decide(record.id, "approved", lambda i: self.store.approve(i))
+            replaces = self._replaced_ids()
+            note = f"; superseded {', '.join(f'#{i}' for i in replaces)}" if replaces else ""
+            self._decide(record.id, "approved", lambda i: self.store.approve(i, replaces=replaces), note)
+
+    def action_approve_keep(self) -> None:
+        """Approve without superseding what the proposal replaces (both stay active)."""
+        if record := self._need_current("approve"):
+            self._decide(record.id, "approved", lambda i: self.store.approve(i, replaces=[]), " (what it replaces is kept)")
 
     def action_reject(self) -> None:
         if record := self._need_current("reject"):
@@ -331,7 +358,9 @@ class PendingScreen(BestieScreen):
     def palette_commands(self) -> Iterable[tuple[str, str, object]]:
         if self.current is not None:
             n = self.current.id
-            yield "memory: Approve current", f"Approve proposal #{n} (a)", self.action_approve
+            yield "memory: Approve current", f"Approve proposal #{n}, superseding what it replaces (a)", self.action_approve
+            yield ("memory: Approve current, keep old", f"Approve proposal #{n} and keep what it replaces (A)",
+                   self.action_approve_keep)
             yield "memory: Reject current", f"Reject proposal #{n} (r)", self.action_reject
             yield "memory: Edit then approve current", f"Edit #{n}, then approve it (e)", self.action_edit_approve
             yield "memory: Skip current", f"Leave #{n} pending, move it to the back (s)", self.action_skip

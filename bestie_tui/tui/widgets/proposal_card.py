@@ -1,4 +1,5 @@
-"""``ProposalCard``: one pending proposal shown large — its text, then every field that helps judge it."""
+"""``ProposalCard``: one pending proposal shown large — its text, what it replaces or contradicts
+("replaces #4  User lives in Hanoi"), then every field that helps judge it."""
 
 from __future__ import annotations
 
@@ -42,14 +43,31 @@ class ProposalCard(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="proposal-text")
+        yield Static("", id="proposal-relations")
         yield Static("", id="proposal-meta")
 
     def show(self, record: MemoryRecord, tz: tzinfo = UTC) -> None:
         self.remove_class("-empty")
         self.query_one("#proposal-text", Static).update(data(record.text))
+        self.query_one("#proposal-relations", Static).update(Text(""))
         self.query_one("#proposal-meta", Static).update(proposal_meta(record, tz))
+
+    def show_relations(self, related) -> None:
+        """The approved memories the proposal replaces or contradicts, beside their text."""
+        out = Text()
+        for r in related:
+            if r.relation.kind not in ("correction", "contradiction"):
+                continue
+            if out:
+                out.append("\n")
+            label = "replaces" if r.relation.kind == "correction" else "contradicts"
+            out.append(f"{label} #{r.memory.id}", style="bold reverse")
+            out.append("  ")
+            append(out, r.memory.text, single_line=True)
+        self.query_one("#proposal-relations", Static).update(out)
 
     def show_empty(self, headline: str, hint: str) -> None:
         self.add_class("-empty")
+        self.query_one("#proposal-relations", Static).update(Text(""))
         self.query_one("#proposal-text", Static).update(data(headline))
         self.query_one("#proposal-meta", Static).update(data(hint))

@@ -1,7 +1,10 @@
-"""``SimilarList``: the approved memories most like the current proposal, with their scores.
+"""``SimilarList``: how the current proposal relates to the approved memories — the ones it
+replaces, contradicts or repeats (``facts.relate`` via ``store.corrections.find_related``) and the
+most similar ones with their scores.
 
-Beside a proposal it answers "do I already know this?" (a duplicate) and "does this say the
-opposite of something I know?" (a contradiction) before the owner approves.
+Beside a proposal it answers "do I already know this?" (a duplicate), "does this replace something
+I know?" (a correction: approving it supersedes the old record) and "does this say the opposite of
+something I know?" (a contradiction) before the owner approves.
 """
 
 from __future__ import annotations
@@ -9,58 +12,57 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from bestie_tui.facts.relations import relate
 from bestie_tui.store.records import MemoryRecord
-from bestie_tui.text.analysis import NEGATIONS
-from bestie_tui.text.words import stem, tokens
 
 from ..display import append
 
-#: Scores (IDF cosine, 0..1) from which a pair is flagged, read off the demo database: rephrasings of
-#: one fact score 0.5–0.85 there, unrelated records about the same project or person at most ~0.38.
-DUPLICATE_AT = 0.45
-CONTRADICTION_AT = 0.3
-
-#: Stems that turn a statement negative besides plain negations ("hates durian" vs "loves durian").
-NEGATIVE_STEMS = frozenset({"hate", "dislik", "avoid", "refus", "detest", "stop", "quit"})
+#: The label shown beside an approved memory for each relation kind (a hint, not a verdict).
+HINTS = {"duplicate": "possible duplicate", "correction": "replaces", "contradiction": "possible contradiction",
+         "event_vs_state": "one-off event against this"}
 
 
-def is_negative(text: str) -> bool:
-    """True when ``text`` holds a negation (``vectors.NEGATIONS``) or a negative verb."""
-    words = tokens(text)
-    return bool(NEGATIONS.intersection(words)) or any(stem(w) in NEGATIVE_STEMS for w in words)
-
-
-def relation_hint(proposal: str, memory: str, score: float) -> str | None:
-    """``"possible contradiction"`` when the texts are alike but only one is negative, ``"possible
-    duplicate"`` when they are very alike, else ``None``. A hint for the owner, not a verdict."""
-    if score >= CONTRADICTION_AT and is_negative(proposal) != is_negative(memory):
-        return "possible contradiction"
-    if score >= DUPLICATE_AT:
-        return "possible duplicate"
-    return None
+def relation_hint(proposal: str, memory: str, score: float | None = None) -> str | None:
+    """The hint for an approved ``memory`` beside a ``proposal``: ``possible duplicate``,
+    ``replaces`` (the proposal corrects it), ``possible contradiction``, ``one-off event against
+    this``, or ``None`` for compatible memories. ``score`` is not used (the relation decides)."""
+    return HINTS.get(relate(memory, proposal).kind)
 
 
 class SimilarList(Static):
-    """Renders ``[(record, score), ...]`` best first; ``loading`` shows while the lookup runs."""
+    """Renders related memories first (with their reason), then ``[(record, score), ...]`` best
+    first; ``loading`` shows while the lookup runs."""
 
-    def show(self, proposal_text: str, results: list[tuple[MemoryRecord, float]]) -> None:
-        if not results:
+    def show(self, proposal_text: str, results: list[tuple[MemoryRecord, float]], related=None) -> None:
+        related = list(related or [])
+        by_id = {r.memory.id: r for r in related}
+        if not results and not related:
             self.update(Text("No approved memory is similar.", style="italic"))
             return
         out = Text()
-        for n, (record, score) in enumerate(results):
+        shown: set[int] = set()
+        entries = [(r.memory, None, r) for r in related if r.memory.id not in {m.id for m, _ in results}]
+        entries += [(m, score, by_id.get(m.id)) for m, score in results]
+        for n, (record, score, rel) in enumerate(entries):
+            if record.id in shown:
+                continue
+            shown.add(record.id)
             if n:
                 out.append("\n\n")
-            out.append(f"{score:.2f}", style="bold")
-            hint = relation_hint(proposal_text, record.text, score)
+            out.append("rel." if score is None else f"{score:.2f}", style="bold")
+            hint = HINTS.get(rel.relation.kind) if rel is not None else None
             if hint:
                 out.append("  ")
-                out.append(hint, style="bold reverse")
+                out.append(hint + (f" #{record.id}" if rel.relation.kind == "correction" else ""),
+                           style="bold reverse")
             append(out, f"\n#{record.id} · {record.kind}")
             if record.user:
                 append(out, f" · {record.user}", single_line=True)
             out.append("\n")
             append(out, record.text)
+            if rel is not None:
+                out.append("\n")
+                append(out, rel.relation.reason, "italic", single_line=True)
         self.update(out)
 
     def show_message(self, message: str) -> None:

@@ -1,0 +1,510 @@
+"""How two memories relate: ``relate(older, newer)`` → ``Relation``. One function, used by the
+doctor, the cleanup plan, triage, the write path and prompt assembly.
+
+Kinds (``KINDS``), as the owner acts on them:
+
+* ``duplicate``: both say the same fact; keep one.
+* ``correction``: same subject and attribute, and the newer value replaces the older (a move, a new
+  job, a birthday that raised an age, "no longer", "turns out"); the newer supersedes the older.
+* ``contradiction``: they cannot both hold and the newer does not read as an update; the owner decides.
+* ``event_vs_state``: the older is a lasting state or habit and the newer a one-off event that seems
+  to break it without replacing it (one drink at a wedding); at most flagged.
+* ``compatible``: both can be true.
+
+The decision, in order (each step says why in ``Relation.reason``):
+
+1. the same normalised text is a duplicate;
+2. what one states excludes what the other says (``knowledge.EXCLUDES``: an only child and a
+   sister; a negated category and one of its members: "no alcohol" and champagne; a mention that
+   implies a value: "my wife" and "not married");
+3. different subjects are compatible;
+4. facts of the same attribute and key are compared: value (words and quantities), polarity and
+   the flags of the newer text (ended, change, fix, event, only, past, plan) decide;
+5. texts the reader cannot frame are compared by their content words.
+
+Pure: plain text and optional timestamps in, a ``Relation`` out; no records, no database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+
+from bestie_tui.facts import dates
+from bestie_tui.facts.attributes import Fact
+from bestie_tui.facts.knowledge import EXCLUDES, KNOWN_CATEGORIES, categories_of
+from bestie_tui.facts.reader import Reading, read
+from bestie_tui.facts.subjects import same_subject
+
+KINDS = ("duplicate", "correction", "contradiction", "event_vs_state", "compatible")
+#: Attributes whose new value comes with a dated event ("we moved in January", "got married on
+#: Saturday"): such a dated statement is a correction, not a one-off event against a state.
+STATUS = frozenset({"residence", "employer", "title", "manager", "marital", "age", "grade", "tool", "name",
+                    "employment", "school", "lead", "location", "hometown", "of", "role", "birthday", "birth year"})
+#: Attributes a wish states as a preference ("I want replies in English").
+_PREFERENCES = frozenset({"reply language", "written language", "name", "reply length", "emoji", "theme", "prefer"})
+#: Attributes whose value is a time of day.
+_TIMED = frozenset({"bedtime", "wake time", "schedule"})
+#: Content-word overlap (Dice) from which two unframed texts are the same statement.
+DUPLICATE_OVERLAP = 0.8
+#: … and from which two unframed texts of opposite polarity contradict each other.
+OPPOSITE_OVERLAP = 0.6
+
+
+@dataclass(frozen=True)
+class Relation:
+    """``kind`` (one of ``KINDS``), ``reason`` (one line for the owner), and where known the
+    ``subject``, ``attribute`` and the ``old_value`` → ``new_value`` as written."""
+
+    kind: str
+    reason: str
+    attribute: str | None = None
+    old_value: str | None = None
+    new_value: str | None = None
+    subject: str | None = None
+    #: what decided it: ``same`` (equal values), ``value`` (another value), ``negation`` / ``antonym``
+    #: (opposite polarity), ``ended``, ``fix``, ``change``, ``event``, ``exclusion`` (a state and what
+    #: it excludes), ``words`` (content words), ``text`` (the same text), ``subject``, ``scope``,
+    #: ``past``, ``plan``, ``many``, ``denied``, ``none``
+    basis: str = "none"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "reason": self.reason, "subject": self.subject, "attribute": self.attribute,
+                "old_value": self.old_value, "new_value": self.new_value, "basis": self.basis}
+
+
+def relate(older: str, newer: str, older_at: datetime | None = None, newer_at: datetime | None = None, *,
+           similarity: float | None = None, threshold: float = DUPLICATE_OVERLAP) -> Relation:
+    """The relation of memory ``newer`` to memory ``older`` (see the module docstring).
+
+    Args:
+        older, newer: the two memory texts; ``newer`` is the later statement.
+        older_at, newer_at: when each was stated (naive UTC); when both are given and ``older_at``
+            is the later, the two are swapped so that the newer is always the later statement.
+        similarity: the caller's similarity of the two texts (0–1, e.g. the doctor's TF-IDF cosine);
+            used in place of the content-word overlap for texts the reader cannot frame.
+        threshold: the similarity (or overlap) from which two unframed texts are duplicates.
+
+    Returns:
+        A ``Relation``. Never raises; a text the reader cannot frame is compared word by word.
+    """
+    if older_at is not None and newer_at is not None and older_at > newer_at:
+        older, newer = newer, older
+    return _relate(older, newer, None if similarity is None else round(similarity, 4), threshold)
+
+
+@lru_cache(maxsize=65536)
+def _relate(older: str, newer: str, similarity: float | None = None, threshold: float = DUPLICATE_OVERLAP
+            ) -> Relation:
+    a, b = read(older), read(newer)
+    if a.norm == b.norm:
+        return Relation("duplicate", "the same text", basis="text")
+    subject = same_subject(a.subject, b.subject, a.content, b.content)
+    who = b.subject.label() if b.subject.kind != "owner" or a.subject.kind == "owner" else a.subject.label()
+    best: Relation | None = None
+    for fa, fb in _pairs(a, b):
+        if subject == "different" and fa.attribute != "role":
+            continue
+        if True:
+            r = _compare(a, b, fa, fb, "owner" if fa.attribute == "role" else who)
+            if best is None or _RANK[r.kind] < _RANK[best.kind]:
+                best = r
+    if best is not None and best.kind != "compatible":
+        return best
+    found = _excluded(a, b)
+    if found is not None:
+        return found
+    if subject == "different":
+        return Relation("compatible", f"different subjects: {a.subject.label()} / {b.subject.label()}",
+                        basis="subject")
+    if best is not None:
+        return best
+    if b.event and not a.event and not b.change and (a.facts and b.facts) and subject == "same" \
+            and not (a.plan or b.plan or a.past) and (a.negated or a.only or any(
+                f.attribute in ("prefer", "reply language", "fear") or f.polarity < 0 for f in a.facts)):
+        shared = _categories(a) & _categories(b)
+        if shared:
+            if a.ever and a.negated:
+                return Relation("contradiction", f"same subject: {who}; never {', '.join(sorted(shared))} / "
+                                "it happened", subject=who, basis="negation")
+            return Relation("event_vs_state", f"same subject: {who}; a one-off event about "
+                            f"{', '.join(sorted(shared))} against “{older}”", subject=who, basis="event")
+    return _by_words(a, b, who, similarity, threshold)
+
+
+def categories_named(r: Reading) -> set[str]:
+    """The categories (not the words themselves) of what a text names: "champagne" → alcohol."""
+    return _categories(r)
+
+
+def _categories(r: Reading) -> set[str]:
+    """The categories (not the words themselves) of what a text names."""
+    out: set[str] = set()
+    for c in r.content:
+        out |= categories_of(c) - {c}
+    return out
+
+
+_RANK = {"correction": 0, "contradiction": 1, "event_vs_state": 2, "duplicate": 3, "compatible": 4}
+
+
+#: Attributes that state one feeling at different strengths: a favourite is preferred, a
+#: preference is liked. The same value under two of them is one statement ("favourite colour is
+#: blue" / "likes blue"); different values are not compared.
+_LIKING = frozenset({"like", "prefer", "favourite"})
+
+
+def _pairs(a: Reading, b: Reading) -> list[tuple[Fact, Fact]]:
+    out = []
+    for fa in a.facts:
+        for fb in b.facts:
+            if fa.attribute == fb.attribute and _same_key(fa, fb):
+                out.append((fa, fb))
+            elif fa.attribute in _LIKING and fb.attribute in _LIKING and fa.value == fb.value and fa.value \
+                    and fa.polarity == fb.polarity:
+                out.append((fa, fb))
+    return out
+
+
+def _same_key(fa: Fact, fb: Fact) -> bool:
+    if not fa.key or not fb.key or fa.key == fb.key:
+        return True
+    ka, kb = set(fa.key.split()), set(fb.key.split())
+    return ka <= kb or kb <= ka or len(ka & kb) >= 2
+
+
+def same_value(fa: Fact, fb: Fact, qa: frozenset[dates.Quantity], qb: frozenset[dates.Quantity]) -> bool:
+    """Equal values: the same quantities where both name one, and the words of one among the
+    other's (a name must match exactly: "anh Minh" is not "Minh")."""
+    va, vb = set(fa.value), set(fb.value)
+    numbers_a = {x for x in va if x.replace(".", "").isdigit()}
+    numbers_b = {x for x in vb if x.replace(".", "").isdigit()}
+    if numbers_a and numbers_b and not (numbers_a & numbers_b) and not (dates.agree(qa, qb) and qa and qb):
+        return False
+    if not va or not vb:
+        return not va and not vb or fa.attribute in ("allergy", "children", "marital", "siblings")
+    if fa.attribute in ("name",):
+        return _plain(va) == _plain(vb)
+    if fa.attribute in _SET_VALUED:
+        return va == vb
+    if any(x.startswith(("date:", "time:", "year:", "age:", "grade:", "mass:", "length:", "floor:", "weekday:",
+                         "daypart:", "month:")) for x in va | vb):
+        return _quantities_same(va, vb)
+    if fa.attribute in _ONE_THING and (va <= vb or vb <= va):
+        return True  # "Ban Mai primary" is "Ban Mai Primary School"; "League" is "League of Legends"
+    union = va | vb
+    return len(va & vb) / len(union) >= 0.8
+
+
+#: Attributes whose value names one thing, so a shorter name of it is the same value. Elsewhere a
+#: word more is another value: "winter" / "winter weddings", "pizza" / "pizza with friends".
+_ONE_THING = frozenset({"residence", "location", "hometown", "employer", "school", "tool", "title", "name", "role",
+                        "manager", "lead", "favourite", "of", "work location", "commute", "birthday", "allergy",
+                        "decision", "approval", "permission", "pricing", "opening"})
+
+
+#: Attributes whose value is a set of items: equal only when the sets are ("French and English" is
+#: more than "English").
+_SET_VALUED = frozenset({"languages", "reply language", "written language", "pets", "children"})
+
+
+def _plain(v: set[str]) -> set[str]:
+    return {x for x in v if not any(x != y and x.startswith(y) and len(y) > 2 for y in v)}
+
+
+def _quantities_same(va: set[str], vb: set[str]) -> bool:
+    qa = {x for x in va if ":" in x}
+    qb = {x for x in vb if ":" in x}
+    kinds = {x.split(":")[0] for x in qa} & {x.split(":")[0] for x in qb}
+    if not kinds:
+        return bool(qa & qb)
+    for kind in kinds:
+        xa = {x for x in qa if x.startswith(kind + ":")}
+        xb = {x for x in qb if x.startswith(kind + ":")}
+        if kind in ("mass", "length"):
+            fa_ = [float(x.split(":")[1]) for x in xa]
+            fb_ = [float(x.split(":")[1]) for x in xb]
+            if not any(abs(p - q) <= dates.TOLERANCE * max(p, q) for p in fa_ for q in fb_):
+                return False
+        elif xa != xb:
+            return False
+    return True
+
+
+def _scopes_differ(a: Reading, b: Reading, timed: bool = False) -> bool:
+    """Both name days (or parts of the day) and no day is in both: "home on Mondays" / "office on
+    Tuesdays". For a ``timed`` attribute (a bedtime) the part of the day is its value, not a scope."""
+    for kind in ("weekday",) if timed else ("weekday", "daypart"):
+        da = {q.value for q in a.quantities if q.kind == kind}
+        db = {q.value for q in b.quantities if q.kind == kind}
+        if da and db and not (da & db):
+            return True
+    return False
+
+
+def _show(fact: Fact) -> str:
+    return fact.value_text or ", ".join(sorted(fact.value))
+
+
+def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
+    spec = fa.spec
+    attribute = fa.label()
+    old, new = _show(fa), _show(fb)
+
+    def rel(kind: str, why: str, basis: str) -> Relation:
+        return Relation(kind, f"same subject: {who}; attribute: {attribute}; {why}", fa.label(), old, new, who, basis)
+
+    if a.plan != b.plan and fa.attribute not in _PREFERENCES:
+        return rel("compatible", "a plan or wish beside a statement", "plan")
+    if (a.past != b.past) and not (a.ever and fa.polarity < 0 or b.ever and fb.polarity < 0):
+        return rel("compatible", "a past state beside a present one", "past")
+    same = same_value(fa, fb, a.quantities, b.quantities)
+    if same:
+        if fa.polarity == fb.polarity:
+            if fa.attribute != "schedule" and _scopes_differ(a, b, fa.attribute in _TIMED):
+                return rel("compatible", "different days or times", "scope")
+            return rel("duplicate", f"{old} = {new}" if old != new else f"both: {new}", "same")
+        if bool(a.purpose) != bool(b.purpose) and not (b.ended or b.fix):
+            return rel("compatible", "one side is about a particular use or place", "scope")
+        if fb.polarity < 0 and b.ended:
+            return rel("correction", f"{old} → ended", "ended")
+        if b.fix:
+            return rel("correction", f"{old} → not so (an explicit fix)", "fix")
+        if fb.polarity > 0 and b.change and not b.long_ago and (a.ended or spec.mutable and fa.attribute in STATUS
+                                                                or b.became):
+            return rel("correction", f"not {old} → {new}", "change")
+        if b.event and not a.event and not a.ever and fb.polarity > 0:
+            return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+        return rel("contradiction", f"{old} / not {old}" if fb.polarity < 0 else f"not {old} / {new}",
+                   "antonym" if a.antonym != b.antonym else "negation")
+    # different values
+    if fa.polarity != fb.polarity:
+        negative, positive = (fa, fb) if fa.polarity < 0 else (fb, fa)
+        if negative.value and set(negative.value) < set(positive.value):
+            # a denial of the whole covers its part: "hates durian" / "loves durian smoothies" (but "no
+            # carrot cake" does not deny "likes cake")
+            if b.event and not a.event and fb.polarity > 0 and not a.ever:
+                return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+            return rel("contradiction", f"{old} / {new}", "antonym" if a.antonym != b.antonym else "negation")
+    if fb.old_value and fa.polarity > 0 and fb.polarity > 0 and same_value(
+            fa, fb._replace(value=fb.old_value), a.quantities, b.quantities):
+        return rel("correction", f"{old} → {new}", "change")  # "moved from Hanoi to …", "moving away from …"
+    if fa.polarity < 0 or fb.polarity < 0:
+        if fa.polarity < 0 and fb.polarity < 0 or not (a.only or b.only):
+            return rel("compatible", "different values, one or both denied", "denied")
+    if (a.only or b.only) and fa.polarity > 0 and fb.polarity > 0:
+        only, other = (fa, fb) if a.only else (fb, fa)
+        counted = {v for v in only.value if v.isdigit()}
+        if counted and not ((set(only.value) - counted) & set(other.value)):
+            return rel("compatible", f"only {_show(only)} counts those, not {_show(other)}", "many")
+        if set(other.value) <= set(only.value):
+            return rel("compatible", f"{_show(other)} is within only {_show(only)}", "many")
+        if fa.attribute in ("do", "have", "is", "like") and not (_value_categories(fa) & _value_categories(fb)):
+            return rel("compatible", f"{old} and {new} are different kinds of thing", "many")
+        if b.event and not a.event:
+            return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+        return rel("contradiction", f"only {old} / {new}" if a.only else f"{old} / only {new}", "value")
+    if not spec.single:
+        return rel("compatible", f"{old} and {new} can both hold", "many")
+    if fa.attribute in ("residence", "hometown") and not (_named(fa) and _named(fb)):
+        return rel("compatible", f"{old} and {new} can both hold (not two named places)", "many")
+    if b.event and not a.event and fa.attribute not in STATUS and not b.change:
+        return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+    if a.purpose and b.purpose and not (a.purpose & b.purpose):
+        return rel("compatible", f"different uses: {', '.join(sorted(a.purpose))} / {', '.join(sorted(b.purpose))}",
+                   "scope")
+    if fa.attribute != "schedule" and _scopes_differ(a, b, fa.attribute in _TIMED):
+        return rel("compatible", "different days or times", "scope")
+    if b.event and not a.event and fa.attribute not in STATUS and not b.change:
+        return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+    if not spec.mutable:
+        if b.fix:
+            return rel("correction", f"{old} → {new} (an explicit fix)", "fix")
+        return rel("contradiction", f"{old} / {new}: a fact that does not change", "value")
+    if spec.grows and _smaller(fb, fa):
+        return rel("contradiction", f"{old} / {new}: it only grows", "value")
+    if b.long_ago:
+        return rel("contradiction", f"{old} / {new}: the newer says it has long been so", "value")
+    return rel("correction", f"{old} → {new}", "value")
+
+
+def _named(f: Fact) -> bool:
+    """The value as written has a capitalised word: a named place ("Da Nang"), not "a farm"."""
+    return any(w[:1].isupper() for w in f.value_text.split())
+
+
+def _value_categories(f: Fact) -> set[str]:
+    out: set[str] = set()
+    for v in f.value:
+        out |= categories_of(v) - {v}
+    return out
+
+
+def _smaller(fb: Fact, fa: Fact) -> bool:
+    def number(f: Fact) -> float | None:
+        for x in f.value:
+            tail = x.split(":")[-1]
+            digits = "".join(c for c in tail if c.isdigit())
+            if digits:
+                return float(digits)
+        return None
+    na, nb = number(fa), number(fb)
+    return na is not None and nb is not None and nb < na
+
+
+def _negative_categories(r: Reading) -> set[str]:
+    """The categories a text denies or avoids ("I don't drink alcohol", "không ăn đồ chiên", "afraid
+    of dogs"), as far as the knowledge tables know them; with "never ever", anything it names."""
+    out: set[str] = set()
+    for f in r.facts:
+        if f.polarity < 0 or f.attribute == "fear":
+            out |= {v for v in f.value if v in KNOWN_CATEGORIES or r.ever and len(v) > 3}
+    return out
+
+
+def _positive_mentions(r: Reading) -> set[str]:
+    out: set[str] = set(r.mentions)
+    for f in r.facts:
+        if f.polarity > 0:
+            for v in f.value:
+                out |= categories_of(v)
+    return out
+
+
+#: States about what one eats: only what the text says the subject eats, drinks or likes clashes.
+_DIETS = frozenset({"vegetarian", "vegan", "pescatarian", "coeliac", "lactose intolerance", "sugar free"})
+
+
+def _consumed(r: Reading) -> set[str]:
+    """Categories of what a text says its subject eats, drinks, likes or has (positively)."""
+    out: set[str] = set()
+    for f in r.facts:
+        if f.polarity > 0 and (f.attribute in ("like", "prefer", "favourite") or f.attribute == "do"
+                               and f.key in ("consume", "")):
+            for v in f.value:
+                out |= categories_of(v)
+    return out
+
+
+def _written(r: Reading, categories: set[str]) -> str:
+    """The words of ``r`` (as written) whose concept is in, or belongs to, ``categories``."""
+    found = sorted({shown for key, shown in r.words if categories & categories_of(key)})
+    return ", ".join(found)
+
+
+def _members_named(r: Reading) -> set[str]:
+    """The categories of what a text names positively, without the names themselves: "champagne"
+    gives alcohol, "Tokyo" Japan and abroad; a denial of "vegan" meets a "vegan" in the facts, not here."""
+    out: set[str] = set()
+    names: set[str] = set(r.content)
+    for f in r.facts:
+        if f.polarity > 0:
+            names |= f.value
+    for c in names:
+        out |= categories_of(c) - {c}
+    if "abroad" in r.mentions and "abroad" not in r.content:
+        out.add("abroad")
+    return out & r.mentions if r.mentions else out
+
+
+def _excluded(a: Reading, b: Reading) -> Relation | None:
+    """Step 2 of the module docstring, in both directions."""
+    for x, y, newer_is_y in ((a, b, True), (b, a, False)):
+        if y.plan or x.plan or y.past and not x.ever:
+            continue
+        family = y.subject.kind == "person" and y.subject.of is None and y.subject.role is not None
+        same = same_subject(x.subject, y.subject, x.content, y.content) == "same"
+        if x.subject.kind != "owner" and not same:
+            continue
+        for state in x.states:
+            clash = EXCLUDES[state] & (_consumed(y) if state in _DIETS else (
+                _positive_mentions(y) | ({y.subject.role} if family else set())
+                | {c for r in ({y.subject.role} if family else set()) if r for c in categories_of(r)}))
+            if clash and (same or family and state in ("only child",)):
+                return _clash(x, y, newer_is_y, state, ", ".join(sorted(clash)))
+        for attribute, value, polarity in y.implied:
+            for f in x.facts:
+                if f.attribute == attribute and value in f.value and f.polarity != polarity:
+                    return _clash(x, y, newer_is_y, f"{attribute}: not {value}", value)
+        denied = _negative_categories(x)
+        if denied and family and x.subject.kind == "owner":
+            relatives = categories_of(y.subject.role or "")
+            if denied & relatives:
+                return _clash(x, y, newer_is_y, "not " + ", ".join(sorted(denied)), y.subject.role or "")
+        if not same or not denied:
+            continue
+        # A denial is broken only by what happens or is done: an occurrence against "never ever", a
+        # one-off event against a habit, a consuming habit against "I don't eat/drink …". Liking
+        # dogs does not break "I have no pets"; living on the east coast not "never been west".
+        occurrence = y.event or y.past or _occurs(y)
+        consuming = any(f.key == "consume" and f.polarity < 0 for f in x.facts) and y.habit and _does(y)
+        if not (x.ever and occurrence or y.event and _does(y) or consuming):
+            continue
+        named = _members_named(y)
+        hits = {d for d in denied if d in named or d in y.mentions} - {"food", "thing"}
+        if hits:
+            return _clash(x, y, newer_is_y, "not " + ", ".join(sorted(denied)), ", ".join(sorted(hits)),
+                          ever=x.ever)
+    return None
+
+
+#: Verbs that report that something happened or was done.
+_OCCURRENCE = frozenset({"visit", "went", "go", "been", "travel", "fly", "flew", "flight", "had", "have", "ate",
+                         "drank", "did", "took", "tri", "sang", "di", "bay", "tung", "ghe"})
+
+
+def _occurs(r: Reading) -> bool:
+    """The text reports an occurrence: a positive fact with a verb of doing or going."""
+    return any(f.polarity > 0 and (f.attribute == "do" and f.key in _OCCURRENCE or f.attribute == "travel")
+               for f in r.facts)
+
+
+def _does(r: Reading) -> bool:
+    """The text says its subject does or did something, not that it likes, fears or knows something."""
+    return any(f.polarity > 0 and f.attribute not in _ATTITUDES for f in r.facts)
+
+
+#: Attributes that state a feeling, a relation or an identity rather than a deed.
+_ATTITUDES = frozenset({"like", "prefer", "favourite", "fear", "is", "named", "name", "relation", "role", "marital",
+                        "languages", "learning", "allergy", "condition", "diet", "of"})
+
+
+def _clash(x: Reading, y: Reading, newer_is_y: bool, state: str, what: str, ever: bool = False) -> Relation:
+    older, newer = (x, y) if newer_is_y else (y, x)
+    shown = _written(y, set(what.split(", "))) or what
+    why = f"{state} excludes {shown}"
+    if newer.event and not newer.change and newer is y and not ever:
+        return Relation("event_vs_state", f"an event ({shown}) against the lasting state {state!r}: an event does "
+                        "not replace a state; review it", None, state, shown, basis="event")
+    if newer.ended or newer.fix or (newer.change and newer is y and not newer.long_ago and not ever):
+        return Relation("correction", f"{why}; the newer says it changed", None, state, what, basis="change")
+    return Relation("contradiction", why, None, state, what, basis="exclusion")
+
+
+def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, threshold: float) -> Relation:
+    """Step 5: content-word overlap (Dice, or the caller's ``similarity``) and polarity."""
+    ca, cb = set(a.content), set(b.content)
+    if not ca or not cb:
+        return Relation("compatible", "nothing in common the reader can compare", basis="none")
+    dice = 2 * len(ca & cb) / (len(ca) + len(cb)) if similarity is None else similarity
+    what = "word overlap" if similarity is None else "similarity"
+    if a.plan != b.plan or a.past != b.past and not (a.ever and a.negated or b.ever and b.negated):
+        return Relation("compatible", "a plan, a wish or a past state beside a statement", basis="plan")
+    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated and ca & cb and not (a.readable or b.readable):
+        if b.ended and b.negated:
+            return Relation("correction", f"the same words ({what} {dice:.2f}); the newer says it ended",
+                            subject=who, basis="ended")
+        if b.event and not a.event:
+            return Relation("event_vs_state", f"the same words ({what} {dice:.2f}); a one-off event",
+                            subject=who, basis="event")
+        return Relation("contradiction", f"the same words ({what} {dice:.2f}), one negated", subject=who,
+                        basis="negation")
+    if dice >= threshold and a.negated == b.negated and not dates.differ(a.quantities, b.quantities) \
+            and not _scopes_differ(a, b) and not (a.readable or b.readable):
+        return Relation("duplicate", f"the same words ({what} {dice:.2f})", subject=who, basis="words")
+    return Relation("compatible", f"different facts ({what} {dice:.2f})" + (
+        "" if a.readable or b.readable else "; " + (a.note or b.note or "")), basis="words")
+
+
+__all__ = ["Relation", "relate", "KINDS", "same_value", "categories_named"]

@@ -1,0 +1,366 @@
+"""The doctor's pair scan: which memories to compare, and ``facts.relate`` on each pair.
+
+Per user (records of different users are never compared), records are first collapsed into
+*units* of equal normalised text (those are duplicates outright). Comparing every pair of units
+would be quadratic, so candidates come from four sources, and ``relate`` decides every one:
+
+1. **similar words**: the ``k`` nearest units by TF-IDF cosine of the reader's content concepts
+   (``Reading.content`` without the cue words: "likes blue" and "favourite colour is blue" share
+   what they say), at or above ``CANDIDATE_COSINE``. Rows are multiplied in blocks of
+   ``BLOCK`` (sparse × sparse) against their own user's rows only; no n×n matrix is built.
+2. **same attribute**: units whose facts share a user, a subject and a one-valued attribute
+   (residence, employer, a schedule…) are paired with the newest unit of that attribute and with the
+   one before them, so "lives in Hanoi" meets "moved to Da Nang" without a shared word; a statement
+   with "only" meets every unit of its attribute.
+3. **exclusions**: a lasting state or a denial ("vegetarian", "an only child", "I don't drink
+   alcohol") is paired with the units that name what it excludes (meat, a sister, champagne); a
+   one-off event with the lasting statements that share a category with it.
+4. **small users**: a user with at most ``EXHAUSTIVE`` units has every pair compared.
+
+The result keeps every pair ``relate`` did not call ``compatible``, with the cosine when known.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bestie_tui.facts.knowledge import EXCLUDES, KNOWN_CATEGORIES, categories_of
+from bestie_tui.facts.reader import Reading, read
+from bestie_tui.facts.relations import Relation, relate
+from bestie_tui.store.records import MemoryRecord
+from bestie_tui.text import words as textmod
+
+#: Lowest TF-IDF cosine of a candidate pair from the similarity search.
+CANDIDATE_COSINE = 0.4
+#: Users with at most this many units have every pair compared.
+EXHAUSTIVE = 3
+#: Neighbours kept per unit in the similarity search.
+DEFAULT_K = 6
+#: Rows per block of the sparse product.
+BLOCK = 1024
+#: Units of one attribute bucket, or naming one excluded category, looked at (the newest).
+BUCKET_LIMIT = 200
+#: Units an exclusion source is paired with (the newest naming what it excludes).
+EXCLUSION_LIMIT = 20
+
+
+@dataclass
+class RelatedPair:
+    """Two units of one user and how the newer relates to the older (``relation``); ``score`` is
+    their TF-IDF cosine (``None`` when the pair did not come from the similarity search)."""
+
+    older: int
+    newer: int
+    relation: Relation
+    score: float | None
+
+
+@dataclass
+class PairScan:
+    """Units (``members``: records of equal normalised text, by id; ``users``; ``readings`` of the
+    first member), the related pairs between them, and the TF-IDF rows (CSR, L2-normalised) whose
+    dot product is a pair's cosine (``None`` when no unit has content)."""
+
+    members: list[list[MemoryRecord]] = field(default_factory=list)
+    users: list[str] = field(default_factory=list)
+    readings: list[Reading] = field(default_factory=list)
+    pairs: list[RelatedPair] = field(default_factory=list)
+    vectors: Any = None
+    #: per unit, the order of its statement: the newest member's creation time, then its id
+    order: list[tuple] = field(default_factory=list)
+    #: candidate pairs per source (``similar``, ``attribute``, ``exclusion``, ``event``, ``small``)
+    candidates: dict[str, int] = field(default_factory=dict)
+
+    def key(self, i: int) -> tuple:
+        """Order of statements: the newest member's creation time, then its id."""
+        return self.order[i]
+
+
+def scan(records: Sequence[MemoryRecord], *, norms: dict[int, str] | None = None, threshold: float = 0.8,
+         k: int = DEFAULT_K, progress: Callable[[float], None] | None = None) -> PairScan:
+    """Collapse ``records`` into units, generate candidate pairs and relate each one.
+
+    Args:
+        records: the records to compare (usually the active approved ones).
+        norms: ``{id: text.normalize(text)}`` when already known (the store keeps it).
+        threshold: TF-IDF cosine from which two texts the reader cannot frame are duplicates
+            (passed to ``relate`` as its ``threshold``).
+        k: neighbours kept per unit in the similarity search.
+        progress: called with a fraction 0–1 while the scan runs.
+
+    Returns:
+        A ``PairScan`` with every pair that is not ``compatible``.
+    """
+    out = PairScan()
+    by_key: dict[tuple, list[MemoryRecord]] = defaultdict(list)
+    for r in records:
+        norm = norms.get(r.id) if norms else None
+        by_key[(r.user or "", norm if norm is not None else textmod.normalize(r.text))].append(r)
+    for key in sorted(by_key, key=lambda k_: k_[0]):
+        out.members.append(sorted(by_key[key], key=lambda r: r.id))
+        out.users.append(key[0])
+        newest = max(by_key[key], key=lambda r: (r.created_at, r.id))
+        out.order.append((newest.created_at, newest.id))
+    n = len(out.members)
+    read_all([m[0].text for m in out.members])
+    out.readings = [read(m[0].text) for m in out.members]
+    if progress is not None:
+        progress(0.3)
+    candidates: dict[tuple[int, int], float | None] = {}
+    sims, out.vectors = _similar(out, k)
+    candidates.update(sims)
+    counts = {"similar": len(candidates)}
+    for name, source in (("attribute", _same_attribute), ("exclusion", _exclusions), ("event", _events),
+                         ("small", _small_users)):
+        before = len(candidates)
+        for pair in source(out):
+            candidates.setdefault(pair, None)
+        counts[name] = len(candidates) - before
+    out.candidates = counts
+    if progress is not None:
+        progress(0.7)
+    for (i, j), score in candidates.items():
+        older, newer = (i, j) if out.key(i) <= out.key(j) else (j, i)
+        rel = relate(out.members[older][0].text, out.members[newer][0].text, similarity=score, threshold=threshold)
+        if rel.kind != "compatible":
+            out.pairs.append(RelatedPair(older, newer, rel, score))
+    if progress is not None:
+        progress(1.0)
+    del n
+    return out
+
+
+def tfidf_rows(docs: list[list[str]]):
+    """L2-normalised TF-IDF rows (scipy CSR, float32) of term lists: sublinear tf (1 + ln tf) and
+    smoothed idf ln((1 + N) / (1 + df)) + 1, the weighting of scikit-learn's ``TfidfVectorizer``
+    with ``sublinear_tf=True`` (computed here so the doctor does not import scikit-learn)."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+
+    vocab: dict[str, int] = {}
+    indptr: list[int] = [0]
+    indices: list[int] = []
+    counts: list[int] = []
+    for doc in docs:
+        tf: dict[int, int] = {}
+        for term in doc:
+            col = vocab.setdefault(term, len(vocab))
+            tf[col] = tf.get(col, 0) + 1
+        indices.extend(tf)
+        counts.extend(tf.values())
+        indptr.append(len(indices))
+    x = csr_matrix((np.asarray(counts, dtype=np.float32), np.asarray(indices, dtype=np.int32),
+                    np.asarray(indptr, dtype=np.int64)), shape=(len(docs), max(1, len(vocab))))
+    df = np.bincount(x.indices, minlength=x.shape[1]).astype(np.float32)
+    idf = np.log((1 + len(docs)) / (1 + df)) + 1
+    x.data = (1 + np.log(x.data)) * idf[x.indices]
+    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+    norms[norms == 0] = 1
+    x.data /= np.repeat(norms, np.diff(x.indptr)).astype(np.float32)
+    return x
+
+
+#: From this many unread texts on, half of them are read in a second process (two cores).
+PARALLEL_FROM = 6000
+
+
+def read_all(texts: list[str]) -> None:
+    """Read every text once (``facts.read`` caches them). With ``PARALLEL_FROM`` texts or more
+    not read yet and two CPUs or more, a second process (``read_worker``) reads half of them while
+    this one reads the rest; its readings come back pickled into the cache. Any failure there
+    falls back to reading here."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    from bestie_tui.facts.reader import _cache, remember
+
+    todo = list(dict.fromkeys(t for t in texts if t not in _cache))
+    if len(todo) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
+        for t in todo:
+            read(t)
+        return
+    mine, theirs = todo[: len(todo) // 2], todo[len(todo) // 2:]
+    try:
+        worker = subprocess.Popen([sys.executable, "-m", "bestie_tui.hygiene.read_worker"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert worker.stdin is not None and worker.stdout is not None
+        worker.stdin.write(pickle.dumps(theirs, protocol=pickle.HIGHEST_PROTOCOL))
+        worker.stdin.close()
+    except OSError:
+        worker = None
+    for t in mine:
+        read(t)
+    if worker is not None:
+        try:
+            assert worker.stdout is not None
+            remember(pickle.loads(worker.stdout.read()))
+        except Exception:  # noqa: BLE001 - the second process is an optimisation; reading here is always right
+            pass
+        finally:
+            worker.wait()
+    for t in theirs:
+        read(t)
+
+
+def _similar(s: PairScan, k: int) -> tuple[dict[tuple[int, int], float], Any]:
+    """Pairs ``(i, j)``, ``i < j``, of one user at or above ``CANDIDATE_COSINE``, best ``k`` per row."""
+    import numpy as np
+
+    docs = [sorted(c for c in r.content if c[:1] != "@") for r in s.readings]  # what is said, not the frame
+    if not any(docs):
+        return {}, None
+    x = tfidf_rows(docs)
+    n = x.shape[0]
+    users = s.users
+    user_start, user_end = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    start = 0
+    for i in range(1, n + 1):
+        if i == n or users[i] != users[start]:
+            user_start[start:i], user_end[start:i] = start, i
+            start = i
+    out: dict[tuple[int, int], float] = {}
+    for b in range(0, n, BLOCK):
+        e = min(n, b + BLOCK)
+        ws, we = int(user_start[b]), int(user_end[e - 1])
+        prod = (x[b:e] @ x[ws:we].T).tocoo()
+        rows, cols, vals = prod.row + b, prod.col + ws, prod.data
+        keep = (cols != rows) & (vals >= CANDIDATE_COSINE - 1e-6) & (user_start[rows] == user_start[cols])
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+        if rows.size == 0:
+            continue
+        order = np.lexsort((-vals, rows))
+        rows, cols, vals = rows[order], cols[order], vals[order]
+        first = np.r_[0, np.flatnonzero(np.diff(rows)) + 1]
+        rank = np.arange(rows.size) - np.repeat(first, np.diff(np.r_[first, rows.size]))
+        top = rank < k
+        for r, c, v in zip(rows[top].tolist(), cols[top].tolist(), vals[top].tolist()):
+            pair = (r, c) if r < c else (c, r)
+            out[pair] = max(out.get(pair, 0.0), min(1.0, v))
+    return out, x
+
+
+def _subject_key(r: Reading) -> str:
+    """People by name (else by role), so "my daughter Mai" and "Mai" share a bucket."""
+    subject = r.subject
+    if subject.kind == "person":
+        return "person:" + (subject.of or "") + ":" + (subject.name or subject.role or "")
+    return "owner-or-thing"
+
+
+def _same_attribute(s: PairScan) -> list[tuple[int, int]]:
+    """Source 2 of the module docstring; a statement with "only" is paired with every unit of its
+    attribute (the newest ``BUCKET_LIMIT``), since any other value contradicts it."""
+    buckets: dict[tuple, list[int]] = defaultdict(list)
+    only: list[tuple[int, tuple]] = []
+
+    def key_of(i: int, r: Reading, f) -> tuple:
+        subject = "owner" if f.attribute == "role" else _subject_key(r)
+        return (s.users[i], subject, f.attribute, f.key if f.attribute not in ("schedule", "do") else "")
+
+    only_keys = {key_of(i, r, f) for i, r in enumerate(s.readings) if r.only for f in r.facts}
+    for i, r in enumerate(s.readings):
+        for f in r.facts:
+            key = key_of(i, r, f)
+            if f.spec.single or f.attribute == "role" or key in only_keys:
+                buckets[key].append(i)
+                if r.only:
+                    only.append((i, key))
+        for attribute, _value, _polarity in r.implied:
+            buckets[(s.users[i], "owner-or-thing", attribute, "")].append(i)
+    out: list[tuple[int, int]] = []
+    newest_of: dict[tuple, list[int]] = {}
+    for key, units in buckets.items():
+        if len(units) < 2:
+            continue
+        units = newest_of[key] = sorted(set(units), key=s.key)[-BUCKET_LIMIT:]
+        newest = units[-1]
+        for a, b in zip(units, units[1:]):
+            out.append((min(a, b), max(a, b)))
+        out.extend((min(u, newest), max(u, newest)) for u in units[:-1])
+    for i, key in only:
+        out.extend((min(i, j), max(i, j)) for j in newest_of.get(key, ()) if j != i)
+    return out
+
+
+def _events(s: PairScan) -> list[tuple[int, int]]:
+    """A one-off event and the lasting statements of its user that share a category with it
+    ("asked for a Vietnamese translation today" / "prefers replies in English": languages)."""
+    from bestie_tui.facts.relations import categories_named
+
+    by_category: dict[tuple[str, str], list[int]] = defaultdict(list)
+    events: list[tuple[int, set[str]]] = []
+    for i, r in enumerate(s.readings):
+        cats = categories_named(r)
+        if r.event:
+            events.append((i, cats))
+        else:
+            for c in cats:
+                by_category[(s.users[i], c)].append(i)
+    out: list[tuple[int, int]] = []
+    for i, cats in events:
+        for c in cats:
+            units = by_category.get((s.users[i], c), ())
+            out.extend((min(i, j), max(i, j)) for j in units[-EXCLUSION_LIMIT:])
+    return out
+
+
+def _exclusions(s: PairScan) -> list[tuple[int, int]]:
+    """Source 3 of the module docstring. Only categories the knowledge tables know are indexed
+    (a denial of "cold weather" excludes nothing to look for), and per user and category only the
+    newest ``EXCLUSION_LIMIT`` sources meet the newest ``EXCLUSION_LIMIT`` units that name it."""
+    sources: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, r in enumerate(s.readings):
+        excluded: set[str] = set()
+        for state in r.states:
+            excluded |= EXCLUDES[state]
+        for f in r.facts:
+            if f.polarity < 0 or f.attribute == "fear":
+                excluded |= {v for v in f.value if v in KNOWN_CATEGORIES}
+        for attribute, _value, _polarity in r.implied:
+            excluded.add(attribute)
+        for c in excluded:
+            sources[(s.users[i], c)].append(i)
+    if not sources:
+        return []
+    named: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, r in enumerate(s.readings):
+        user = s.users[i]
+        for c in r.mentions:
+            if (user, c) in sources:
+                named[(user, c)].append(i)
+        if r.subject.role:
+            for c in categories_of(r.subject.role):
+                if (user, c) in sources:
+                    named[(user, c)].append(i)
+        for f in r.facts:
+            if (user, f.attribute) in sources:
+                named[(user, f.attribute)].append(i)
+    out: list[tuple[int, int]] = []
+    for key, units in sources.items():
+        targets = named.get(key)
+        if not targets:
+            continue
+        for i in sorted(units, key=s.key)[-EXCLUSION_LIMIT:]:
+            out.extend((min(i, j), max(i, j)) for j in sorted(targets, key=s.key)[-EXCLUSION_LIMIT:] if j != i)
+    return out
+
+
+def _small_users(s: PairScan) -> list[tuple[int, int]]:
+    """Source 4 of the module docstring."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    n = len(s.users)
+    for i in range(1, n + 1):
+        if i == n or s.users[i] != s.users[start]:
+            if 2 <= i - start <= EXHAUSTIVE:
+                out.extend((a, b) for a in range(start, i) for b in range(a + 1, i))
+            start = i
+    return out
+
+
+__all__ = ["RelatedPair", "PairScan", "scan", "CANDIDATE_COSINE", "EXHAUSTIVE"]

@@ -1,0 +1,143 @@
+"""Conflicts in a context pack: which included records an active record corrects or contradicts.
+
+``find_conflicts(included, partners)`` relates every included record to every partner (and to the
+other included records) with ``facts.relate``:
+
+* a **correction** of an included record ("lives in Hanoi" / later "moved to Da Nang") means the
+  included one is out of date: it leaves the pack, listed as ``corrected by #N``, and the newer
+  record takes its place;
+* a **contradiction** means the owner has not decided: both sides go in, next to each other, the
+  newer line marked ``CONFLICT_MARK``; when the budget holds only one, the newer goes in and the
+  older is listed as ``contradicted by #N``. Never one side silently.
+
+Partners are what the request's relevance search already found (eligible records, relevant or
+not) and the eligible records that contain the words of the included records' attributes
+(``facts.attribute_words``: "moved" for a residence), so a correction with no word in common with
+the query is still seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bestie_tui.facts.reader import attribute_words, read
+from bestie_tui.facts.relations import relate
+from bestie_tui.store.models import Memory
+from bestie_tui.store.records import MemoryRecord
+from bestie_tui.store.support import to_record
+
+#: Appended to the newer line of two that contradict each other.
+CONFLICT_MARK = "(conflicts with the line above; the user has not said which holds: ask before relying on either)"
+#: Records found by attribute words, newest first.
+BY_ATTRIBUTE = 40
+
+
+@dataclass
+class Conflicts:
+    """``corrected``: included id → the newer record that corrects it; ``contradicted``: pairs
+    ``(older, newer)`` of which at least one side is included."""
+
+    corrected: dict[int, MemoryRecord] = field(default_factory=dict)
+    contradicted: list[tuple[MemoryRecord, MemoryRecord]] = field(default_factory=list)
+
+
+def partners_by_attribute(included: list[MemoryRecord], allowed, exclude: set[int]) -> list[MemoryRecord]:
+    """Eligible records (SQL condition ``allowed``) containing the attribute words of ``included``."""
+    words: set[str] = set()
+    for m in included:
+        words |= attribute_words(read(m.text))
+    if not words:
+        return []
+    match = None
+    for w in sorted(words)[:60]:
+        term = Memory.terms.contains(f" {w} ")
+        match = term if match is None else (match | term)
+    q = Memory.select().where(allowed & match)
+    if exclude:
+        q = q.where(Memory.id.not_in(list(exclude)))
+    return [to_record(r) for r in q.order_by(Memory.id.desc()).limit(BY_ATTRIBUTE)]
+
+
+def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -> Conflicts:
+    """Relate each included record to the partners and to each other (see the module docstring)."""
+    out = Conflicts()
+    seen: set[tuple[int, int]] = set()
+    pool = {m.id: m for m in partners}
+    pool.update({m.id: m for m in included})
+    for m in included:
+        for other in pool.values():
+            if other.id == m.id or other.user != m.user:
+                continue
+            key = (min(m.id, other.id), max(m.id, other.id))
+            if key in seen:
+                continue
+            seen.add(key)
+            older, newer = (m, other) if (m.created_at, m.id) <= (other.created_at, other.id) else (other, m)
+            rel = relate(older.text, newer.text)
+            if rel.kind == "correction":
+                current = out.corrected.get(older.id)
+                if current is None or (newer.created_at, newer.id) > (current.created_at, current.id):
+                    out.corrected[older.id] = newer
+            elif rel.kind == "contradiction":
+                out.contradicted.append((older, newer))
+    return out
+
+
+__all__ = ["Conflicts", "find_conflicts", "partners_by_attribute", "CONFLICT_MARK"]
+
+
+def settle(pack, conflicts: Conflicts, *, place, leave_out, count) -> None:
+    """Apply ``conflicts`` to ``pack`` (a ``ContextPack``) as the module docstring says.
+
+    Args:
+        place: ``place(section, index, record) -> bool``: insert ``record`` into ``section`` (the
+            pack's ``core`` or ``working`` list) at ``index`` if the budget holds it.
+        leave_out: ``leave_out(record, detail)``: list a record in the manifest (reason ``state``).
+        count: ``count(line) -> int``: tokens of a line in the pack's token mode.
+    """
+    import dataclasses
+
+    def where(memory_id: int):
+        for section in (pack.core, pack.working):
+            for n, item in enumerate(section):
+                if item.record.id == memory_id:
+                    return section, n
+        return None, None
+
+    for old_id, newer in conflicts.corrected.items():
+        section, n = where(old_id)
+        if section is None:
+            continue
+        item = section.pop(n)
+        leave_out(item.record, f"corrected by #{newer.id}")
+        if where(newer.id)[0] is None:
+            place(section, n, newer)
+    for older, newer in conflicts.contradicted:
+        if older.id in conflicts.corrected or newer.id in conflicts.corrected:
+            continue
+        s_old, n_old = where(older.id)
+        s_new, n_new = where(newer.id)
+        if s_old is None and s_new is None:
+            continue
+        if s_old is None:
+            assert s_new is not None and n_new is not None
+            if not place(s_new, n_new, older):  # the older one does not fit: the newer stays, the older is listed
+                leave_out(older, f"contradicted by #{newer.id}")
+                continue
+            s_old, n_old = where(older.id)
+        elif s_new is None:
+            assert n_old is not None
+            if not place(s_old, n_old + 1, newer):
+                s_old.pop(n_old)
+                leave_out(older, f"contradicted by #{newer.id}")
+                if not place(s_old, n_old, newer):
+                    leave_out(newer, f"contradicts #{older.id}; no room for either")
+                continue
+        s_old, n_old = where(older.id)
+        s_new, n_new = where(newer.id)
+        assert s_old is not None and s_new is not None and n_old is not None and n_new is not None
+        item = s_new.pop(n_new)
+        s_old, n_old = where(older.id)
+        assert s_old is not None and n_old is not None
+        line = item.line if item.line.endswith(CONFLICT_MARK) else f"{item.line} {CONFLICT_MARK}"
+        s_old.insert(n_old + 1, dataclasses.replace(item, line=line, tokens=count(line)))

@@ -1,0 +1,75 @@
+"""The doctor and cleanup on corrections: a corrections section beside duplicates and
+contradictions, in text and JSON; the cleanup plan supersedes corrected records (selected) and
+leaves contradictions to the owner (never selected)."""
+
+from __future__ import annotations
+
+import json
+
+from bestie_tui.hygiene.doctor import run_doctor
+from bestie_tui.hygiene.plan_apply import apply_plan
+from bestie_tui.hygiene.plan_build import build_cleanup_plan
+
+
+def seed(store, clock):
+    ids = {}
+    for name, text in (("hanoi", "User lives in Hanoi."), ("dalat", "We moved to Da Lat in January."),
+                       ("yes", "Production deployment is allowed."), ("no", "Production deployment is not allowed."),
+                       ("p7", "My phone is a Pixel 7."), ("p8", "My phone is a Pixel 8."),
+                       ("cat", "I have a cat named Mochi.")):
+        ids[name] = store.add("note", text).id
+        clock.advance(86400)
+    return ids
+
+
+def test_the_report_has_corrections_beside_duplicates_and_contradictions(store, clock):
+    ids = seed(store, clock)
+    report = run_doctor(store)
+    assert [(c.older.id, c.newer.id, c.attribute) for c in report.corrections] == [
+        (ids["hanoi"], ids["dalat"], "residence"), (ids["p7"], ids["p8"], "tool (phone)")]
+    assert [(c.kind, c.ids) for c in report.contradictions] == [("negation", (ids["yes"], ids["no"]))]
+    assert report.counts()["corrections"] == 2
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["corrections"][0] == {
+        "older": {"id": ids["hanoi"], "text": "User lives in Hanoi."},
+        "newer": {"id": ids["dalat"], "text": "We moved to Da Lat in January."},
+        "attribute": "residence", "old_value": "Hanoi", "new_value": "Da Lat",
+        "reason": "same subject: owner; attribute: residence; Hanoi → Da Lat"}
+    assert set(data) >= {"duplicates", "corrections", "contradictions"}
+    assert run_doctor(store, mode="duplicates").corrections == []
+    assert len(run_doctor(store, mode="conflicts").corrections) == 2
+
+
+def test_cleanup_supersedes_corrections_by_default_and_never_a_contradiction(store, clock):
+    ids = seed(store, clock)
+    plan = build_cleanup_plan(store)
+    ops = {o.key: o for o in plan.operations}
+    assert ops[f"supersede:{ids['hanoi']}>{ids['dalat']}"].selected
+    assert ops[f"supersede:{ids['p7']}>{ids['p8']}"].selected
+    contradiction = ops[f"supersede:{ids['yes']}>{ids['no']}"]
+    assert not contradiction.selected and contradiction.needs_acceptance
+    result = apply_plan(store, plan, yes=True)
+    assert store.get(ids["hanoi"]).superseded_by == ids["dalat"] and store.get(ids["p7"]).superseded_by == ids["p8"]
+    assert store.get(ids["yes"]).superseded_by is None and len(result.applied) == 2
+    store.undo()
+    assert store.get(ids["hanoi"]).superseded_by is None and store.get(ids["p7"]).superseded_by is None
+
+
+def test_a_chain_of_corrections_is_superseded_by_the_newest(store, clock):
+    a = store.add("identity", "I live in Hanoi.").id
+    clock.advance(86400)
+    b = store.add("identity", "I moved to Hue.").id
+    clock.advance(86400)
+    c = store.add("identity", "We moved to Da Lat.").id
+    plan = build_cleanup_plan(store)
+    supersedes = sorted(o.key for o in plan.operations if o.action == "supersede")
+    assert supersedes == [f"supersede:{a}>{c}", f"supersede:{b}>{c}"]
+
+
+def test_analyze_prints_the_corrections_section(run, store, clock):
+    ids = seed(store, clock)
+    out = run("memory", "analyze").output
+    assert "corrections: 2" in out and "[residence: Hanoi → Da Lat]" in out
+    assert f"older #{ids['hanoi']:<5} User lives in Hanoi." in out
+    data = json.loads(run("memory", "analyze", "--json").output)
+    assert [c["newer"]["id"] for c in data["corrections"]] == [ids["dalat"], ids["p8"]]

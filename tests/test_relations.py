@@ -1,0 +1,75 @@
+"""One relation between two memories (``facts.relate``): duplicate, correction, contradiction,
+event_vs_state or compatible, with the reason the owner reads."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from bestie_tui.facts.relations import relate
+
+OWN_PAIRS = Path(__file__).parent / "data" / "relation_pairs.jsonl"
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    # corrections: a new value replaces the old one, with or without a cue word
+    ("User lives in Hanoi.", "I moved from Hanoi to Da Nang last month.", "correction"),
+    ("Device A is a Dell.", "Device A is a Lenovo now.", "correction"),
+    ("My phone is a Pixel 7.", "My phone is a Pixel 8.", "correction"),
+    ("Tôi sống ở Hải Phòng.", "Tôi vừa chuyển vào Sài Gòn sống.", "correction"),
+    ("I play tennis on Sundays.", "I stopped playing tennis after my knee injury.", "correction"),
+    ("Please reply in English.", "From now on, answer in Vietnamese.", "correction"),
+    ("I think my blood type is A.", "Got tested: my blood type is actually O.", "correction"),
+    # contradictions: the owner decides
+    ("I am vegan.", "I am not a vegan.", "contradiction"),
+    ("I love durian.", "I hate durian.", "contradiction"),
+    ("Production deployment is allowed.", "Production deployment is not allowed.", "contradiction"),
+    ("Tuan is left-handed.", "Tuan is right-handed.", "contradiction"),
+    ("My birthday is March 3.", "My birthday is March 4.", "contradiction"),  # was called a duplicate
+    ("I don't have any siblings.", "My brother Nam lives in Hue.", "contradiction"),
+    ("I speak both French and English.", "I only speak English.", "contradiction"),  # was merged at 0.806
+    # one-off events against a lasting state
+    ("I don't drink alcohol.", "Had two glasses of wine at my sister's wedding on Saturday.", "event_vs_state"),
+    ("Tôi không ăn thịt.", "Hôm qua tôi lỡ ăn một miếng thịt bò.", "event_vs_state"),
+    # duplicates, however they are written
+    ("My son was born on September 5th.", "My son's birthday: 5/9.", "duplicate"),
+    ("Tôi dị ứng tôm.", "Toi bi di ung tom.", "duplicate"),
+    ("I have two dogs.", "I have 2 dogs.", "duplicate"),
+    # compatible
+    ("My favorite color is red.", "I like red wine.", "compatible"),
+    ("I work from home on Fridays.", "I work from the office on Mondays.", "compatible"),
+    ("My wife lives in Hue.", "I live in Hue.", "compatible"),
+    ("I used to work at FPT.", "I work at Viettel.", "compatible"),
+    ("I want to visit Peru one day.", "I have never been to Peru.", "compatible"),
+])
+def test_relation_kinds(older, newer, kind):
+    assert relate(older, newer).kind == kind, relate(older, newer)
+
+
+def test_the_reason_names_subject_attribute_and_values():
+    r = relate("User lives in Hanoi.", "I moved from Hanoi to Da Nang last month.")
+    assert r.reason == "same subject: owner; attribute: residence; Hanoi → Da Nang"
+    assert (r.attribute, r.old_value, r.new_value) == ("residence", "Hanoi", "Da Nang")
+    assert r.to_dict()["kind"] == "correction"
+
+
+def test_timestamps_put_the_later_statement_last():
+    later, earlier = datetime(2026, 5, 1), datetime(2026, 1, 1)
+    r = relate("I moved to Da Nang.", "I live in Hanoi.", later, earlier)
+    assert (r.kind, r.old_value, r.new_value) == ("correction", "Hanoi", "Da Nang")
+
+
+def test_our_own_pairs_are_related_as_labelled():
+    """The project's own labelled pairs (written for the unit tests, not the shared dev file):
+    a regression guard on the whole reader, with the targets of issue 12."""
+    pairs = [json.loads(line) for line in OWN_PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    got = Counter((p["label"], relate(p["a"], p["b"]).kind) for p in pairs)
+    exact = sum(n for (gold, kind), n in got.items() if gold == kind) / len(pairs)
+    assert exact >= 0.9
+    assert got[("compatible", "duplicate")] + got[("compatible", "correction")] == 0
+    dup_predicted = sum(n for (_, kind), n in got.items() if kind == "duplicate")
+    assert got[("duplicate", "duplicate")] / dup_predicted >= 0.95
