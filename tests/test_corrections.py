@@ -48,7 +48,7 @@ def test_correction_policy_auto_stores_and_supersedes_in_one_undo_step(store, ha
     result = store.propose("We moved to Da Lat in January.", "identity", user="an")
     assert result.outcome == "approved" and f"superseded #{hanoi.id}" in result.message
     assert store.get(hanoi.id).superseded_by == result.memory.id
-    store.undo()
+    store.undo(of=("assistant",))  # the assistant made this change: the owner undoes it by name
     assert store.get(hanoi.id).superseded_by is None
     assert all(m.text != "We moved to Da Lat in January." for m in store.list())
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast
 
 from bestie_tui.facts.reader import attribute_words, read
 from bestie_tui.facts.relations import Relation, relate
+from bestie_tui.store.binding import uses_store
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.store.support import snapshot, to_record
@@ -49,6 +50,7 @@ class Related:
         return {"memory": self.memory.to_dict(), "relation": self.relation.to_dict()}
 
 
+@uses_store
 def find_related(store: MemoryStore, text: str, user: str | None, *, exclude_id: int | None = None,
                  kinds: tuple[str, ...] = ORDER) -> list[Related]:
     """The approved active memories of ``user`` that ``text`` relates to (see the module docstring).
@@ -103,6 +105,7 @@ def replaced(related: list[Related]) -> list[int]:
     return [r.memory.id for r in related if r.relation.kind == "correction"]
 
 
+@uses_store
 def supersede_into(store: MemoryStore, batch: str, old_ids: list[int], new_id: int, actor: str) -> list[int]:
     """Mark ``old_ids`` as superseded by ``new_id`` inside the open change ``batch`` (one event
     each). Pinned, inactive or already superseded records are left alone. Returns the ids changed."""
