@@ -258,6 +258,7 @@ def test_base_url_env_beats_the_setting(store):
 def test_token_from_a_file_and_a_clear_error_when_missing(tmp_path):
     path = tmp_path / "tg.token"
     path.write_text(TOKEN + "\n")
+    path.chmod(0o600)
     assert read_token("telegram", {"BESTIE_TELEGRAM_TOKEN_FILE": str(path)}) == TOKEN
     with pytest.raises(DeliveryAuthError, match="set BESTIE_ZALO_TOKEN"):
         read_token("zalo", {})
@@ -333,14 +334,30 @@ def test_a_token_with_spaces_or_control_characters_is_refused_without_showing_it
 def test_a_token_file_line_with_a_tab_is_refused_without_showing_it(tmp_path):
     path = tmp_path / "tok"
     path.write_text("123:FAKE\tTOKEN\n")
+    path.chmod(0o600)
     with pytest.raises(DeliveryAuthError, match=r"BESTIE_TELEGRAM_TOKEN_FILE .*printable ASCII") as info:
         read_token("telegram", {"BESTIE_TELEGRAM_TOKEN_FILE": str(path)})
     assert "FAKE" not in str(info.value)
 
 
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660])
+def test_a_token_file_others_can_read_is_refused_with_the_fix(tmp_path, mode):
+    path = tmp_path / "my token"
+    path.write_text(TOKEN + "\n")
+    path.chmod(mode)
+    with pytest.raises(DeliveryAuthError) as info:
+        read_token("telegram", {"BESTIE_TELEGRAM_TOKEN_FILE": str(path)})
+    message = str(info.value)
+    assert f"chmod 600 '{path}'" in message and f"{mode:04o}" in message
+    assert TOKEN not in message and "\n" not in message
+    path.chmod(0o600)
+    assert read_token("telegram", {"BESTIE_TELEGRAM_TOKEN_FILE": str(path)}) == TOKEN
+
+
 def test_a_token_file_that_is_not_utf8_is_a_clear_error(tmp_path):
     path = tmp_path / "tok"
     path.write_bytes(b"123:FAKE\xff\xfeTOKEN\n")
+    path.chmod(0o600)
     with pytest.raises(DeliveryAuthError, match="is not UTF-8 text") as info:
         read_token("telegram", {"BESTIE_TELEGRAM_TOKEN_FILE": str(path)})
     assert "FAKE" not in str(info.value)
@@ -358,6 +375,7 @@ def test_a_token_file_that_is_a_fifo_a_directory_or_a_device_is_refused(tmp_path
 def test_an_oversized_token_file_is_refused_unread(tmp_path):
     path = tmp_path / "tok"
     path.write_bytes(b"a" * (MAX_TOKEN_FILE_BYTES + 1))
+    path.chmod(0o600)
     with pytest.raises(DeliveryAuthError, match="larger than"):
         read_token("zalo", {"BESTIE_ZALO_TOKEN_FILE": str(path)})
 

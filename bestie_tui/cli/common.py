@@ -40,14 +40,63 @@ class AppContext:
             self._store = None
 
 
+#: A usage error shows at most this many characters of any one argument it quotes.
+USAGE_ARG_CHARS = 24
+
+
+def one_line(message: str) -> str:
+    """``message`` safe to print as one line: control, line-separator and bidi characters shown as
+    visible escapes (``\\n``, ``\\x1b``, ``\\u202e``), so an error can neither run an escape sequence
+    (an OSC 52 writes the clipboard) nor end its own line."""
+    from bestie_tui.text.words import printable
+
+    text = printable(message)
+    return text.replace("\n", "\\n").replace("\t", "\\t").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def shortened(message: str, limit: int = USAGE_ARG_CHARS) -> str:
+    """``one_line(message)`` with every run of non-space characters longer than ``limit`` cut to
+    its first ``limit // 2`` characters and ``…``: what a usage error quotes from an argument (a
+    memory text mistaken for an option may hold a private key) is never echoed whole."""
+    import re
+
+    text = re.sub(rf"'([^']{{{limit + 1},}})'", lambda m: "'" + m.group(1)[: limit // 2] + "…'", one_line(message))
+    return re.sub(rf"\S{{{limit + 1},}}", lambda m: m.group()[: limit // 2] + "…", text)
+
+
+def _clean_usage(exc: click.ClickException) -> None:
+    """Shorten and escape, in place, what a click error quotes from the command line."""
+    if not getattr(exc, "_bestie_clean", False):
+        hint = ""
+        name = getattr(exc, "option_name", "") or ""
+        if isinstance(exc, click.NoSuchOption) and (len(name) > USAGE_ARG_CHARS or not name.replace("-", "").isalnum()):
+            hint = " (a text that starts with '-' goes after '--', e.g. bestie memory add fact -- TEXT)"
+        exc.message = shortened(exc.message) + hint
+        exc._bestie_clean = True  # type: ignore[attr-defined]
+
+
 class BestieGroup(click.Group):
-    """A group that turns core errors into a one-line message and exit code 1."""
+    """A group that turns core errors into a one-line message and exit code 1, and shows usage
+    errors with the arguments they quote shortened and escaped (``shortened``)."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.ClickException as exc:
+            _clean_usage(exc)
+            raise
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except BestieError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise click.ClickException(one_line(str(exc))) from None
+        except click.UsageError as exc:
+            _clean_usage(exc)
+            raise
+        except click.ClickException as exc:
+            exc.message = one_line(exc.message)
+            raise
         except UnicodeEncodeError:
             # An argument with bytes that are not UTF-8 reaches Python as lone surrogates, which
             # SQLite and the terminal cannot take: say so instead of a traceback. Nothing was written.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -73,7 +74,8 @@ def _read_token_file(path: str, name: str) -> str:
     ``MAX_TOKEN_FILE_BYTES`` is read (a FIFO would block a cron job forever, a device never end).
 
     Raises:
-        DeliveryAuthError: the file is missing, not a regular file, too large, or not UTF-8.
+        DeliveryAuthError: the file is missing, not a regular file, readable by group or others (the
+        message says how to fix it), too large, or not UTF-8.
     """
     where = f"{name}_FILE ({path})"
     try:
@@ -83,8 +85,12 @@ def _read_token_file(path: str, name: str) -> str:
         # O_NONBLOCK: should a FIFO be swapped in after the check, opening it must not block.
         fd = os.open(os.path.expanduser(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            opened = os.fstat(fh.fileno())
+            if not stat.S_ISREG(opened.st_mode):
                 raise DeliveryAuthError(f"cannot read {where}: not a regular file")
+            if os.name == "posix" and opened.st_mode & 0o077:
+                raise DeliveryAuthError(f"refusing {where}: others can read it (mode "
+                                        f"{stat.S_IMODE(opened.st_mode):04o}); run: chmod 600 {shlex.quote(path)}")
             data = fh.read(MAX_TOKEN_FILE_BYTES + 1)
     except OSError as exc:
         raise DeliveryAuthError(f"cannot read {where}: {exc.strerror}") from None

@@ -28,6 +28,7 @@ from typing import Any
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.maintenance.crontab_file import MAX_CRONTAB_BYTES, CrontabError, CrontabTarget, NoCrontabProgram  # noqa: F401 (API)
 from bestie_tui.store.binding import uses_store
+from bestie_tui.text.words import printable
 
 #: The trailing comment that marks our cron line.
 MARKER = "bestie-tui maintenance digest"
@@ -42,6 +43,26 @@ DEFAULT_SCHEDULE = "0 9 * * 1"
 SPECIALS = ("@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly", "@annually")
 #: Environment variables copied into the cron command when set at install time (paths, never tokens).
 PASSED_ENV = ("BESTIE_TELEGRAM_TOKEN_FILE", "BESTIE_ZALO_TOKEN_FILE")
+#: What may never reach a crontab line: C0 and C1 controls (tab, newline, CR, NEL…), DEL, the Unicode
+#: line and paragraph separators (Python's ``splitlines`` and some cron readers break lines there) and
+#: the bidi controls that make a line read other than it runs.
+_LINE_BREAKERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def check_one_line(value: str, what: str) -> str:
+    """Refuse ``value`` if it holds a character that could split or disguise a crontab line.
+
+    Shell quoting (``shlex.quote``) keeps a newline inside the quotes, but cron reads the file line by
+    line, so a path holding ``\\n* * * * * …`` would install a second job. Returns ``value``.
+
+    Raises:
+        InvalidValueError: a control, line-separator or bidi character, named by its code point.
+    """
+    bad = _LINE_BREAKERS.search(value)
+    if bad:
+        raise InvalidValueError(f"{what} holds the control character U+{ord(bad.group()):04X}: "
+                                "it cannot go into a crontab line; use a path without it")
+    return value
 
 
 @dataclass
@@ -98,6 +119,10 @@ def validate_schedule(schedule: str) -> str:
     from croniter import croniter
     from crontab import CronSlices
 
+    check_one_line(schedule or "", "the schedule")
+    if not (schedule or "").isascii():
+        raise InvalidValueError(f"invalid schedule {printable(schedule)!r}: use ASCII digits, names and "
+                                "'* , - /' only (e.g. '0 9 * * 1')")
     text = " ".join((schedule or "").split())
     if text.startswith("@"):
         if text.lower() in SPECIALS:
@@ -136,6 +161,11 @@ def digest_command(channel: str, db_path: str | Path, env: Mapping[str, str] | N
     from bestie_tui.maintenance.delivery import parse_channel
 
     env = os.environ if env is None else env
+    check_one_line(str(channel), "the channel")
+    check_one_line(str(db_path), "the database path")
+    for name in PASSED_ENV:
+        if env.get(name):
+            check_one_line(env[name], f"${name}")
     channel = str(parse_channel(channel))
     argv = bestie_executable() + ["memory", "digest", "--channel", channel,
                                   "--db", os.path.abspath(os.path.expanduser(str(db_path)))]
@@ -166,6 +196,15 @@ def next_run(schedule: str, now: datetime | None = None) -> datetime:
 def is_our_line(line: str) -> bool:
     """True for our cron line, enabled or commented out by the owner."""
     return _OUR_LINE.search(line) is not None
+
+
+#: The words every command we install holds (``digest_command``).
+_OUR_COMMAND = " memory digest --channel "
+
+
+def _is_our_fragment(line: str) -> bool:
+    """True for the first part of one of our commands that a newline split from its marker."""
+    return _OUR_COMMAND in line and not is_our_line(line)
 
 
 def _is_joined(line: str) -> bool:
@@ -273,6 +312,10 @@ def remove(crontab_file: str | Path | None = None, *, env: Mapping[str, str] | N
         if not is_our_line(line):
             kept.append(line)
             continue
+        # An entry installed by an older bestie from a path holding a newline is split over lines: its
+        # first part (our command, no marker) goes with it, never left behind as a broken half-line.
+        while kept and _is_our_fragment(kept[-1]) and _OUR_COMMAND not in line:
+            kept.pop()
         last = all(is_our_line(rest) for rest in lines[i + 1:])
         if _is_joined(line) and last and kept and kept[-1].endswith("\n"):
             kept[-1] = kept[-1][:-1]
@@ -291,8 +334,9 @@ def token_warning(channel: str | None, command: str, env: Mapping[str, str] | No
     name = f"BESTIE_{channel.split(':', 1)[0].upper()}_TOKEN"
     if f"{name}_FILE=" in command:
         return None
-    return (f"cron jobs do not inherit your shell's {name}: put the token in a file (chmod 600), "
-            f"set {name}_FILE to its path and install again, or define {name} in the crontab")
+    return (f"cron jobs do not inherit your shell's {name}: put the token in a file only you can read "
+            f"(chmod 600), set {name}_FILE to its path and install again (never put the token itself "
+            "in the crontab: other tools print it)")
 
 
 @uses_store
