@@ -39,6 +39,51 @@ def backup_dir(db_path: Path) -> Path:
     return Path(db_path).resolve().parent / "backups"
 
 
+#: Modes of what bestie creates: only the owner can read a memory.
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+def make_private_dirs(path: Path) -> None:
+    """Create ``path`` and any missing parents with mode 0700 (whatever the umask); directories
+    that exist already keep their mode. Raises ``OSError``."""
+    path = Path(path)
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for directory in reversed(missing):
+        directory.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+        os.chmod(directory, PRIVATE_DIR_MODE)
+
+
+def create_private_file(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 (whatever the umask). Raises ``FileExistsError`` if it
+    exists, ``OSError`` otherwise."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), PRIVATE_FILE_MODE)
+    try:
+        os.fchmod(fd, PRIVATE_FILE_MODE) if hasattr(os, "fchmod") else None
+    finally:
+        os.close(fd)
+
+
+def write_private_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` with mode 0600: into a temporary file beside it, renamed
+    over ``path`` when complete, so a reader never sees half a file. Raises ``OSError``."""
+    path = Path(path)
+    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    try:
+        partial.unlink(missing_ok=True)
+        create_private_file(partial)
+        with open(partial, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
 def styles_dir() -> Path:
     """The Textual CSS directory: inside the installed package (wheel) or the repo's top-level ``styles/``."""
     here = Path(__file__).resolve().parent

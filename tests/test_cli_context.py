@@ -14,6 +14,12 @@ from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.text.tokens import count_tokens
 
 
+@pytest.fixture(autouse=True)
+def _artifacts_root_at_tmp(tmp_path, monkeypatch):
+    """Artifacts must be inside the project root (the working directory here): these tests write theirs in tmp_path."""
+    monkeypatch.chdir(tmp_path)
+
+
 def chat(n: int) -> list[dict]:
     return [{"role": "user" if i % 2 == 0 else "assistant",
              "content": f"Turn {i}: Linh asked about the trip to Đà Nẵng on 3 June 2025."} for i in range(n)]

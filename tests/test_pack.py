@@ -14,6 +14,12 @@ from bestie_tui.errors import InvalidValueError
 from bestie_tui.text.tokens import count_tokens
 
 
+@pytest.fixture(autouse=True)
+def _artifacts_root_at_tmp(tmp_path, monkeypatch):
+    """Artifacts must be inside the project root (the working directory here): these tests write theirs in tmp_path."""
+    monkeypatch.chdir(tmp_path)
+
+
 def recount(messages, mode):
     """Independent token count of a pack: content + 3 per message, + 3 for the reply."""
     return sum(count_tokens(m["content"], mode) + 3 for m in messages) + 3

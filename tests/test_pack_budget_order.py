@@ -10,6 +10,12 @@ from bestie_tui.conversation.pack import BudgetError, build_pack
 from bestie_tui.conversation.pins import is_summary
 from bestie_tui.text.tokens import count_tokens
 
+
+@pytest.fixture(autouse=True)
+def _artifacts_root_at_tmp(tmp_path, monkeypatch):
+    """Artifacts must be inside the project root (the working directory here): these tests write theirs in tmp_path."""
+    monkeypatch.chdir(tmp_path)
+
 CHATTER = ["Haha that sounds fun, tell me more!", "Wow, thanks so much, you are the best!",
            "Hey, good to see you again today!", "That's so cool, I love it!"]
 FACTS = ["Linh booked the Huế hotel for 3 nights from 12 April at 1,200,000 VND a night.",

@@ -193,6 +193,9 @@ def _history(app, history_src: str | None, user: str | None) -> list[dict[str, A
 @click.option("--artifact", "artifacts", multiple=True, metavar="PATH[:MAXCHARS]", callback=_artifact_specs,
               help="Artifact file to excerpt: at most MAXCHARS characters of it are shown (default 4000, "
                    "at most 1,000,000), plus a marker where it was cut. Repeatable.")
+@click.option("--artifact-root", type=click.Path(file_okay=False, exists=True), metavar="DIR",
+              help="Directory the artifacts must be in (symlinks resolved). Default: the project root, "
+                   "the nearest directory above here with .git or pyproject.toml, else this one.")
 @click.option("--pin", "pins", multiple=True, metavar="KIND=TEXT",
               help="Pinned block: user_info, kyb, project_context, fe_spec, product_plan, master, build_state, "
                    "cross_stack or resource_digest (the note's names work too: 'FE spec=…'). Repeatable.")
@@ -209,7 +212,7 @@ def _history(app, history_src: str | None, user: str | None) -> list[dict[str, A
 @click.option("--show", is_flag=True, help="Print the pack's messages after the manifest.")
 @json_option
 @pass_app
-def pack(app, history_src, task, artifacts, pins, query, user, channel, project, no_memory, token_mode,
+def pack(app, history_src, task, artifacts, artifact_root, pins, query, user, channel, project, no_memory, token_mode,
          budget, threshold, keep, summary_chars, show, as_json) -> None:
     """Build the prompt pack: pins, memory block, artifact excerpts, compressed history, task; and
     print its manifest (every segment with its characters and tokens, what was cut or missing).
@@ -229,7 +232,7 @@ def pack(app, history_src, task, artifacts, pins, query, user, channel, project,
                         store=None if no_memory else app.store(), query=query, user=user, channel=channel,
                         project=project, token_mode=token_mode, budget=budget, threshold=threshold,
                         keep_recent=keep, summarizer=_summarizer(summary_chars, settings), record_access=False,
-                        settings=settings)
+                        settings=settings, artifact_root=artifact_root)
     if result.compression and result.compression.compressed and settings["context.persistSummary"]:
         persist_summary(app.store(), result.compression, user=user, channel=channel, settings=settings)
     if as_json:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from bestie_tui.paths import write_private_text
 from bestie_tui.store import transfer
 from bestie_tui.store.models import ROLES
 from bestie_tui.text.clock import show
@@ -63,12 +64,12 @@ def messages_search(app, query, limit, role, user, as_json) -> None:
 @click.option("--user", help="Only this user's memories and messages.")
 @pass_app
 def export_cmd(app, output, user) -> None:
-    """Export every memory and message as JSON (import reads it back)."""
+    """Export every memory and message as JSON (import reads it back). A file is written 0600."""
     data = transfer.export_data(app.store(), user=user)
     text = json.dumps(data, ensure_ascii=False, indent=2)
     if output:
         try:
-            Path(output).write_text(text + "\n", encoding="utf-8")
+            write_private_text(Path(output), text + "\n")
         except OSError as exc:
             raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
         click.echo(f"exported {len(data['memories'])} memories and {len(data['messages'])} messages to {output}", err=True)

@@ -155,7 +155,10 @@ def _binding_options(func):
 def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl, about, pin, confidence,
         allow_secret, keep_venting, as_json) -> None:
     """Store a memory as the owner (approved at once), through the write gate. Saying a fact again
-    reinforces it, or brings it back if it had expired, been superseded, forgotten or rejected."""
+    reinforces it, or brings it back if it had expired, been superseded, forgotten or rejected.
+
+    Put the text after -- (bestie memory add fact -- TEXT) so a text starting with '-' is not
+    taken for an option."""
     r = app.store().add_result(kind, text, user=user, channel=channel, project=project, session=session,
                                scope=scope, ttl=ttl, pinned=pin, confidence=confidence, about=about,
                                allow_secret=allow_secret, keep_venting=keep_venting)
@@ -247,7 +250,7 @@ _simple("restore", "Bring back a forgotten, rejected or superseded memory.", "re
 @click.argument("text")
 @pass_app
 def edit(app: AppContext, memory_id: int, text: str) -> None:
-    """Replace a memory's text."""
+    """Replace a memory's text (bestie memory edit ID -- TEXT)."""
     click.echo(f"edited {memory_line(app.store().edit(memory_id, text))}")
 
 

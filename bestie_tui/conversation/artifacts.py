@@ -128,6 +128,36 @@ def open_regular(path: str | Path) -> io.BufferedReader:
         raise
 
 
+#: What marks a project's top directory, the default artifact root.
+PROJECT_MARKERS = (".git", ".hg", "pyproject.toml", "package.json")
+
+
+def project_root(start: str | Path | None = None) -> Path:
+    """The default artifact root: the nearest directory at or above ``start`` (default: the working
+    directory) holding one of ``PROJECT_MARKERS``, else ``start`` itself. Symlinks resolved."""
+    here = Path(os.path.realpath(start or os.getcwd()))
+    for directory in (here, *here.parents):
+        if any((directory / marker).exists() for marker in PROJECT_MARKERS):
+            return directory
+    return here
+
+
+def check_confined(path: str | Path, root: str | Path) -> None:
+    """Refuse an artifact outside ``root``. Both are resolved first (``~``, ``..`` and every symlink),
+    so neither ``../../etc/shadow`` nor a link inside the project that points out of it gets in.
+
+    Raises:
+        InvalidValueError: ``path`` resolves outside ``root`` (the message says how to widen it).
+    """
+    real = Path(os.path.realpath(Path(path).expanduser()))
+    base = Path(os.path.realpath(Path(root).expanduser()))
+    if not real.is_relative_to(base):
+        from bestie_tui.text.words import printable
+
+        raise InvalidValueError(f"artifact {printable(str(path))!r} is outside the artifact root {printable(str(base))} "
+                                "(pass --artifact-root DIR to allow another directory)")
+
+
 def segment_name(spec: ArtifactSpec) -> str:
     """The manifest name of an artifact: ``artifact:PATH``, or ``BUILD_STATE:PATH`` for a named segment."""
     return ("artifact:" if spec.prefix == ARTIFACT else spec.prefix.strip("[]") + ":") + spec.path

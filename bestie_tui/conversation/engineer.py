@@ -184,6 +184,7 @@ def build_nextjs_context_pack(task: str | None, design_dir: str | Path = DESIGN_
                      CROSS_STACK, optional=True),
     ]
     quiet = {**settings, "context.logPromptResolution": False}  # logged once, below, with the whole manifest
+    pack_options.setdefault("artifact_root", folder)  # the design files, symlinks resolved, stay in their folder
     pack = build_pack(task, history, pins=pins, artifacts=artifacts, store=store, user=user, channel=channel,
                       project=project, budget=budget, token_mode=token_mode, settings=quiet, **pack_options)
     manifest = pack.manifest

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bestie_tui.conversation.artifacts import (
@@ -30,6 +31,8 @@ from bestie_tui.conversation.artifacts import (
     READ_LIMIT_CHARS,
     ArtifactSpec,
     Excerpt,
+    check_confined,
+    project_root,
     read_artifact,
     segment_name,
     total_text,
@@ -166,7 +169,8 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
                token_mode: str | None = None, budget: int | None = None, threshold: int | None = None,
                keep_recent: int | None = None, summarizer: Summarizer | None = None,
                memory_tokens: int | None = None, record_access: bool = True,
-               memory_fn: Callable | None = None, settings: dict[str, Any] | None = None) -> PromptPack:
+               memory_fn: Callable | None = None, settings: dict[str, Any] | None = None,
+               artifact_root: str | Path | None = None) -> PromptPack:
     """Assemble the prompt pack (see the module docstring).
 
     Args:
@@ -174,7 +178,10 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         history: OpenAI-shaped messages, oldest first (compressed with ``threshold``/``keep_recent``).
         pins: ``{"user_info": text, …}`` or ``[(prefix, text)]``; keys are ``pins.PIN_KINDS`` names
             or prefixes (not ``memory_block``/``artifact``: the pack adds those).
-        artifacts: ``ArtifactSpec`` or ``"PATH[:MAXCHARS]"`` strings.
+        artifacts: ``ArtifactSpec`` or ``"PATH[:MAXCHARS]"`` strings, each inside ``artifact_root``.
+        artifact_root: the directory artifacts must resolve into (symlinks followed); default: the
+            project root (``artifacts.project_root``: the nearest ``.git``/``pyproject.toml``… above
+            the working directory).
         store: when given, the memory block is ``build_context(store, query or task, user, …)``.
         token_mode / budget: tokens of the whole pack (message framing included); ``None`` = no limit.
         threshold / keep_recent / token_mode: ``None`` takes ``context.compressThreshold``,
@@ -187,7 +194,8 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
         memory_fn: replaces ``memory_block`` (same signature), e.g. for another memory source.
 
     Raises:
-        InvalidValueError: no task, a bad pin, artifact spec or message; BudgetError (a subclass)
+        InvalidValueError: no task, a bad pin, artifact spec or message, an artifact outside
+            ``artifact_root``; BudgetError (a subclass)
             when the parts never cut exceed ``budget``.
         MissingExtraError: ``tiktoken_cl100k`` without ``bestie-tui[tokens]``.
     """
@@ -208,6 +216,10 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
     if not str(task).strip():
         raise InvalidValueError("the task is empty")
     specs = [s if isinstance(s, ArtifactSpec) else ArtifactSpec.parse(str(s)) for s in artifacts]
+    if specs:
+        root = project_root() if artifact_root is None else artifact_root
+        for spec in specs:
+            check_confined(spec.path, root)
     manifest = PackManifest(token_mode, budget)
     pin_items = _normalize_pins(pins)
     pin_msgs = [make_pin(prefix, body) for prefix, body in pin_items]

@@ -8,6 +8,7 @@ that already holds someone else's tables.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from peewee import OperationalError, SqliteDatabase, TextField
 from playhouse.migrate import SqliteMigrator, migrate
 
 from bestie_tui.errors import SchemaError, StorageError
+from bestie_tui.paths import create_private_file, make_private_dirs
 from bestie_tui.store.binding import binding
 from bestie_tui.store.models import ALL_MODELS, Event
 
@@ -121,9 +123,18 @@ def open_database(path: str | Path, *, create_dirs: bool = True) -> SqliteDataba
         if not create_dirs:
             raise StorageError(f"directory {path.parent} does not exist (is the --db path right?)")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(path.parent)
         except OSError as exc:
             raise StorageError(f"cannot create {path.parent}: {exc.strerror or exc}") from exc
+    if not path.exists():
+        # A new database is the owner's alone (0600): SQLite gives its -wal and -shm files the
+        # database's own mode, so they are private too.
+        try:
+            create_private_file(path)
+        except FileExistsError:
+            pass  # another process created it first
+        except OSError as exc:
+            raise StorageError(f"cannot create {path}: {exc.strerror or exc}") from exc
     # IMMEDIATE: a write transaction takes the write lock when it begins, so two writers queue on the
     # busy timeout instead of failing half-way when a read lock cannot be upgraded.
     db = SqliteDatabase(str(path), pragmas=PRAGMAS, timeout=BUSY_TIMEOUT_MS / 1000, lock_type="IMMEDIATE")
@@ -170,11 +181,20 @@ def _migrate(db: SqliteDatabase, from_version: int) -> None:
 def backup_database(db: SqliteDatabase, target: Path) -> Path:
     """Write a consistent copy of ``db`` to ``target`` with ``VACUUM INTO`` (safe with WAL).
 
-    Returns the target path. Raises ``FileExistsError`` if it exists.
+    The copy is written under a temporary name (mode 0600, in a 0700 directory when it is created)
+    and renamed to ``target`` only when complete: a kill half-way never leaves a file that looks like
+    a real backup. Returns the target path. Raises ``FileExistsError`` if it exists.
     """
     target = Path(target)
     if target.exists():
         raise FileExistsError(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    db.execute_sql("VACUUM INTO ?", (str(target),))
+    make_private_dirs(target.parent)
+    partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    partial.unlink(missing_ok=True)
+    try:
+        create_private_file(partial)  # VACUUM INTO accepts an empty file
+        db.execute_sql("VACUUM INTO ?", (str(partial),))
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
     return target
