@@ -9,7 +9,6 @@ settings (``conversation.config.context_settings``): the defaults, then the data
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -68,9 +67,11 @@ def shown(text: str) -> str:
 
 def emit_json(data: Any) -> None:
     """Indented JSON, non-ASCII kept, lone surrogates written as ``\\uXXXX`` escapes."""
+    from bestie_tui.text.words import json_text
+
     from .render import _default
 
-    click.echo(_escape_surrogates(json.dumps(data, ensure_ascii=False, indent=2, default=_default)))
+    click.echo(_escape_surrogates(json_text(data, indent=2, default=_default)))
 
 
 def parse_messages(text: str, source: str) -> list[Any]:

@@ -13,7 +13,7 @@ from bestie_tui.paths import write_private_text
 from bestie_tui.store import transfer
 from bestie_tui.store.models import ROLES
 from bestie_tui.text.clock import show
-from bestie_tui.text.words import printable
+from bestie_tui.text.words import json_text, printable
 
 from .common import json_option, memory, pass_app
 from .render import emit_json, message_line
@@ -66,7 +66,7 @@ def messages_search(app, query, limit, role, user, as_json) -> None:
 def export_cmd(app, output, user) -> None:
     """Export every memory and message as JSON (import reads it back). A file is written 0600."""
     data = transfer.export_data(app.store(), user=user)
-    text = json.dumps(data, ensure_ascii=False, indent=2)
+    text = json_text(data, indent=2)  # controls and bidi characters as \u escapes; import restores them
     if output:
         try:
             write_private_text(Path(output), text + "\n")

@@ -3,7 +3,6 @@ shown as visible escapes and nothing is ever interpreted as markup."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from datetime import UTC, datetime, tzinfo
 from typing import Any
@@ -12,12 +11,13 @@ import click
 
 from bestie_tui.store.records import MEMORY_FIELDS, MemoryRecord, MessageRecord, iso
 from bestie_tui.text.clock import show
-from bestie_tui.text.words import printable
+from bestie_tui.text.words import json_text, printable
 
 
 def emit_json(data: Any) -> None:
-    """Print ``data`` as indented JSON (non-ASCII kept, control characters escaped by json)."""
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=_default))
+    """Print ``data`` as indented JSON: non-ASCII kept, every control and bidi character escaped
+    (``words.json_text``), so the output is safe to print and still parses to the same values."""
+    click.echo(json_text(data, indent=2, default=_default))
 
 
 def _default(value: Any) -> Any:

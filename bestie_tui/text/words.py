@@ -71,6 +71,21 @@ def printable(text: str) -> str:
                         else f"\\u{ord(m.group()):04x}", text)
 
 
+# What json.dumps(ensure_ascii=False) leaves raw but a terminal acts on or that makes a line read
+# backwards: DEL, C1 controls (U+009B is CSI), line/paragraph separators and the bidi controls.
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(value, **options) -> str:
+    """``json.dumps(value, ensure_ascii=False, **options)`` safe to print: besides the C0 controls
+    json escapes itself, DEL, C1 controls and bidi/line-separator characters become ``\\uXXXX``
+    escapes. Still valid JSON: ``json.loads`` gives back exactly ``value`` (these characters can
+    only occur inside strings, where a ``\\u`` escape means the same character)."""
+    import json
+
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False, **options))
+
+
 def check_encodable(value: str | None, what: str) -> None:
     """Raise ``InvalidValueError`` when ``value`` cannot be stored as UTF-8 — lone surrogates, which
     is how Python carries bytes that were not valid UTF-8 on the command line."""
