@@ -78,7 +78,8 @@ def test_locomo_pack_respects_its_budget(conversations, store, tmp_path, mode):
                      encoding="utf-8")
     budget = 1500
     pack = build_pack("What did Caroline research?", messages, artifacts=[f"{state}:2500"], store=store,
-                      user="Caroline", token_mode=mode, budget=budget, record_access=False)
+                      user="Caroline", token_mode=mode, budget=budget, record_access=False,
+                      artifact_root=tmp_path)
     recount = sum(count_tokens(m["content"], mode) + 3 for m in pack.messages) + 3
     assert pack.manifest.total_tokens == recount <= budget
     assert sum(is_summary(m) for m in pack.messages) == 1
