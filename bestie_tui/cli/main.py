@@ -45,6 +45,7 @@ def tui(app: AppContext, demo: bool, reset_demo: bool) -> None:
 
 # Each command module adds its commands to the ``memory`` group (``common``) as it is imported.
 from . import (  # noqa: E402, F401
+    agent_cmds,
     data_cmds,
     doctor_cmds,
     maintenance_cmds,

@@ -87,7 +87,7 @@ _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 #: Optional text settings (default ``None``): base URLs of the chat APIs for proxies and tests.
 TEXT_SETTINGS = ("digest.telegramApi", "digest.zaloApi")
 #: Written by the program itself, never by ``config``.
-INTERNAL = ("digest.log", "maintenance.entry")
+INTERNAL = ("digest.log", "maintenance.entry", "agent.forgetRequests")
 #: Integer settings and their inclusive range.
 INT_RANGES: dict[str, tuple[int, int]] = {"memory.coreTokenCap": (1, 100_000),
                                           "memory.undoRetentionDays": (0, 36_500),
