@@ -9,7 +9,7 @@ import click
 from bestie_tui.store.models import ROLES
 from bestie_tui.text.words import printable
 
-from .common import MEMORY_ID, AppContext, json_option, memory, pass_app
+from .common import MEMORY_ID, AppContext, db_option, json_option, memory, pass_app
 from .render import emit_json
 
 
@@ -120,3 +120,19 @@ def forget_dismiss(app: AppContext, memory_id: int) -> None:
 
     dismiss_forget(app.store(), memory_id)
     click.echo(f"dismissed the request for #{memory_id}; the memory stays")
+
+
+@click.command("mcp")
+@click.option("--user", required=True, envvar="BESTIE_USER", help="Whose memory to serve (or BESTIE_USER).")
+@click.option("--channel", envvar="BESTIE_CHANNEL", help="Channel of the conversations (or BESTIE_CHANNEL).")
+@click.option("--project", envvar="BESTIE_PROJECT", help="Project of the conversations (or BESTIE_PROJECT).")
+@click.option("--session", envvar="BESTIE_SESSION", help="Session id for logged messages (or BESTIE_SESSION).")
+@db_option
+@pass_app
+def mcp_cmd(app: AppContext, user, channel, project, session) -> None:
+    """Serve the memory over the Model Context Protocol on stdio (needs the mcp extra).
+
+    The user, channel and project are fixed here; the model never chooses them."""
+    from bestie_tui.agent.mcp_server import Binding, serve
+
+    serve(app.store(), Binding(user=user, channel=channel, project=project, session=session))

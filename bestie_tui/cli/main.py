@@ -53,11 +53,13 @@ from . import (  # noqa: E402, F401
     review_cmds,
     scoring_cmds,
 )
+from .agent_cmds import mcp_cmd  # noqa: E402
 from .common import memory  # noqa: E402
 from .context_cmds import context  # noqa: E402
 
 cli.add_command(memory)
 cli.add_command(context)
+cli.add_command(mcp_cmd)
 
 
 def main() -> None:
