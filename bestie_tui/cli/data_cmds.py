@@ -62,11 +62,20 @@ def messages_search(app, query, limit, role, user, as_json) -> None:
 @memory.command("export")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write to a file instead of stdout.")
 @click.option("--user", help="Only this user's memories and messages.")
+@click.option("--format", "fmt", type=click.Choice(("bestie", "openclaw")), default="bestie", show_default=True,
+              help="openclaw: MEMORY.md of the approved memories, one section per kind.")
 @pass_app
-def export_cmd(app, output, user) -> None:
-    """Export every memory and message as JSON (import reads it back). A file is written 0600."""
-    data = transfer.export_data(app.store(), user=user)
-    text = json_text(data, indent=2)  # controls and bidi characters as \u escapes; import restores them
+def export_cmd(app, output, user, fmt) -> None:
+    """Export every memory and message as JSON (import reads it back), or MEMORY.md for OpenClaw.
+    A file is written 0600."""
+    if fmt == "openclaw":
+        from bestie_tui.importers.openclaw import to_memory_md
+
+        text = to_memory_md(app.store(), user=user).rstrip("\n")
+        data = {"memories": [line for line in text.splitlines() if line.startswith("- ")], "messages": []}
+    else:
+        data = transfer.export_data(app.store(), user=user)
+        text = json_text(data, indent=2)  # controls and bidi characters as \u escapes; import restores them
     if output:
         try:
             write_private_text(Path(output), text + "\n")
@@ -78,14 +87,20 @@ def export_cmd(app, output, user) -> None:
 
 
 @memory.command("import")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("file", type=click.Path(exists=True))
 @click.option("--allow-secret", is_flag=True, help="Also import memories that look like secrets (explicit owner request).")
+@click.option("--format", "fmt", type=click.Choice(("bestie", "mem0", "openclaw", "chatgpt")),
+              help="The file's format (default: told from the file when unambiguous).")
+@click.option("--user", help="Bind imported records that name no user to this one.")
 @json_option
 @pass_app
-def import_cmd(app, file, allow_secret, as_json) -> None:
-    """Import a JSON export (or a converted conversation). Records already present are skipped;
-    memories that look like secrets are refused unless --allow-secret."""
-    data = transfer.load_import_file(file)
+def import_cmd(app, file, allow_secret, fmt, user, as_json) -> None:
+    """Import a bestie export, a Mem0 get_all JSON, OpenClaw's MEMORY.md (or workspace) or ChatGPT's
+    conversations.json. Foreign memories arrive pending, for review; records already present are
+    skipped; memories that look like secrets are refused unless --allow-secret."""
+    from bestie_tui.importers import load
+
+    data = load(file, fmt, user)
     result = transfer.import_data(app.store(), data, allow_secrets=allow_secret)
     if as_json:
         emit_json(result.to_dict())
