@@ -64,8 +64,9 @@ def messages_search(app, query, limit, role, user, as_json) -> None:
 @click.option("--user", help="Only this user's memories and messages.")
 @click.option("--format", "fmt", type=click.Choice(("bestie", "openclaw")), default="bestie", show_default=True,
               help="openclaw: MEMORY.md of the approved memories, one section per kind.")
+@click.option("--full", is_flag=True, help="Also the event log (undo history) and the settings (policies).")
 @pass_app
-def export_cmd(app, output, user, fmt) -> None:
+def export_cmd(app, output, user, fmt, full) -> None:
     """Export every memory and message as JSON (import reads it back), or MEMORY.md for OpenClaw.
     A file is written 0600."""
     if fmt == "openclaw":
@@ -74,7 +75,11 @@ def export_cmd(app, output, user, fmt) -> None:
         text = to_memory_md(app.store(), user=user).rstrip("\n")
         data = {"memories": [line for line in text.splitlines() if line.startswith("- ")], "messages": []}
     else:
-        data = transfer.export_data(app.store(), user=user)
+        if full and user:
+            raise click.UsageError("--full exports the whole database; it cannot be limited to one --user")
+        from bestie_tui.store.full_export import export_full
+
+        data = export_full(app.store()) if full else transfer.export_data(app.store(), user=user)
         text = json_text(data, indent=2)  # controls and bidi characters as \u escapes; import restores them
     if output:
         try:
@@ -99,12 +104,19 @@ def import_cmd(app, file, allow_secret, fmt, user, as_json) -> None:
     conversations.json. Foreign memories arrive pending, for review; records already present are
     skipped; memories that look like secrets are refused unless --allow-secret."""
     from bestie_tui.importers import load
+    from bestie_tui.store.full_export import import_any
 
-    data = load(file, fmt, user)
-    result = transfer.import_data(app.store(), data, allow_secrets=allow_secret)
+    full = import_any(app.store(), load(file, fmt, user), allow_secrets=allow_secret)
+    result = full.base
     if as_json:
-        emit_json(result.to_dict())
+        emit_json(full.to_dict())
         return
+    if full.events_restored or full.settings_restored:
+        click.echo(f"restored {full.events_restored} history events and {len(full.settings_restored)} settings")
+    if full.events_kept_local:
+        click.echo(f"kept this database's own history ({full.events_kept_local} events in the file not restored)", err=True)
+    for key, why in full.settings_refused.items():
+        click.echo(f"setting {key} not restored: {why}", err=True)
     click.echo(f"imported {result.memories_added} memories ({result.memories_skipped} already present), "
                f"{result.messages_added} messages ({result.messages_skipped} already present)")
     if result.secrets_refused:

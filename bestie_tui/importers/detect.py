@@ -77,5 +77,8 @@ def load(path: str | Path, format: str | None = None, user: str | None = None) -
             data = mem0.convert(raw, user, str(path))
         else:
             data = chatgpt.convert(raw, user, str(path))
-    transfer.validate(data, str(path))
+    from bestie_tui.store.full_export import check_schema
+
+    transfer.validate(data, str(path))  # its messages first: they name the field in plain words
+    check_schema(data, str(path))
     return data

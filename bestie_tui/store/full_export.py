@@ -1,0 +1,135 @@
+"""The full export (``export --full``): memories and messages as ``transfer`` writes them, plus the
+event log (what ``undo`` walks) and the stored settings (policies, weights, the owner's zone), so a
+move to another machine keeps undo history and policies.
+
+The export format is described by the JSON Schema shipped beside this module
+(``export.schema.json``); every import is checked against it (with the ``jsonschema`` library)
+after ``transfer.validate``, whose messages name the bad field in plain words and which checks what
+a schema cannot (times, kinds, duplicate ids); the schema also covers the full export's parts.
+
+Import restores the event log only into a database without one (a fresh or cleared one, where the
+memories keep their ids, so every event still names its memory); otherwise it leaves the log as it
+is and says so. Settings are restored through ``store.set_setting`` — checked, and undoable.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from peewee import fn
+
+from bestie_tui.errors import BestieError, ImportFormatError
+from bestie_tui.store import settings as settings_mod
+from bestie_tui.store import transfer
+from bestie_tui.store.binding import uses_store
+from bestie_tui.store.models import Event, Setting
+from bestie_tui.store.records import ImportResult, iso
+
+if TYPE_CHECKING:
+    from bestie_tui.store.memory_store import MemoryStore
+
+#: The JSON Schema of the export format, shipped in the package.
+SCHEMA_PATH = Path(__file__).with_name("export.schema.json")
+_EVENT_FIELDS = ("id", "batch", "memory_id", "action", "actor", "at", "before", "after", "note", "undone", "origin")
+
+
+@dataclass
+class FullImportResult:
+    """What an import did: ``base`` (memories and messages), then the full export's parts."""
+
+    base: ImportResult
+    events_restored: int = 0
+    events_kept_local: int = 0
+    settings_restored: list[str] = field(default_factory=list)
+    settings_refused: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.base.to_dict()
+        data.update({k: v for k, v in asdict(self).items() if k != "base"})
+        return data
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The export format's JSON Schema (draft 2020-12)."""
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def check_schema(data: Any, where: str = "import data") -> None:
+    """Validate ``data`` against ``schema()``; raises ImportFormatError naming the first bad place."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    error = best_match(Draft202012Validator(schema()).iter_errors(data))
+    if error is not None:
+        place = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
+        raise ImportFormatError(f"{where}: {place or 'the top level'}: {message}")
+
+
+@uses_store
+def export_full(store: MemoryStore) -> dict[str, Any]:
+    """``transfer.export_data`` of the whole database plus ``events`` and ``settings``."""
+    data = transfer.export_data(store)
+    data["full"] = True
+    data["events"] = [{**{f: getattr(e, f) for f in _EVENT_FIELDS}, "at": iso(e.at)}
+                      for e in Event.select().order_by(Event.id)]
+    data["settings"] = {row.key: json.loads(row.value) for row in Setting.select().order_by(Setting.key)}
+    return data
+
+
+@uses_store
+def import_any(store: MemoryStore, data: dict[str, Any], allow_secrets: bool = False) -> FullImportResult:
+    """``transfer.import_data``, and for a full export its event log and settings too, all in one
+    transaction.
+
+    Raises:
+        ImportFormatError: ``data`` fails the schema or ``transfer.validate``; nothing is written.
+    """
+    transfer.validate(data)
+    check_schema(data)
+    events = data.get("events") or []
+    with store.db.atomic():
+        restore = bool(events) and not Event.select().exists()
+        result = FullImportResult(transfer.import_data(store, data, allow_secrets=allow_secrets))
+        if restore:
+            # After the import's own batch, so undo walks the old machine's history first, newest
+            # first, and the import itself last; ids shift by the same amount, so the order holds.
+            offset = Event.select(fn.MAX(Event.id)).scalar() or 0
+            for e in events:
+                values = {f: e.get(f) for f in _EVENT_FIELDS}
+                values.update(id=e["id"] + offset, at=_naive(e["at"]), undone=bool(values["undone"]))
+                Event.insert(**values).execute()
+            result.events_restored = len(events)
+        else:
+            result.events_kept_local = len(events)
+        for key, value in (data.get("settings") or {}).items():
+            if key == "maintenance.entry":  # this machine's crontab line, not the exporting machine's
+                continue
+            try:
+                if key in settings_mod.INTERNAL:
+                    Setting.replace(key=key, value=json.dumps(value, ensure_ascii=False)).execute()
+                    continue
+                value = settings_mod.validate(key, value)
+                if store.get_setting(key) == value:
+                    continue
+                if restore:  # the restored history already holds the change that set it
+                    Setting.replace(key=key, value=json.dumps(value)).execute()
+                else:
+                    store.set_setting(key, value, actor="import")
+                result.settings_restored.append(key)
+            except BestieError as exc:
+                result.settings_refused[key] = str(exc)
+    return result
+
+
+def _naive(value: str) -> datetime:
+    try:
+        return datetime.fromisoformat(value).replace(tzinfo=None)
+    except ValueError:
+        raise ImportFormatError(f"an event time is not an ISO date-time: {value!r}") from None
