@@ -172,6 +172,9 @@ LIGHT_COMMANDS = [
     ["memory", "search", "short replies"],
     ["memory", "context", "short replies", "--user", "linh"],
     ["memory", "messages", "search", "replies"],
+    ["memory", "log", "user", "short replies again", "--user", "linh"],
+    ["memory", "propose-turn", "I prefer short replies in the morning", "--user", "linh"],
+    ["memory", "recall", "short replies", "--user", "linh"],
 ]
 
 
