@@ -38,8 +38,7 @@ from bestie_tui.retrieval.scoring import (
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.markers import CORE_TITLE, HEADER, WORKING_TITLE, memory_line
 from bestie_tui.store.models import Memory
-from bestie_tui.store.records import MemoryRecord, iso
-from bestie_tui.store.support import to_record
+from bestie_tui.store.records import MEMORY_FIELDS, MemoryRecord, iso
 from bestie_tui.text.tokens import count_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -201,7 +200,8 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
         return pack
 
     allowed = active_condition(now) & scope_condition(mode, user, channel, project)
-    core_ids, w_ids = _eligible_ids(store, allowed)
+    compiled = _compiled(allowed)
+    core_ids, w_ids = _eligible_ids(store, compiled)
     index = get_index(store)
     eligible = np.concatenate([core_ids, w_ids])
     rel, top = index.lookup(query, eligible, k=MANIFEST_LIMIT * 5)
@@ -217,7 +217,7 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     rel_of = dict(zip(core_ids.tolist(), core_rel.tolist()))
     rel_of.update(zip(relevant, w_rel[picked].tolist()))
     core_ids = core_ids.tolist()
-    records = _fetch(core_ids + relevant, _compiled(allowed))
+    records = _fetch(core_ids + relevant, compiled)
     scored = {i: score(m, rel_of[i], user=user, channel=channel, project=project, now=now, config=config,
                        periods=periods)
               for i, m in records.items()}
@@ -239,7 +239,7 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
             continue
         _, left = _place(pack, pack.working, records[i], scored[i], None, left, token_mode, "token budget")
     outside = _not_eligible(top, eligible)
-    _settle_conflicts(pack, allowed, records, rel_of, near, [i for i, _ in top if i not in outside], token_budget,
+    _settle_conflicts(pack, allowed, compiled, records, rel_of, near, [i for i, _ in top if i not in outside], token_budget,
                       token_mode, lambda m, r: score(m, r, user=user, channel=channel, project=project, now=now,
                                                      config=config, periods=periods))
     _left_out_low_relevance(pack, near, config.min_relevance, now, user, channel, project, config, periods)
@@ -251,7 +251,8 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     return pack
 
 
-def _settle_conflicts(pack: ContextPack, allowed, records: dict[int, MemoryRecord], rel_of: dict[int, float],
+def _settle_conflicts(pack: ContextPack, allowed, compiled: tuple[str, list[Any]], records: dict[int, MemoryRecord],
+                      rel_of: dict[int, float],
                       near, top_eligible: list[int], token_budget: int, token_mode: str, score_of) -> None:
     """Corrected records out (their correction in), both sides of a contradiction in with a marker
     (``retrieval.conflicts``). Partners: the records this request's search found, and the eligible
@@ -261,8 +262,9 @@ def _settle_conflicts(pack: ContextPack, allowed, records: dict[int, MemoryRecor
     included = [it.record for it in pack.items]
     if not included:
         return
-    known = set(records) | {i for _, i in near} | set(top_eligible)
-    partners = list(_fetch(sorted(known - {m.id for m in included}), _compiled(allowed)).values())
+    inside = {m.id for m in included}
+    more = ({i for _, i in near} | set(top_eligible)) - set(records) - inside
+    partners = [m for i, m in records.items() if i not in inside] + list(_fetch(sorted(more), compiled).values())
     partners += partners_by_attribute(included, allowed, {m.id for m in included} | {m.id for m in partners})
     conflicts = find_conflicts(included, partners)
     if not conflicts.corrected and not conflicts.contradicted:
@@ -289,17 +291,17 @@ def _settle_conflicts(pack: ContextPack, allowed, records: dict[int, MemoryRecor
     settle(pack, conflicts, place=place, leave_out=leave_out, count=lambda line: count_tokens(line, token_mode))
 
 
-def _eligible_ids(store: MemoryStore, allowed) -> tuple[Any, Any]:
-    """(core ids, working ids) that governance and the exclusions allow, as int64 numpy arrays.
+def _eligible_ids(store: MemoryStore, allowed: tuple[str, list[Any]]) -> tuple[Any, Any]:
+    """(core ids, working ids) that governance and the exclusions (the compiled condition
+    ``allowed``) allow, as int64 numpy arrays.
 
-    The SQL (built by Peewee) returns one comma-joined string per layer: a user may own every row,
-    and reading 100,000 one-int tuples through the cursor costs more than the rest of a request."""
+    One comma-joined string per layer: a user may own every row, and reading 100,000 one-int
+    tuples through the cursor costs more than the rest of a request."""
     import numpy as np
-    from peewee import fn
 
-    query = (Memory.select(Memory.layer, fn.group_concat(Memory.id))
-             .where(allowed & Memory.layer.in_(("core", "working"))).group_by(Memory.layer))
-    sql, params = query.sql()
+    where, params = allowed
+    sql = (f"SELECT t1.layer, group_concat(t1.id) FROM memory AS t1 WHERE ({where}) "
+           f"AND t1.layer IN ('core', 'working') GROUP BY t1.layer")
     found = {layer: np.fromstring(joined, dtype=np.int64, sep=",")
              for layer, joined in store.db.execute_sql(sql, params).fetchall() if joined}
     empty = np.zeros(0, dtype=np.int64)
@@ -341,14 +343,21 @@ def _compiled(condition) -> tuple[str, list[Any]]:
 
 
 def _fetch(ids: list[int], allowed: tuple[str, list[Any]]) -> dict[int, MemoryRecord]:
-    """The records among ``ids`` that the compiled condition ``allowed`` admits, by id."""
+    """The records among ``ids`` that the compiled condition ``allowed`` admits, by id. Rows are read
+    with the cursor and converted by each field's own ``python_value`` (what a model row would hold),
+    without building model instances."""
     where, params = allowed
+    columns = ", ".join(f"t1.{name}" for name in MEMORY_FIELDS)
+    convert = [Memory._meta.fields[name].python_value for name in MEMORY_FIELDS]
+    db = Memory._meta.database
     out: dict[int, MemoryRecord] = {}
     for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
         chunk = ids[start:start + 500]
-        rows = Memory.raw(f"SELECT * FROM memory AS t1 WHERE ({where}) AND t1.id IN ({','.join('?' * len(chunk))})",
-                          *params, *chunk)
-        out.update({r.id: to_record(r) for r in rows})
+        cursor = db.execute_sql(f"SELECT {columns} FROM memory AS t1 WHERE ({where}) AND t1.id IN "
+                                f"({','.join('?' * len(chunk))})", [*params, *chunk])
+        for row in cursor.fetchall():
+            values = {name: (f(v) if v is not None else None) for name, f, v in zip(MEMORY_FIELDS, convert, row)}
+            out[values["id"]] = MemoryRecord(**values)
     return out
 
 
