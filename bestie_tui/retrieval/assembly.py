@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from bestie_tui.retrieval.governance import active_condition, check_mode, scope_condition, user_condition
+from bestie_tui.retrieval.governance import active_condition, check_mode, scope_condition
 from bestie_tui.retrieval.scoring import (
     ScoreParts,
     ScoringConfig,
@@ -430,7 +430,11 @@ def _left_out_scope_state(pack, top, user, outside: set[int], floor: float, now)
     if not top:
         return
     relevance = dict(top)
-    rows = Memory.select().where(Memory.id.in_(list(relevance)) & user_condition(user))
+    ids = list(relevance)
+    # user_condition in plain SQL: this user's records and unbound ones, never another user's
+    mine = "t1.user IS NULL" if user is None else "(t1.user = ? OR t1.user IS NULL)"
+    rows = select_records(Memory._meta.database, f"t1.id IN ({','.join('?' * len(ids))}) AND {mine}",
+                          [*ids, *([] if user is None else [user])])
     found = []
     for m in rows:
         reason, detail = _why_not(m, pack, now)
@@ -439,7 +443,7 @@ def _left_out_scope_state(pack, top, user, outside: set[int], floor: float, now)
     pack.left_out.extend(found[:MANIFEST_LIMIT])
 
 
-def _why_not(m: Memory, pack: ContextPack, now: datetime) -> tuple[str, str]:
+def _why_not(m: MemoryRecord, pack: ContextPack, now: datetime) -> tuple[str, str]:
     if m.stale:
         return "state", "stale"
     if m.superseded_by is not None:
