@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bestie_tui.facts.reader import attribute_words, read
-from bestie_tui.facts.relations import relate
+from bestie_tui.facts.relations import may_disagree, relate
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.store.support import select_records
@@ -76,6 +76,8 @@ def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -
                 continue
             seen.add(key)
             older, newer = (m, other) if (m.created_at, m.id) <= (other.created_at, other.id) else (other, m)
+            if not may_disagree(older.text, newer.text):  # most pairs: nothing in common to disagree on
+                continue
             rel = relate(older.text, newer.text)
             if rel.kind == "correction":
                 current = out.corrected.get(older.id)
