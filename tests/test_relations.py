@@ -73,3 +73,22 @@ def test_our_own_pairs_are_related_as_labelled():
     assert got[("compatible", "duplicate")] + got[("compatible", "correction")] == 0
     dup_predicted = sum(n for (_, kind), n in got.items() if kind == "duplicate")
     assert got[("duplicate", "duplicate")] / dup_predicted >= 0.95
+
+
+def test_may_disagree_never_hides_a_correction_or_contradiction():
+    """``may_disagree`` lets the context pack skip pairs: it is False only where ``relate`` finds
+    neither a correction nor a contradiction, over every ordered pair of the own pairs' texts."""
+    from itertools import permutations
+
+    from bestie_tui.facts.relations import may_disagree
+
+    pairs = [json.loads(line) for line in OWN_PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts = sorted({t for p in pairs for t in (p["a"], p["b"])})[:100]
+    skipped = missed = 0
+    for a, b in permutations(texts, 2):
+        if not may_disagree(a, b):
+            skipped += 1
+            missed += relate(a, b).kind in ("correction", "contradiction")
+    assert missed == 0
+    assert skipped > 0  # it does skip: most texts have nothing in common
+    assert not may_disagree("I play the violin.", "The dentist is on Tuesday.")

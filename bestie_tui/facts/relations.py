@@ -138,6 +138,26 @@ def categories_named(r: Reading) -> set[str]:
     return _categories(r)
 
 
+@lru_cache(maxsize=262144)
+def _disagreement_keys(text: str) -> tuple[bool, frozenset[str], frozenset[str], frozenset[str]]:
+    r = read(text)
+    exclusive = bool(r.states or r.implied or _negative_categories(r))
+    attributes = frozenset("like" if f.attribute in _LIKING else f.attribute for f in r.facts)
+    return exclusive, attributes, frozenset(r.content), frozenset(_categories(r))
+
+
+def may_disagree(older: str, newer: str) -> bool:
+    """False only when ``relate(older, newer)`` cannot be a correction or a contradiction: neither
+    text holds a state, an implied value or a denial (``_excluded``), their facts share no
+    attribute (``_pairs``), and they share no content word (``_by_words``) and no category (the
+    event step). A cheap necessary condition, read from the two cached readings, so that a caller
+    relating many pairs (a context pack's conflict check) skips the unrelated ones; keep it in step
+    with ``_relate``."""
+    ea, aa, ca, ga = _disagreement_keys(older)
+    eb, ab, cb, gb = _disagreement_keys(newer)
+    return ea or eb or not aa.isdisjoint(ab) or not ca.isdisjoint(cb) or not ga.isdisjoint(gb)
+
+
 def _categories(r: Reading) -> set[str]:
     """The categories (not the words themselves) of what a text names."""
     out: set[str] = set()
@@ -507,4 +527,4 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
         "" if a.readable or b.readable else "; " + (a.note or b.note or "")), basis="words")
 
 
-__all__ = ["Relation", "relate", "KINDS", "same_value", "categories_named"]
+__all__ = ["Relation", "relate", "KINDS", "same_value", "categories_named", "may_disagree"]

@@ -19,12 +19,13 @@ the query is still seen.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from bestie_tui.facts.reader import attribute_words, read
-from bestie_tui.facts.relations import relate
+from bestie_tui.facts.relations import may_disagree, relate
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord
-from bestie_tui.store.support import to_record
+from bestie_tui.store.support import select_records
 
 #: Appended to the newer line of two that contradict each other.
 CONFLICT_MARK = "(conflicts with the line above; the user has not said which holds: ask before relying on either)"
@@ -41,21 +42,23 @@ class Conflicts:
     contradicted: list[tuple[MemoryRecord, MemoryRecord]] = field(default_factory=list)
 
 
-def partners_by_attribute(included: list[MemoryRecord], allowed, exclude: set[int]) -> list[MemoryRecord]:
-    """Eligible records (SQL condition ``allowed``) containing the attribute words of ``included``."""
+def partners_by_attribute(included: list[MemoryRecord], allowed: tuple[str, list[Any]],
+                          exclude: set[int]) -> list[MemoryRecord]:
+    """Eligible records (the compiled SQL condition ``allowed`` on ``memory`` aliased ``t1``, with its
+    parameters) containing the attribute words of ``included``, newest first, at most ``BY_ATTRIBUTE``."""
     words: set[str] = set()
     for m in included:
         words |= attribute_words(read(m.text))
     if not words:
         return []
-    match = None
-    for w in sorted(words)[:60]:
-        term = Memory.terms.contains(f" {w} ")
-        match = term if match is None else (match | term)
-    q = Memory.select().where(allowed & match)
+    chosen = sorted(words)[:60]
+    where, params = allowed
+    sql = f"({where}) AND ({' OR '.join(['t1.terms LIKE ?'] * len(chosen))})"
+    params = [*params, *(f"% {w} %" for w in chosen)]
     if exclude:
-        q = q.where(Memory.id.not_in(list(exclude)))
-    return [to_record(r) for r in q.order_by(Memory.id.desc()).limit(BY_ATTRIBUTE)]
+        sql += f" AND t1.id NOT IN ({','.join('?' * len(exclude))})"
+        params += sorted(exclude)
+    return select_records(Memory._meta.database, sql, params, f"ORDER BY t1.id DESC LIMIT {BY_ATTRIBUTE}")
 
 
 def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -> Conflicts:
@@ -73,6 +76,8 @@ def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -
                 continue
             seen.add(key)
             older, newer = (m, other) if (m.created_at, m.id) <= (other.created_at, other.id) else (other, m)
+            if not may_disagree(older.text, newer.text):  # most pairs: nothing in common to disagree on
+                continue
             rel = relate(older.text, newer.text)
             if rel.kind == "correction":
                 current = out.corrected.get(older.id)

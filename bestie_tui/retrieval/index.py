@@ -61,6 +61,7 @@ from bestie_tui.retrieval.bm25 import (  # noqa: F401  (the weighting constants 
     parts,
 )
 from bestie_tui.store import doc_index
+from bestie_tui.store.db import planner_statistics
 from bestie_tui.text.analysis import features, query_features
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -145,6 +146,7 @@ class MemoryIndex:
                                            f"({exc}); run `bestie memory reindex` where it can") from exc
                     done = "current"  # read-only or busy: answer from the index as it is
                 if done == "rebuilt":
+                    planner_statistics(db, refresh=True)  # a rebuild follows a bulk change
                     self._fits += 1
                     self._fit_seconds = time.perf_counter() - started
             self._load_if_moved(db)
@@ -187,6 +189,7 @@ class MemoryIndex:
             db = self._db
             with db.atomic():
                 doc_index.rebuild(db, self.collection)
+            planner_statistics(db, refresh=True)
             self._fits += 1
             self._fit_seconds = time.perf_counter() - started
             self._key = None

@@ -64,11 +64,16 @@ class TermSets:
         if not q_terms or n <= 0 or k <= 0:
             return []
         df = self.df
-        if without:
-            df = df - Counter(t for i in without for t in self.sets[i])
+        # the few left-out candidates' terms, subtracted on lookup (copying the whole vocabulary's
+        # counts per call cost more than the ranking at 100,000 candidates)
+        removed = Counter(t for i in without for t in self.sets[i])
+        memo: dict[str, float] = {}
 
         def idf2(t: str) -> float:
-            return (math.log((n + 1) / (df.get(t, 0) + 1)) + 1) ** 2
+            found = memo.get(t)
+            if found is None:
+                found = memo[t] = (math.log((n + 1) / (df.get(t, 0) - removed.get(t, 0) + 1)) + 1) ** 2
+            return found
 
         q_norm = math.sqrt(sum(idf2(t) for t in q_terms))
         sharing = sorted({i for t in q_terms for i in self.holders.get(t, ()) if i not in without})

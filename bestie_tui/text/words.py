@@ -12,6 +12,7 @@ Three views of a text:
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 
@@ -35,11 +36,18 @@ def normalize(text: str) -> str:
     return " ".join(tokens(text))
 
 
-@lru_cache(maxsize=1)
-def _stemmer():
-    import snowballstemmer
+_LOCAL = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer():
+    """This thread's Snowball stemmer: one object keeps its state in attributes while it stems, so
+    two threads sharing it (the console's Doctor and Cleanup workers) broke each other's words."""
+    found = getattr(_LOCAL, "stemmer", None)
+    if found is None:
+        import snowballstemmer
+
+        found = _LOCAL.stemmer = snowballstemmer.stemmer("english")
+    return found
 
 
 @lru_cache(maxsize=65536)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -67,6 +68,7 @@ class BestieApp(App[None]):
         self.poll_interval = poll_interval
         self.start_mode = start_mode
         self._data_version = None
+        self._status_cache: tuple[tuple[int, int], Any] | None = None
 
     def on_mount(self) -> None:
         self._data_version = self._read_data_version()
@@ -75,9 +77,22 @@ class BestieApp(App[None]):
             self.set_interval(self.poll_interval, self.check_external_changes)
 
     def _first_mode(self) -> str:
-        counts = self.store.tier_counts()
+        counts = self.store_status().tiers  # counted once: the first view's status line reuses it
         only_pending = counts["pending"] and not any(counts[t] for t in ("core", "working", "archive"))
         return "pending" if only_pending else "tiers"
+
+    def store_status(self):
+        """``store.status()`` for the status line, counted again only when the database changed:
+        a commit by another connection (``PRAGMA data_version``) or a row written through this one
+        (``total_changes()``). Every view shows it when it opens, and at 100,000 memories and a
+        million messages the counts take longer than a view switch may (issue 13)."""
+        mark = self.store.db.execute_sql("SELECT total_changes()").fetchone()[0], self._read_data_version()
+        cached = self._status_cache
+        if cached is not None and cached[0] == mark:
+            return cached[1]
+        status = self.store.status()
+        self._status_cache = (mark, status)
+        return status
 
     def _read_data_version(self) -> int:
         # PRAGMA data_version changes when *another* connection commits to the file.

@@ -126,3 +126,24 @@ async def test_a_rebuild_after_a_change_elsewhere_keeps_the_owners_choices_and_s
         assert "The plan was rebuilt because memories changed; kept your" in shown  # the toast wraps
         assert "2 choice(s)." in shown
         assert screen.query_one(PlanDiff).current.key == "supersede:4>5"
+
+
+async def test_a_long_plan_is_shown_a_chunk_at_a_time_and_G_reaches_its_last_operation(store, monkeypatch):
+    from bestie_tui.tui.widgets import plan_diff
+
+    monkeypatch.setattr(plan_diff, "CHUNK", 2)
+    for topic in ["green tea", "jazz records", "mountain hikes", "chess puzzles", "sourdough bread"]:
+        store.add("preference", f"I love {topic}.")
+        store.add("preference", f"I really love {topic}.")
+    app = BestieApp(store, poll_interval=0, start_mode="cleanup")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        diff = screen.query_one(PlanDiff)
+        assert len(screen.plan.operations) == 5
+        assert diff.option_count == 2  # the rest are not built yet
+        await pilot.press("j")
+        assert diff.option_count == 4 and diff.current.key == "merge:3,4"
+        await pilot.press("G")
+        await pilot.pause()
+        assert diff.option_count == 5 and diff.current.key == "merge:9,10"
+        assert "merge:9,10" in screen_text(app)

@@ -56,7 +56,8 @@ class BestieScreen(Screen):
         self.update_status()
 
     def update_status(self) -> None:
-        self.query_one(StatusLine).show(self.store.status())
+        status = getattr(self.app, "store_status", None)
+        self.query_one(StatusLine).show(status() if status is not None else self.store.status())
 
     def refresh_data(self) -> None:
         """Reload what the view shows from the store, keeping the selection where possible."""

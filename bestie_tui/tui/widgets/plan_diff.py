@@ -14,6 +14,10 @@ from textual.widgets.option_list import Option
 
 from ..display import append
 
+#: Operations made into options at a time. A plan at 100,000 memories has tens of thousands of
+#: operations; building every option at once held the console for many seconds (issue 13).
+CHUNK = 200
+
 
 class PlanDiff(OptionList):
     """Shows ``plan.operations``; ``refresh_operation(index)`` redraws one after a toggle or edit."""
@@ -35,17 +39,43 @@ class PlanDiff(OptionList):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.plan = None
+        self._shown = 0  # operations made into options so far (the first ``_shown``)
 
     def show_plan(self, plan) -> None:
         """Replace the options with ``plan``'s operations; the highlight stays on the same operation
-        (by key) if it is still there, else on the same position."""
+        (by key) if it is still there, else on the same position. Only the first ``CHUNK``
+        operations (or up to the highlight) become options now; more are added as the highlight
+        nears the end of those, and all of them on ``G``."""
         keep = self.highlighted
         keep_key = self.current.key if self.current is not None else None
         self.plan = plan
-        self.set_options(Option(self._prompt(i, op), id=op.key) for i, op in enumerate(plan.operations))
-        if plan.operations:
-            keys = [op.key for op in plan.operations]
-            self.highlighted = keys.index(keep_key) if keep_key in keys else min(keep or 0, len(keys) - 1)
+        ops = plan.operations
+        target = 0
+        if ops:
+            keys = [op.key for op in ops]
+            target = keys.index(keep_key) if keep_key in keys else min(keep or 0, len(ops) - 1)
+        self._shown = min(len(ops), max(CHUNK, target + CHUNK))
+        self.set_options(Option(self._prompt(i, ops[i]), id=ops[i].key) for i in range(self._shown))
+        if ops:
+            self.highlighted = target
+
+    def _show_more(self, upto: int) -> None:
+        """Make options of the operations up to index ``upto`` (exclusive), after those shown."""
+        ops = self.plan.operations if self.plan is not None else []
+        end = min(len(ops), upto)
+        if end > self._shown:
+            start, self._shown = self._shown, end
+            self.add_options(Option(self._prompt(i, ops[i]), id=ops[i].key) for i in range(start, end))
+
+    def watch_highlighted(self, highlighted: int | None) -> None:
+        super().watch_highlighted(highlighted)
+        if highlighted is not None and highlighted >= self._shown - max(1, CHUNK // 4):
+            self._show_more(self._shown + CHUNK)
+
+    def action_last(self) -> None:
+        if self.plan is not None:
+            self._show_more(len(self.plan.operations))
+        super().action_last()
 
     def refresh_operation(self, index: int) -> None:
         self.replace_option_prompt_at_index(index, self._prompt(index, self.plan.operations[index]))
