@@ -377,8 +377,8 @@ def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]
     for x in dates.quantities(text_of(tk)):
         old_at = next((k for k, w in enumerate(words) if w.endswith("old")), None)
         if x.kind == "age" and (old_at is not None and old_at + 1 < len(words) and tk.units[old_at + 1].is_word
-                                or "was" in words or "since" in words):
-            continue  # "a 10 year old son", "I was 18 when …": not the subject's age now
+                                or "was" in words or "since" in words or "at age" in " ".join(words)):
+            continue  # "a 10 year old son", "I was 18 when …", "at age 18": not the subject's age now
         if x.kind == "age" and "age" not in have:
             extra.append(Fact("age", "", frozenset({f"age:{x.value}"}), dates.show(x), 1))
         elif x.kind == "mass" and "weight" not in have:
@@ -540,9 +540,9 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
 
 
 def _past_age(us, n: int) -> bool:
-    """An age said with "was"/"were" or after "since": a past age ("since I was 22")."""
+    """An age said with "was"/"were", after "since" or "at": a past age ("since I was 22", "at age 18")."""
     lo = clause_start(us, n)
-    return any(u.words in ("was", "were", "since") for u in us[lo:n])
+    return any(u.words in ("was", "were", "since") for u in us[lo:n]) or n > 0 and us[n - 1].words == "at"
 
 
 def _measure(tk: Tokens, attribute: str, j: int, end: int, skip: set[int]) -> Fact | None:
@@ -710,7 +710,8 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
         person_value = value & en.PERSON_CONCEPTS
         if person_value and subject.kind == "person" and subject.name:
             return Fact("role", sorted(person_value)[0], frozenset({subject.name}), subject.name.title(), pol)
-        numbers = [x for x in dates.quantities(text_of(tk)) if x.kind == "number"]
+        # the number is the value itself ("I am 32"), not one said later ("a housewife since I was 22")
+        numbers = [x for x in dates.quantities(text) if x.kind == "number"]
         if subject.kind in ("person", "owner") and len(value) == 1 and numbers \
                 and float(numbers[0].value) <= 120:  # type: ignore[arg-type]
             return Fact("age", "", frozenset({f"age:{numbers[0].value}"}), str(numbers[0].value), pol)

@@ -182,10 +182,15 @@ def same_value(fa: Fact, fb: Fact, qa: frozenset[dates.Quantity], qb: frozenset[
     numbers_b = {x for x in vb if x.replace(".", "").isdigit()}
     if numbers_a and numbers_b and not (numbers_a & numbers_b) and not (dates.agree(qa, qb) and qa and qb):
         return False
+    if fa.attribute in ("children", "pets", "siblings"):
+        ca = {q.value for q in qa if q.kind in ("number", "count")}
+        cb = {q.value for q in qb if q.kind in ("number", "count")}
+        if ca and cb and not ca & cb:
+            return False  # "one child" is not "3 kids"
     if not va or not vb:
         return not va and not vb or fa.attribute in ("allergy", "children", "marital", "siblings")
     if fa.attribute in ("name",):
-        return _plain(va) == _plain(vb)
+        return _plain(va) - _NAMING == _plain(vb) - _NAMING  # "called Ms Thao" is "Ms Thao"
     if fa.attribute in _SET_VALUED:
         return va == vb
     if any(x.startswith(("date:", "time:", "year:", "age:", "grade:", "mass:", "length:", "floor:", "weekday:",
@@ -204,6 +209,11 @@ _ONE_THING = frozenset({"residence", "location", "hometown", "employer", "school
                         "decision", "approval", "permission", "pricing", "opening"})
 
 
+#: Words that say a name is given, not part of it.
+_NAMING = frozenset({"call", "name", "named"})
+#: Generic attributes whose extra words qualify the value rather than name a part of it: "not reliable
+#: in other things" does not deny "reliable in my job", nor "no good clothing" "dingy clothing".
+_QUALIFIED = frozenset({"is", "have", "do"})
 #: Attributes whose value is a set of items: equal only when the sets are ("French and English" is
 #: more than "English").
 _SET_VALUED = frozenset({"languages", "reply language", "written language", "pets", "children"})
@@ -276,12 +286,15 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
             return rel("correction", f"not {old} → {new}", "change")
         if b.event and not a.event and not a.ever and fb.polarity > 0:
             return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+        if a.event != b.event and (fa.polarity < 0 if a.event else fb.polarity < 0) and not (a.ever or b.ever):
+            # "not playing football this week" beside "have played football since I was young"
+            return rel("compatible", "a one-off denial beside a lasting state", "event")
         return rel("contradiction", f"{old} / not {old}" if fb.polarity < 0 else f"not {old} / {new}",
                    "antonym" if a.antonym != b.antonym else "negation")
     # different values
     if fa.polarity != fb.polarity:
         negative, positive = (fa, fb) if fa.polarity < 0 else (fb, fa)
-        if negative.value and set(negative.value) < set(positive.value):
+        if negative.value and set(negative.value) < set(positive.value) and fa.attribute not in _QUALIFIED:
             # a denial of the whole covers its part: "hates durian" / "loves durian smoothies" (but "no
             # carrot cake" does not deny "likes cake")
             if b.event and not a.event and fb.polarity > 0 and not a.ever:
@@ -298,7 +311,9 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         counted = {v for v in only.value if v.isdigit()}
         if counted and not ((set(only.value) - counted) & set(other.value)):
             return rel("compatible", f"only {_show(only)} counts those, not {_show(other)}", "many")
-        if set(other.value) <= set(only.value):
+        if fa.attribute == "children" and not _counts_differ(a, b):
+            return rel("compatible", f"{_show(other)} can be the only one", "many")  # "only one child" / "a daughter"
+        if set(other.value) <= set(only.value) and not (fa.attribute == "children" and _counts_differ(a, b)):
             return rel("compatible", f"{_show(other)} is within only {_show(only)}", "many")
         if fa.attribute in ("do", "have", "is", "like") and not (_value_categories(fa) & _value_categories(fb)):
             return rel("compatible", f"{old} and {new} are different kinds of thing", "many")
@@ -327,6 +342,13 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
     if b.long_ago:
         return rel("contradiction", f"{old} / {new}: the newer says it has long been so", "value")
     return rel("correction", f"{old} → {new}", "value")
+
+
+def _counts_differ(a: Reading, b: Reading) -> bool:
+    """Both texts count (a number or a number word) and no count is in both: "one child" / "3 kids"."""
+    ca = {q.value for q in a.quantities if q.kind in ("number", "count")}
+    cb = {q.value for q in b.quantities if q.kind in ("number", "count")}
+    return bool(ca and cb and not ca & cb)
 
 
 def _named(f: Fact) -> bool:
@@ -411,8 +433,8 @@ def _members_named(r: Reading) -> set[str]:
 def _excluded(a: Reading, b: Reading) -> Relation | None:
     """Step 2 of the module docstring, in both directions."""
     for x, y, newer_is_y in ((a, b, True), (b, a, False)):
-        if y.plan or x.plan or y.past and not x.ever:
-            continue
+        if y.plan or x.plan or y.past and not x.ever or x.past and not x.ever:
+            continue  # a past state excludes nothing now ("was a vegetarian for six years" / "likes bacon")
         family = y.subject.kind == "person" and y.subject.of is None and y.subject.role is not None
         same = same_subject(x.subject, y.subject, x.content, y.content) == "same"
         if x.subject.kind != "owner" and not same:
@@ -430,7 +452,10 @@ def _excluded(a: Reading, b: Reading) -> Relation | None:
         denied = _negative_categories(x)
         if denied and family and x.subject.kind == "owner":
             relatives = categories_of(y.subject.role or "")
-            if denied & relatives:
+            # only a denial of having one ("no wife", "not married"), not of liking one ("don't like my wife")
+            had = {v for f in x.facts if f.polarity < 0 and f.attribute not in ("like", "prefer", "fear")
+                   for v in f.value}
+            if denied & relatives & had:
                 return _clash(x, y, newer_is_y, "not " + ", ".join(sorted(denied)), y.subject.role or "")
         if not same or not denied:
             continue
@@ -491,7 +516,8 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
     what = "word overlap" if similarity is None else "similarity"
     if a.plan != b.plan or a.past != b.past and not (a.ever and a.negated or b.ever and b.negated):
         return Relation("compatible", "a plan, a wish or a past state beside a statement", basis="plan")
-    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated and ca & cb and not (a.readable or b.readable):
+    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated and ca & cb and not (a.readable or b.readable) \
+            and not (a.hedged or b.hedged):  # "not sure what meditating is like" denies nothing
         if b.ended and b.negated:
             return Relation("correction", f"the same words ({what} {dice:.2f}); the newer says it ended",
                             subject=who, basis="ended")

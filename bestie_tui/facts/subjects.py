@@ -102,6 +102,8 @@ def _is_name(u: Unit, nxt: Unit | None, first: bool, flagged: bool = False) -> b
             or (nxt.cap and nxt.is_word))
 
 
+#: Pronouns of other people (a group or someone unnamed), never the owner.
+_OTHERS = frozenset({"they", "people", "everyone", "everybody", "someone", "somebody", "nobody", "others"})
 _ANIMALS = frozenset({"dog", "cat", "parrot", "hamster", "horse", "rabbit", "goldfish", "bird", "pet"})
 _PRONOUNS = frozenset({"it", "this", "that", "there", "here", "what", "who", "they", "these", "those", "he", "she",
                        "we", "you", "i", "one", "someone", "everyone", "nobody", "people"})
@@ -238,6 +240,9 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
         return OWNER, j
     if u.words in en.HONORIFICS and nxt is not None and nxt.cap:
         return Subject("person", name=nxt.fold), i + 2
+    if u.words in _OTHERS and not any("me" in v.words.split() for v in us[i + 1:i + 4]):
+        # "They do not approve of …": others, not the owner ("People call me Tom" is the owner's name)
+        return Subject("person", name=u.words), i + 1
     if not determined and _is_name(u, nxt, first=(i == 0 or not us[i - 1].is_word), flagged=i in flagged):
         name = u.fold
         j = i + 1

@@ -81,6 +81,7 @@ _CONTRACTIONS = [
     (re.compile(r"'ll\b", re.I), " will"), (re.compile(r"'d\b", re.I), " would"),
     (re.compile(r"\b(it|that|he|she|there|what|who|here|where|this)'s\b", re.I), r"\1 is"),
     (re.compile(r"\blet's\b", re.I), "let us"),
+    (re.compile(r"\b(Mr|Mrs|Ms|Dr|Prof)\.(?=\s+[A-Z])"), r"\1"),  # "Ms. Thao": a title, not the end of a sentence
 ]
 _TOKEN = re.compile(r"\$?\d+(?:[:.,/]\d+)*[^\W\d_]*|[^\W\d_]+(?:\d+[^\W\d_]*)*|'s\b|s'(?=\s)|[.;!?:,()]")
 _CLAUSE_PUNCT = frozenset(".;!?()")
