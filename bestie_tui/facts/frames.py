@@ -127,7 +127,8 @@ def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]
             continue  # "hai tháng", "three months": how long, not what
         if u.fold in _DURATION and n > i and (us[n - 1].key in _NUMBER_WORDS or us[n - 1].words[:1].isdigit()):
             continue
-        if u.key in en.FUNCTION or u.key in _PREPS or u.key in FLAG_WORDS or u.key in en.SELF \
+        named = u.cap and n > 0 and nxt is not None and nxt.cap and nxt.is_word  # "New York", "Good Hope"
+        if u.key in en.FUNCTION or u.key in _PREPS or u.key in FLAG_WORDS and not named or u.key in en.SELF \
                 or u.fold in _WHEN \
                 or u.vi and (u.words in vi.FUNCTION or u.words in vi.SELF or u.fold in VI_FLAG_WORDS) \
                 or (n in skip and u.size == 1):
@@ -259,6 +260,22 @@ def _fact(tk: Tokens, attribute: str, key: str, lo: int, hi: int, skip: set[int]
     return Fact(attribute, key, value, text or "", valence * polarity_at(tk, at))
 
 
+def _about_another(us, n: int, start: int) -> bool:
+    """The cue at ``n`` is in a relative clause about another person: "I have a brother who lives in
+    California", "I have an aunt that works as a nurse" (where the brother lives, not the owner)."""
+    lo = clause_start(us, n)
+    for r in range(max(lo, start), n):
+        if us[r].words in ("who", "that", "whose") and r > 0 and (
+                us[r - 1].key in en.PERSON_CONCEPTS or us[r - 1].words in _OTHER_PEOPLE):
+            return True
+    return False
+
+
+#: Nouns of people that are not in the lexicon of relatives and roles.
+_OTHER_PEOPLE = frozenset({"friend", "friends", "people", "someone", "person", "guy", "girl", "woman", "man",
+                           "kids", "children", "neighbor", "neighbour"})
+
+
 def facts_of(tk: Tokens, subject: Subject, start: int, flag_units: set[int]) -> list[Fact]:
     """The facts of a text (see the module docstring)."""
     us = tk.units
@@ -271,7 +288,8 @@ def facts_of(tk: Tokens, subject: Subject, start: int, flag_units: set[int]) -> 
         if f is not None:
             out.append(f)
             taken.update(range(0, clause_end(us, start)))
-    cues = [n for n, u in enumerate(us) if u.is_cue and n not in free and n not in taken]
+    cues = [n for n, u in enumerate(us) if u.is_cue and n not in free and n not in taken
+            and not _about_another(us, n, start)]
     for k, n in enumerate(cues):
         end = clause_end(us, n)
         later = [m for m in cues[k + 1:] if m < end]
@@ -381,11 +399,14 @@ def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]
             continue  # "a 10 year old son", "I was 18 when …", "at age 18": not the subject's age now
         if x.kind == "age" and "age" not in have:
             extra.append(Fact("age", "", frozenset({f"age:{x.value}"}), dates.show(x), 1))
-        elif x.kind == "mass" and "weight" not in have:
+        elif x.kind == "mass" and "weight" not in have and not set(words) & _LIFTS:  # "bench press 345 pounds"
             extra.append(Fact("weight", "", frozenset({f"mass:{x.value}"}), dates.show(x), 1))
     return extra
 
 
+#: Words of lifting or carrying: the mass said with them is a load, not the subject's weight.
+_LIFTS = frozenset({"lift", "lifts", "lifted", "press", "presses", "squat", "squats", "deadlift", "carry", "carries",
+                    "bench", "curl", "pull", "push"})
 _WEAK = frozenset({"like", "prefer", "location", "switch", "named", "residence", "employer", "lead",
                    "written language", "consume"})
 

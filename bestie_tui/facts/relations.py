@@ -209,6 +209,12 @@ _ONE_THING = frozenset({"residence", "location", "hometown", "employer", "school
                         "decision", "approval", "permission", "pricing", "opening"})
 
 
+#: Attributes a person can hold two values of at once, or at two scales (a borough and its city; two
+#: jobs; a thing's several traits): another value is a correction only when the newer says it changed.
+_SAID_CHANGES = frozenset({"residence", "location", "hometown", "employer", "title", "school", "of", "prefer",
+                           "work location"})
+#: Word beginnings inside attribute cues that say a value changed ("promoted to", "transferred to").
+_CHANGE_STEMS = ("promot", "moved", "relocat", "transferr", "hired", "joined", "demot")
 #: Words that say a name is given, not part of it.
 _NAMING = frozenset({"call", "name", "named"})
 #: Generic attributes whose extra words qualify the value rather than name a part of it: "not reliable
@@ -341,6 +347,11 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("contradiction", f"{old} / {new}: it only grows", "value")
     if b.long_ago:
         return rel("contradiction", f"{old} / {new}: the newer says it has long been so", "value")
+    if fa.attribute in _SAID_CHANGES and not (b.change or b.fix or b.became or b.ended or b.event or a.ended
+                                               or any(w.startswith(_CHANGE_STEMS) for w in b.text.lower().split())):
+        # "I live in Queens" / "I live in New York", "I work at a shelter" / "I work at the library":
+        # without a word of change both can hold (places nest, people hold two jobs)
+        return rel("compatible", f"{old} and {new} can both hold (no word of a change)", "many")
     return rel("correction", f"{old} → {new}", "value")
 
 

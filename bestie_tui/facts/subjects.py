@@ -227,6 +227,12 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
             return Subject("person", name=name, role=role), j
         if j < len(us) and us[j].key in _ANIMALS and j + 1 < len(us) and (us[j + 1].stem in VERBS or us[j + 1].is_cue):
             return Subject("person", role=us[j].key), j + 1  # "My dog likes hilly hiking": the dog's
+        if j + 2 < len(us) and us[j].is_word and not us[j].is_cue and us[j + 1].key == "'s":
+            # "My dog's name is Bucket", "My shop's name is …": the dog's, the shop's, not the owner's
+            possessed, k = _take_possessed(us, j + 2)
+            if us[j].key in _ANIMALS:
+                return Subject("person", role=us[j].key, possessed=possessed), k
+            return Subject("thing", words=frozenset({us[j].key}), possessed=possessed), k
         possessed, j = _take_possessed(us, j)
         return Subject("owner", possessed=possessed), j
     if u.key in ("his", "her", "their") and nxt is not None and nxt.key in en.PERSON_CONCEPTS:

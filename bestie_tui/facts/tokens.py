@@ -346,6 +346,9 @@ def _flags(out: list[Unit], raw, folds, starts_raw, starts_fold, folded_vi, en_f
             tag = en_flags.single.get(folds[i]) or (vi_flags.single.get(vi_keys[i]) if vi_flags is not None and not (
                 folded_vi and vi_keys[i] in vi.FOLDED_AMBIGUOUS) else None)
             hit = (1, tag) if tag is not None and i not in inside else None
+        if hit is not None and hit[1] == "!change" and folds[i] == "new" and i + 1 in unit_at \
+                and out[unit_at[i]].cap and out[unit_at[i + 1]].cap and unit_at[i + 1] != unit_at[i]:
+            hit = None  # "New York", "New Delhi": a name, not a change
         if hit is not None:
             n, tag = hit
             span = range(i, i + n)
