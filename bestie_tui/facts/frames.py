@@ -102,6 +102,11 @@ def content_keys(us, flag_units: set[int]) -> list[str]:
     return out
 
 
+#: Words that open a name rather than belong to it ("The Beatles" is "Beatles").
+_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these",
+                          "those", "i"})
+
+
 def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]:
     """The value units in ``us[i:end]`` up to a comma, a cue or a value-ending word: content words,
     with joined short syllables ("ha noi" → ``hanoi``) and letters split from digits ("reno8" →
@@ -128,9 +133,11 @@ def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]
         if u.fold in _DURATION and n > i and (us[n - 1].key in _NUMBER_WORDS or us[n - 1].words[:1].isdigit()):
             continue
         named = u.cap and n > 0 and nxt is not None and nxt.cap and nxt.is_word  # "New York", "Good Hope"
-        if u.key in en.FUNCTION or u.key in _PREPS or u.key in FLAG_WORDS and not named or u.key in en.SELF \
-                or u.fold in _WHEN \
-                or u.vi and (u.words in vi.FUNCTION or u.words in vi.SELF or u.fold in VI_FLAG_WORDS) \
+        # a capitalised word inside a name is part of it: "Can Tho", "Cần Thơ" (not "The", "My")
+        in_name = named and u.key not in _DETERMINERS
+        if u.key in en.FUNCTION and not in_name or u.key in _PREPS or u.key in FLAG_WORDS and not named \
+                or u.key in en.SELF or u.fold in _WHEN \
+                or u.vi and (u.words in vi.FUNCTION and not in_name or u.words in vi.SELF or u.fold in VI_FLAG_WORDS) \
                 or (n in skip and u.size == 1):
             prev_short = None
             continue
@@ -404,6 +411,8 @@ def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]
     return extra
 
 
+_COLOURS = frozenset({"red", "blue", "green", "yellow", "purple", "pink", "orange", "black", "white", "grey", "gray",
+                      "brown", "silver", "gold", "navy", "beige", "dark", "light", "bright"})
 #: Words of lifting or carrying: the mass said with them is a load, not the subject's weight.
 _LIFTS = frozenset({"lift", "lifts", "lifted", "press", "presses", "squat", "squats", "deadlift", "carry", "carries",
                     "bench", "curl", "pull", "push"})
@@ -442,6 +451,8 @@ def _possessed(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact
     cue = p[0] if p and p[0] in NOUN_CUES else None
     tool = next((w for w in p if w in TOOL_NOUNS), None)
     if tool:
+        if linked and j < end and all(u.words in _COLOURS for u in us[j:end] if u.is_word):
+            return None  # "My car is black": its colour, not which car
         return _fact(tk, "tool", tool, j, end, skip, j) if linked else None
     if cue is not None:
         attribute = CUE_ATTRIBUTE.get(cue, cue[1:])
@@ -638,12 +649,12 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
     if j + 1 < end and us[j].words in ("away", "out") and us[j + 1].words in ("from", "of"):
         old, shown = value_of(us, j + 2, end, skip)  # "moving away from Montano": it no longer holds
         return Fact("residence", "", frozenset({"elsewhere"}), f"away from {shown}", pol, old_value=old)
-    if j < end and us[j].key == "from":
+    if j < end and (us[j].key == "from" or us[j].vi and us[j].fold == "tu"):
         k = j + 1
-        while k < end and us[k].key != "to":
+        while k < end and us[k].key != "to" and not (us[k].vi and us[k].fold in _VI_TO):
             k += 1
         old, _ = value_of(us, j + 1, k, skip)
-        j = k
+        j = k + 1 if k < end and us[k].vi and us[k].fold in _VI_TO else k
     value, text = value_of(us, j, end, skip)
     floor = next((x for x in q if x.kind == "floor"), None)
     if floor is not None:
@@ -666,9 +677,24 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
     if work is not None:
         v, t = value_of(us, work + 1, end, skip)
         return Fact("title", "", v, t, pol)
-    if us[n].key == "@move" and subject.kind in ("owner", "person"):
+    if subject.kind in ("owner", "person") and (us[n].key == "@move" or old and _all_named(us, j, end)):
+        # "moved to …"; "chuyển từ Huế vào Cần Thơ" (a switch from one named place to another)
         return Fact("residence", "", value, text, pol, old_value=old)
     return Fact("switch", "", value, text, pol, old_value=old) if value else None
+
+
+#: Vietnamese words for "to" after "từ X" (from X): into, out to, over to, to, back to.
+_VI_TO = frozenset({"vao", "ra", "sang", "den", "ve", "toi", "len", "xuong"})
+
+
+def _all_named(us, i: int, end: int) -> bool:
+    """The words of ``us[i:end]`` up to a time word or the end are capitalised (a place's name)."""
+    words = []
+    for u in us[i:end]:
+        if not u.is_word or u.fold in _WHEN or u.fold in ("thang", "nam", "tuan", "hom", "last", "in", "on"):
+            break
+        words.append(u)
+    return bool(words) and all(u.cap for u in words)
 
 
 def _schedule(tk: Tokens, subject: Subject) -> Fact | None:
@@ -736,7 +762,8 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
         if subject.kind in ("person", "owner") and len(value) == 1 and numbers \
                 and float(numbers[0].value) <= 120:  # type: ignore[arg-type]
             return Fact("age", "", frozenset({f"age:{numbers[0].value}"}), str(numbers[0].value), pol)
-        if subject.kind == "person" and subject.role and any(u.cap for u in us[j + 1:end] if u.is_word):
+        if subject.kind == "person" and subject.role and any(u.cap for u in us[j + 1:end] if u.is_word) \
+                and not (j + 1 < end and (us[j + 1].key in _PREPS or us[j + 1].is_cue)):  # "is in Paris": a place
             return Fact("name", "", value, text, pol)
         if subject.kind == "thing":
             return Fact("of", " ".join(sorted(subject.words)), value, text, pol)

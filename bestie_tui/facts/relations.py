@@ -275,6 +275,8 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("compatible", "a plan or wish beside a statement", "plan")
     if (a.past != b.past) and not (a.ever and fa.polarity < 0 or b.ever and fb.polarity < 0):
         return rel("compatible", "a past state beside a present one", "past")
+    if fa.attribute == "name" and _called(a) != _called(b) and not (b.change or b.fix):
+        return rel("compatible", "a name beside what one is called", "scope")  # "My name is William" / "call me Bill"
     same = same_value(fa, fb, a.quantities, b.quantities)
     if same:
         if fa.polarity == fb.polarity:
@@ -300,7 +302,8 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
     # different values
     if fa.polarity != fb.polarity:
         negative, positive = (fa, fb) if fa.polarity < 0 else (fb, fa)
-        if negative.value and set(negative.value) < set(positive.value) and fa.attribute not in _QUALIFIED:
+        if negative.value and set(negative.value) < set(positive.value) and fa.attribute not in _QUALIFIED \
+                and _surface(negative) <= _surface(positive):  # "nature" is not in "natural remedies"
             # a denial of the whole covers its part: "hates durian" / "loves durian smoothies" (but "no
             # carrot cake" does not deny "likes cake")
             if b.event and not a.event and fb.polarity > 0 and not a.ever:
@@ -353,6 +356,18 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         # without a word of change both can hold (places nest, people hold two jobs)
         return rel("compatible", f"{old} and {new} can both hold (no word of a change)", "many")
     return rel("correction", f"{old} → {new}", "value")
+
+
+def _surface(f: Fact) -> set[str]:
+    """The words of a value as written, lower-cased, a plural "s" dropped (stems join "films" and
+    "filming", "nature" and "natural"; this keeps them apart)."""
+    return {w.lower().rstrip("s") for w in f.value_text.split() if w.isalpha()}
+
+
+def _called(r: Reading) -> bool:
+    """The text says what its subject is called ("call me Bill", "goes by Steph"), not a name."""
+    low = " " + " ".join(r.text.lower().split()) + " "
+    return any(p in low for p in (" call me ", " calls me ", " called me ", " go by ", " goes by ", " nickname "))
 
 
 def _counts_differ(a: Reading, b: Reading) -> bool:

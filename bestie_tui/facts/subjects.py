@@ -232,7 +232,7 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
             possessed, k = _take_possessed(us, j + 2)
             if us[j].key in _ANIMALS:
                 return Subject("person", role=us[j].key, possessed=possessed), k
-            return Subject("thing", words=frozenset({us[j].key}), possessed=possessed), k
+            return Subject("thing", words=frozenset({us[j].key}), possessed=possessed, of="my"), k
         possessed, j = _take_possessed(us, j)
         return Subject("owner", possessed=possessed), j
     if u.key in ("his", "her", "their") and nxt is not None and nxt.key in en.PERSON_CONCEPTS:
@@ -390,6 +390,9 @@ def same_subject(a: Subject, b: Subject, content_a: frozenset[str], content_b: f
         return "different" if not (a.words & b.words) else "unknown"
     if {a.kind, b.kind} == {"owner", "person"}:
         return "different"
+    thing = a if a.kind == "thing" else b
+    if {a.kind, b.kind} == {"owner", "thing"} and thing.of == "my" and thing.possessed:
+        return "different"  # "My shop's name is …" / "My name is Lee"
     return "unknown"
 
 
