@@ -20,6 +20,8 @@ A fact's polarity counts the negations of its own segment (a clause cut at comma
 
 from __future__ import annotations
 
+import re
+
 from bestie_tui.facts import dates
 from bestie_tui.facts import lexicon_en as en
 from bestie_tui.facts import lexicon_vi as vi
@@ -188,7 +190,13 @@ def scoped_polarity(tk: Tokens, n: int) -> int:
     like living in a rural area" still lives there; "I don't have many chances to speak German"
     still speaks it). An ended state always does."""
     pol = polarity_at(tk, n)
-    if pol > 0 or any(j <= n for span in tk.flags.get("ended", ()) for j in span if _same_segment(tk, j, n)):
+    if pol > 0:
+        return pol
+    if any(j <= n for span in tk.flags.get("ended", ()) for j in span if _same_segment(tk, j, n)):
+        us = tk.units
+        if n > 0 and us[n - 1].key in ("and", "then") and us[n].words.split()[0].endswith("ed") and not any(
+                j < n for span in tk.flags.get("neg", ()) for j in span if _same_segment(tk, j, n)):
+            return 1  # "quit Grab and joined Shopee": the end does not reach the next thing done
         return pol
     from bestie_tui.facts.subjects import VERBS
 
@@ -279,7 +287,7 @@ def _about_another(us, n: int, start: int) -> bool:
 
 
 #: Nouns of people that are not in the lexicon of relatives and roles.
-_OTHER_PEOPLE = frozenset({"friend", "friends", "people", "someone", "person", "guy", "girl", "woman", "man",
+_OTHER_PEOPLE = frozenset({"friend", "friends", "people", "someone", "person", "guy", "girl", "boy", "woman", "man",
                            "kids", "children", "neighbor", "neighbour"})
 
 
@@ -404,6 +412,9 @@ def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]
         if x.kind == "age" and (old_at is not None and old_at + 1 < len(words) and tk.units[old_at + 1].is_word
                                 or "was" in words or "since" in words or "at age" in " ".join(words)):
             continue  # "a 10 year old son", "I was 18 when …", "at age 18": not the subject's age now
+        if x.kind == "age" and subject.kind == "owner" and any(
+                u.key in en.PERSON_CONCEPTS or u.words in _OTHER_PEOPLE for u in tk.units):
+            continue  # "I have a girl aged 10": the child's age
         if x.kind == "age" and "age" not in have:
             extra.append(Fact("age", "", frozenset({f"age:{x.value}"}), dates.show(x), 1))
         elif x.kind == "mass" and "weight" not in have and not set(words) & _LIFTS:  # "bench press 345 pounds"
@@ -411,6 +422,7 @@ def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]
     return extra
 
 
+_FEET_INCHES = re.compile(r"\d\s*['′’]\s*\d")
 _COLOURS = frozenset({"red", "blue", "green", "yellow", "purple", "pink", "orange", "black", "white", "grey", "gray",
                       "brown", "silver", "gold", "navy", "beige", "dark", "light", "bright"})
 #: Words of lifting or carrying: the mass said with them is a load, not the subject's weight.
@@ -759,7 +771,7 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
             return Fact("role", sorted(person_value)[0], frozenset({subject.name}), subject.name.title(), pol)
         # the number is the value itself ("I am 32"), not one said later ("a housewife since I was 22")
         numbers = [x for x in dates.quantities(text) if x.kind == "number"]
-        if subject.kind in ("person", "owner") and len(value) == 1 and numbers \
+        if subject.kind in ("person", "owner") and len(value) == 1 and numbers and not _FEET_INCHES.search(tk.text) \
                 and float(numbers[0].value) <= 120:  # type: ignore[arg-type]
             return Fact("age", "", frozenset({f"age:{numbers[0].value}"}), str(numbers[0].value), pol)
         if subject.kind == "person" and subject.role and any(u.cap for u in us[j + 1:end] if u.is_word) \

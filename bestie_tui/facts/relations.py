@@ -275,6 +275,8 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("compatible", "a plan or wish beside a statement", "plan")
     if (a.past != b.past) and not (a.ever and fa.polarity < 0 or b.ever and fb.polarity < 0):
         return rel("compatible", "a past state beside a present one", "past")
+    if fa.attribute == "favourite" and (_ranked(a) or _ranked(b)):
+        return rel("compatible", "one of several favourites, not the favourite", "many")  # "my second favourite"
     if fa.attribute == "name" and _called(a) != _called(b) and not (b.change or b.fix):
         return rel("compatible", "a name beside what one is called", "scope")  # "My name is William" / "call me Bill"
     same = same_value(fa, fb, a.quantities, b.quantities)
@@ -362,6 +364,12 @@ def _surface(f: Fact) -> set[str]:
     """The words of a value as written, lower-cased, a plural "s" dropped (stems join "films" and
     "filming", "nature" and "natural"; this keeps them apart)."""
     return {w.lower().rstrip("s") for w in f.value_text.split() if w.isalpha()}
+
+
+def _ranked(r: Reading) -> bool:
+    """"My second favourite colour", "One of my favourite foods": not the one favourite."""
+    low = " " + " ".join(r.text.lower().split()) + " "
+    return any(p in low for p in (" second ", " third ", " one of my ", " another ", " among my "))
 
 
 def _called(r: Reading) -> bool:
