@@ -129,16 +129,22 @@ def test_cleanup_selects_corrections_and_never_a_contradiction(store, clock):
     assert len(ops) == 5
 
 
-def test_the_prompt_carries_both_sides_of_a_clash_or_the_newer_and_names_the_older(store, clock):
-    seed(store, clock)
-    pack = build_context(store, "may we deploy on friday", "an", record_access=False)
-    texts = [i.record.text for i in pack.working]
-    lines = pack.render()
-    if "Deploying on Friday is allowed." in texts:
-        assert "Deploying on Friday is not allowed." in texts and CONFLICT_MARK in lines
-    else:  # only the newer: the older is named in the manifest
-        older = next(x for x in pack.left_out if x.detail and x.detail.startswith("contradicted by #"))
-        assert store.get(older.id).text == "Deploying on Friday is allowed."
+def test_the_prompt_carries_both_sides_of_a_clash_with_a_marker(store, clock):
+    ids = seed(store, clock)
+    for query in ("may we deploy on friday", "are friday deploys allowed"):
+        pack = build_context(store, query, "an", record_access=False)
+        assert [i.record.id for i in pack.working] == [ids["fri_yes"], ids["fri_no"]]
+        assert pack.working[1].line.endswith(CONFLICT_MARK) and CONFLICT_MARK in pack.render()
+
+
+def test_with_room_for_one_side_the_newer_goes_in_and_the_older_is_named(store, clock):
+    yes = store.add("project_context", "Hotfixes may ship to production on Fridays after review.", user="an")
+    clock.advance(DAY)
+    no = store.add("project_context", "Hotfixes may not ship to production on Fridays after review.", user="an")
+    pack = build_context(store, "can a hotfix ship to production on a friday", "an", token_budget=50,
+                         record_access=False)
+    assert [i.record.id for i in pack.items] == [no.id]
+    assert any(x.id == yes.id and x.detail == f"contradicted by #{no.id}" for x in pack.left_out)
 
 
 def test_the_prompt_never_carries_a_corrected_or_superseded_record(store, clock):
