@@ -755,9 +755,13 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
     pol = polarity_at(tk, j)
     if j in tk.covered("ended"):
         # "stopped playing tennis" is about playing; "đã bỏ cà phê", "quit League" about any verb
+        if tk.lang == "vi" and us[j].fold in ("khong", "chang") and j + 1 < end and us[j + 1].fold == "con":
+            j += 1  # "khong con" folded: the negation is not in the Vietnamese lexicon's own spelling
         nxt = us[j + 1] if j + 1 < end else None
-        if nxt is not None and nxt.is_word and (nxt.words.endswith("ing") or nxt.stem in _VERBS_OF_ACTIVITY):
-            j += 1
+        if nxt is not None and nxt.is_word and (nxt.words.endswith("ing") or nxt.stem in _VERBS_OF_ACTIVITY
+                                                or nxt.key in CONSUME_VERBS or nxt.words in ("ăn", "uống")
+                                                or tk.lang == "vi" and nxt.fold in ("an", "uong")):
+            j += 1  # "không còn uống cà phê": about drinking
             verb = nxt
         else:
             value, text = value_of(us, j + 1, end, skip)

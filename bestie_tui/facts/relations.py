@@ -284,6 +284,8 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         if fa.polarity == fb.polarity:
             if fa.attribute != "schedule" and _scopes_differ(a, b, fa.attribute in _TIMED):
                 return rel("compatible", "different days or times", "scope")
+            if fa.attribute in STATUS and set(fa.value) < set(fb.value) and _says_change(a, b):
+                return rel("correction", f"{old} → {new}", "change")  # "Analyst" → "promoted to Senior Analyst"
             return rel("duplicate", f"{old} = {new}" if old != new else f"both: {new}", "same")
         if bool(a.purpose) != bool(b.purpose) and not (b.ended or b.fix):
             return rel("compatible", "one side is about a particular use or place", "scope")
@@ -352,8 +354,7 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("contradiction", f"{old} / {new}: it only grows", "value")
     if b.long_ago:
         return rel("contradiction", f"{old} / {new}: the newer says it has long been so", "value")
-    if fa.attribute in _SAID_CHANGES and not (b.change or b.fix or b.became or b.ended or b.event or a.ended
-                                               or any(w.startswith(_CHANGE_STEMS) for w in b.text.lower().split())):
+    if fa.attribute in _SAID_CHANGES and not _says_change(a, b):
         # "I live in Queens" / "I live in New York", "I work at a shelter" / "I work at the library":
         # without a word of change both can hold (places nest, people hold two jobs)
         return rel("compatible", f"{old} and {new} can both hold (no word of a change)", "many")
@@ -364,6 +365,13 @@ def _surface(f: Fact) -> set[str]:
     """The words of a value as written, lower-cased, a plural "s" dropped (stems join "films" and
     "filming", "nature" and "natural"; this keeps them apart)."""
     return {w.lower().rstrip("s") for w in f.value_text.split() if w.isalpha()}
+
+
+def _says_change(a: Reading, b: Reading) -> bool:
+    """The newer text says something changed (a change or fix word, "became", an end, a dated
+    event, "promoted to"), or the older one says it ended."""
+    return (b.change or b.fix or b.became or b.ended or b.event or a.ended
+            or any(w.startswith(_CHANGE_STEMS) for w in b.text.lower().split()))
 
 
 def _ranked(r: Reading) -> bool:
