@@ -32,7 +32,27 @@ CORRECTIONS = [
     ("I prefer replies in Vietnamese.", "I prefer replies in English now.", "reply language", "vietnamese",
      "english"),
     ("I work at Grab.", "I quit Grab and joined Shopee in May.", "employer", "Grab", "Shopee"),
+    ("Tôi làm việc ở FPT.", "Tôi đã nghỉ FPT và chuyển sang làm ở Viettel.", "employer", "FPT", "Viettel"),
+    ("Toi lam viec o FPT.", "Toi da nghi FPT va chuyen sang lam o Viettel.", "employer", "FPT", "Viettel"),
 ]
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Tôi uống cà phê mỗi sáng.", "Tôi không còn uống cà phê nữa."),
+    ("Toi uong ca phe moi sang.", "Toi khong con uong ca phe nua."),
+    ("I smoke cigarettes.", "I quit smoking in the spring."),
+])
+def test_no_longer_ends_what_was_said(older, newer):
+    r = relate(older, newer)
+    assert r.kind == "correction" and r.reason.endswith("→ ended")
+
+
+def test_vietnamese_particles_are_not_flags():
+    from bestie_tui.facts.reader import read
+
+    assert not read("Hãy gọi tôi là Minh thôi.").ended  # "thôi" closing the clause: "just Minh"
+    assert not read("Tôi uống trà mỗi tối.").only  # "mỗi tối" is every evening
+    assert relate("Gọi tôi là anh Minh.", "Hãy gọi tôi là Minh thôi.").kind == "correction"
 
 
 @pytest.mark.parametrize(("older", "newer", "attribute", "old", "new"), CORRECTIONS)
