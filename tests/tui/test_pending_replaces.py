@@ -6,6 +6,7 @@ sides."""
 from __future__ import annotations
 
 from bestie_tui.tui.app import BestieApp
+from bestie_tui.tui.screens.confirm_modal import ConfirmModal
 
 SIZE = (120, 36)
 DAY = 86400
@@ -76,3 +77,45 @@ async def test_a_contradiction_is_queued_with_both_sides_shown(store):
         await settle(pilot)
     assert store.get(result.memory.id).status == "approved"
     assert store.get(yes.id).superseded_by is None
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def seed_console(store):
+    dell = store.add("identity", "My work laptop is a Dell.", user="an")
+    store.clock.advance(DAY)
+    yes = store.add("project_context", "Deploying on Friday is allowed.", user="an")
+    store.clock.advance(DAY)
+    lenovo = store.add("identity", "My work laptop is a Lenovo now.", user="an")
+    store.clock.advance(DAY)
+    no = store.add("project_context", "Deploying on Friday is not allowed.", user="an")
+    return dell, yes, lenovo, no
+
+
+async def test_the_console_doctor_shows_the_correction_and_the_contradiction(store):
+    seed_console(store)
+    app = BestieApp(store, poll_interval=0, start_mode="doctor")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Corrections (1) — the newer replaces the older" in text
+        assert "tool (laptop): Dell → Lenovo" in text
+        assert "Contradiction candidates (1)" in text
+
+
+async def test_cleanup_applies_the_correction_by_default_and_leaves_the_clash(store):
+    dell, yes, lenovo, no = seed_console(store)
+    app = BestieApp(store, poll_interval=0, start_mode="cleanup")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "1 of 2 operations selected" in screen_text(app)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)  # applying is behind a confirmation
+        await pilot.press("y")
+        await settle(pilot)
+        assert "applied 1 operation(s)" in screen_text(app)
+    assert store.get(dell.id).superseded_by == lenovo.id
+    assert store.get(yes.id).superseded_by is None and store.get(no.id).superseded_by is None
