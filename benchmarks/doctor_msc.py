@@ -106,7 +106,7 @@ def run(scenario: str, use_tracemalloc: bool, sample: bool = False, db: Path | N
     if sample:
         print_sample(report, facts)
         return {}
-    labelled = precision(report) if scenario == "per-persona" else None
+    labelled = precision(report, scenario)
     sizes = [len(g.members) for g in report.duplicates]
     buckets = Counter("2" if s == 2 else "3-5" if s <= 5 else "6-10" if s <= 10 else "11-50" if s <= 50
                       else ">50" for s in sizes)
@@ -145,27 +145,29 @@ def print_sample(report, facts) -> None:
         print("G", [_fact(m) for m in g.members], g.level, " || ".join(m.text for m in g.members))
     for c in pairs:
         print("C", _fact(c.older), _fact(c.newer), c.kind, c.older.text, "||", c.newer.text, "|", c.reason)
-    for k in rng.sample(report.corrections, min(SAMPLE, len(report.corrections))):
-        print("K", _fact(k.older), _fact(k.newer), k.attribute, k.older.text, "||", k.newer.text)
     for f in fixes:
         print("R", _fact(f.older), _fact(f.newer), f.attribute, f.older.text, "||", f.newer.text, "|", f.reason)
 
 
-def precision(report) -> dict | None:
-    """Precision of the hand labels (``LABELS``, the last round) among the items the doctor still reports."""
+def precision(report, scenario: str = "per-persona") -> dict | None:
+    """Precision of the hand labels of ``scenario`` (``LABELS``, its last round) among the items the
+    doctor still reports."""
     if not LABELS.exists():
         return None
-    rounds = json.loads(LABELS.read_text(encoding="utf-8"))["rounds"]
+    rounds = [r for r in json.loads(LABELS.read_text(encoding="utf-8"))["rounds"]
+              if r.get("scenario", "per-persona") == scenario]
+    if not rounds:
+        return None
     groups = {frozenset(_fact(m) for m in g.members) for g in report.duplicates}
     pairs = {(_fact(c.older), _fact(c.newer)) for c in report.contradictions}
     replaced = {(_fact(k.older), _fact(k.newer)) for k in report.corrections}
     out = []
     for labels in rounds:
-        found_g = [g for g in labels["duplicate_groups"] if frozenset(g["facts"]) in groups]
+        found_g = [g for g in labels.get("duplicate_groups", []) if frozenset(g["facts"]) in groups]
         found_c = [c for c in labels["contradictions"] if (c["older"], c["newer"]) in pairs]
         out.append({
-            "seed": labels["seed"], "groups_labelled": len(labels["duplicate_groups"]),
-            "groups_safe_when_labelled": sum(1 for g in labels["duplicate_groups"] if g["safe"]),
+            "seed": labels["seed"], "groups_labelled": len(labels.get("duplicate_groups", [])),
+            "groups_safe_when_labelled": sum(1 for g in labels.get("duplicate_groups", []) if g["safe"]),
             "groups_still_reported": len(found_g), "groups_safe": sum(1 for g in found_g if g["safe"]),
             "contradictions_labelled": len(labels["contradictions"]),
             "contradictions_real_when_labelled": sum(1 for c in labels["contradictions"] if c["real"]),
@@ -189,7 +191,9 @@ def main() -> None:
         sys.exit(f"{DATA} is absent: the benchmark reads the shared data by path")
     use_tm = "--tracemalloc" in sys.argv
     if "--sample" in sys.argv:
-        run("per-persona", False, sample=True)
+        at = sys.argv.index("--sample")
+        scenario = sys.argv[at + 1] if at + 1 < len(sys.argv) and sys.argv[at + 1] in SCENARIOS else "per-persona"
+        run(scenario, False, sample=True)
         return
     if "--build" in sys.argv:
         at = sys.argv.index("--build")

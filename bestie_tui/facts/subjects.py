@@ -225,8 +225,9 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
                 possessed, k = _take_possessed(us, j + 1)  # "my son's birthday"
                 return Subject("person", name=name, role=role, possessed=possessed), k
             return Subject("person", name=name, role=role), j
-        if j < len(us) and us[j].key in _ANIMALS and j + 1 < len(us) and (us[j + 1].stem in VERBS or us[j + 1].is_cue):
-            return Subject("person", role=us[j].key), j + 1  # "My dog likes hilly hiking": the dog's
+        if j < len(us) and us[j].key in _ANIMALS and j + 1 < len(us) and (us[j + 1].stem in VERBS or us[j + 1].is_cue
+                                                                            or us[j + 1].words in COPULAS):
+            return Subject("person", role=us[j].key), j + 1  # "My dog likes hilly hiking", "My dog is vegan": the dog's
         if j + 2 < len(us) and us[j].is_word and not us[j].is_cue and us[j + 1].key == "'s":
             # "My dog's name is Bucket", "My shop's name is …": the dog's, the shop's, not the owner's
             possessed, k = _take_possessed(us, j + 2)
