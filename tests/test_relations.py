@@ -107,6 +107,13 @@ def test_our_own_pairs_are_related_as_labelled():
     # "no longer" in Vietnamese, with and without diacritics
     ("Tôi uống trà sữa mỗi tối.", "Tôi không còn uống trà sữa nữa.", "correction"),
     ("Toi song o Vinh.", "Toi khong con song o Vinh.", "correction"),
+    # past states, makes and diets that nest
+    ("I was widowed.", "I am married.", "compatible"),
+    ("I lived in Busan.", "I live in Seoul.", "compatible"),
+    ("I have a Toyota Corolla.", "I have a Toyota car.", "compatible"),
+    ("I am a vegan.", "I am a vegetarian.", "compatible"),
+    ("I am married.", "I got engaged on a beach in Bali.", "compatible"),
+    ("I am engaged to Lan.", "Lan and I got married in March.", "correction"),
     # titles keep their names
     ("I think my son's teacher is called Mr. Hai.", "My son's teacher is probably Mr. Hai.", "duplicate"),
 ])

@@ -144,7 +144,7 @@ def _read(text: str) -> Reading:
         text=text, lang=tk.lang, subject=subject, facts=tuple(facts), quantities=dates.quantities(text),
         negated=negated, ended=ended, change=tk.has("change"), fix=tk.has("fix"), hedged=tk.has("hedges"),
         only=tk.has("only"), ever=tk.has("ever") and (negated or tk.lang == "vi"),
-        past=tk.has("past") or _was(us, start) or _had(us, start) and not tk.has("event_times")
+        past=tk.has("past") or _was(us, start) or _lived(us, start) or _had(us, start) and not tk.has("event_times")
         and not dates.quantities(text),
         plan=tk.has("plan"), event=event, habit=tk.has("habits"), long_ago=tk.has("long_ago"),
         content=content, mentions=frozenset(mentions), states=states, note=note, implied=implied, purpose=purpose,
@@ -195,9 +195,19 @@ def _was(us, start: int) -> bool:
     if start >= len(us) or us[start].words not in ("was", "were"):
         return False
     nxt = us[start + 1] if start + 1 < len(us) else None
+    if nxt is not None and nxt.key in _MARITAL_STATES:
+        return True  # "I was divorced", "I was married twice": a past state, not a change told in the passive
     if nxt is not None and (nxt.words.endswith(("ed", "en")) or nxt.words in ("cut", "set", "put", "moved")):
         return False  # "was cut to $3k", "was moved": a change, told in the passive
     return not any(u.key in ("@born", "@birthday") or u.words in ("born", "told", "given") for u in us)
+
+
+_MARITAL_STATES = frozenset({"@married", "@divorced", "@engaged", "@widowed", "@single"})
+
+
+def _lived(us, start: int) -> bool:
+    """"I lived in the Midwest", "I worked at a bank": the simple past of a lasting state."""
+    return start < len(us) and us[start].words in ("lived", "worked", "studied", "resided")
 
 
 def _had(us, start: int) -> bool:

@@ -212,7 +212,7 @@ _ONE_THING = frozenset({"residence", "location", "hometown", "employer", "school
 #: Attributes a person can hold two values of at once, or at two scales (a borough and its city; two
 #: jobs; a thing's several traits): another value is a correction only when the newer says it changed.
 _SAID_CHANGES = frozenset({"residence", "location", "hometown", "employer", "title", "school", "of", "prefer",
-                           "work location"})
+                           "work location", "diet"})
 #: Word beginnings inside attribute cues that say a value changed ("promoted to", "transferred to").
 _CHANGE_STEMS = ("promot", "moved", "relocat", "transferr", "hired", "joined", "demot")
 #: Words that say a name is given, not part of it.
@@ -346,6 +346,11 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("compatible", "different days or times", "scope")
     if b.event and not a.event and fa.attribute not in STATUS and not b.change:
         return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+    if fa.attribute == "tool" and set(fa.value) & set(fb.value) and not _counts_differ(a, b) \
+            and not dates.differ(a.quantities, b.quantities) and not _says_change(a, b):
+        return rel("compatible", f"{old} and {new}: one make, told two ways", "many")  # "Honda Civic" / "Honda car"
+    if fa.attribute == "marital" and set(fb.value) == {"engaged"} and set(fa.value) & {"married", "divorced"}:
+        return rel("compatible", "an engagement comes before a marriage", "past")
     if not spec.mutable:
         if b.fix:
             return rel("correction", f"{old} → {new} (an explicit fix)", "fix")
