@@ -114,6 +114,9 @@ def test_our_own_pairs_are_related_as_labelled():
     ("I am a vegan.", "I am a vegetarian.", "compatible"),
     ("I am married.", "I got engaged on a beach in Bali.", "compatible"),
     ("I am engaged to Lan.", "Lan and I got married in March.", "correction"),
+    # to fish is a sport, to eat fish a meal
+    ("I am vegetarian.", "I like to fish at the lake.", "compatible"),
+    ("I am vegetarian.", "I like to eat fish.", "contradiction"),
     # titles keep their names
     ("I think my son's teacher is called Mr. Hai.", "My son's teacher is probably Mr. Hai.", "duplicate"),
 ])

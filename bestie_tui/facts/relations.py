@@ -448,10 +448,13 @@ _DIETS = frozenset({"vegetarian", "vegan", "pescatarian", "coeliac", "lactose in
 def _consumed(r: Reading) -> set[str]:
     """Categories of what a text says its subject eats, drinks, likes or has (positively)."""
     out: set[str] = set()
+    low = " ".join(r.text.lower().split())
     for f in r.facts:
         if f.polarity > 0 and (f.attribute in ("like", "prefer", "favourite") or f.attribute == "do"
                                and f.key in ("consume", "")):
             for v in f.value:
+                if f"to {v}" in low and f.attribute != "do":
+                    continue  # "I like to fish": the sport, not the food
                 out |= categories_of(v)
     return out
 
