@@ -279,8 +279,10 @@ def _labelled(r: dict, good: str, found: str) -> str:
     lab = r.get("labelled")
     if not lab or found not in lab:
         return "-"
-    now = f"{lab[good]}/{lab[found]} = {lab[good] / lab[found]:.0%}" if lab[found] else "0 reported"
     kind, when = good.split("_", 1)
+    if not lab.get(kind + "_labelled"):
+        return "-"
+    now = f"{lab[good]}/{lab[found]} = {lab[good] / lab[found]:.0%}" if lab[found] else "0 reported"
     history = ", ".join(f"seed {x['seed']}: {x[kind + '_' + when + '_when_labelled']}/{x[kind + '_labelled']}"
                         for x in lab["rounds"] if kind + "_labelled" in x)
     return f"{now} (as labelled: {history})"
