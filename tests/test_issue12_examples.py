@@ -52,7 +52,7 @@ def test_vietnamese_particles_are_not_flags():
 
     assert not read("Hãy gọi tôi là Minh thôi.").ended  # "thôi" closing the clause: "just Minh"
     assert not read("Tôi uống trà mỗi tối.").only  # "mỗi tối" is every evening
-    assert relate("Gọi tôi là anh Minh.", "Hãy gọi tôi là Minh thôi.").kind == "correction"
+    assert relate("Gọi tôi là anh Tuấn.", "Hãy gọi tôi là Tuấn thôi.").kind == "correction"
 
 
 @pytest.mark.parametrize(("older", "newer", "attribute", "old", "new"), CORRECTIONS)
