@@ -145,7 +145,8 @@ def _skip_lead(us: tuple[Unit, ...], tk: Tokens) -> int:
         if i in lead and (u.key not in ("i", "toi", "we", "my") or i in pronoun_spans):
             i += 1
             continue
-        if u.key in (",", ":") or u.words in ("please", "so", "also", "ok", "pls", "hãy") or u.words in _VI_TIME or u.words in _MONTHS_DAYS \
+        if u.key in (",", ":") or u.words in ("please", "so", "also", "ok", "pls", "hãy") or u.words in _VI_TIME \
+                or u.words in _MONTHS_DAYS \
                 or u.words.rstrip("s") in _MONTHS_DAYS or u.words[:1].isdigit():
             i += 1
             continue
