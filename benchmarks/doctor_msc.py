@@ -43,7 +43,7 @@ LABELS = Path(__file__).resolve().parent / "doctor_msc_labels.json"
 SCENARIOS = ("per-persona", "one-user")
 SAMPLE = 50
 #: Seed of the hand-labelled sample (a fresh one was drawn after the last change to the reader).
-SEED = 2028
+SEED = 2029
 
 
 def load_facts(scenario: str) -> list[tuple[str, str]]:
@@ -106,7 +106,7 @@ def run(scenario: str, use_tracemalloc: bool, sample: bool = False, db: Path | N
     if sample:
         print_sample(report, facts)
         return {}
-    labelled = precision(report) if scenario == "per-persona" else None
+    labelled = precision(report, scenario)
     sizes = [len(g.members) for g in report.duplicates]
     buckets = Counter("2" if s == 2 else "3-5" if s <= 5 else "6-10" if s <= 10 else "11-50" if s <= 50
                       else ">50" for s in sizes)
@@ -140,31 +140,45 @@ def print_sample(report, facts) -> None:
     rng = random.Random(SEED)
     groups = rng.sample(report.duplicates, min(SAMPLE, len(report.duplicates)))
     pairs = rng.sample(report.contradictions, min(SAMPLE, len(report.contradictions)))
+    fixes = rng.sample(report.corrections, min(SAMPLE, len(report.corrections)))
     for g in groups:
         print("G", [_fact(m) for m in g.members], g.level, " || ".join(m.text for m in g.members))
     for c in pairs:
         print("C", _fact(c.older), _fact(c.newer), c.kind, c.older.text, "||", c.newer.text, "|", c.reason)
+    for f in fixes:
+        print("R", _fact(f.older), _fact(f.newer), f.attribute, f.older.text, "||", f.newer.text, "|", f.reason)
 
 
-def precision(report) -> dict | None:
-    """Precision of the hand labels (``LABELS``, the last round) among the items the doctor still reports."""
+def precision(report, scenario: str = "per-persona") -> dict | None:
+    """Precision of the hand labels of ``scenario`` (``LABELS``, its last round) among the items the
+    doctor still reports."""
     if not LABELS.exists():
         return None
-    rounds = json.loads(LABELS.read_text(encoding="utf-8"))["rounds"]
+    rounds = [r for r in json.loads(LABELS.read_text(encoding="utf-8"))["rounds"]
+              if r.get("scenario", "per-persona") == scenario]
+    if not rounds:
+        return None
     groups = {frozenset(_fact(m) for m in g.members) for g in report.duplicates}
     pairs = {(_fact(c.older), _fact(c.newer)) for c in report.contradictions}
+    replaced = {(_fact(k.older), _fact(k.newer)) for k in report.corrections}
     out = []
     for labels in rounds:
-        found_g = [g for g in labels["duplicate_groups"] if frozenset(g["facts"]) in groups]
+        found_g = [g for g in labels.get("duplicate_groups", []) if frozenset(g["facts"]) in groups]
         found_c = [c for c in labels["contradictions"] if (c["older"], c["newer"]) in pairs]
         out.append({
-            "seed": labels["seed"], "groups_labelled": len(labels["duplicate_groups"]),
-            "groups_safe_when_labelled": sum(1 for g in labels["duplicate_groups"] if g["safe"]),
+            "seed": labels["seed"], "groups_labelled": len(labels.get("duplicate_groups", [])),
+            "groups_safe_when_labelled": sum(1 for g in labels.get("duplicate_groups", []) if g["safe"]),
             "groups_still_reported": len(found_g), "groups_safe": sum(1 for g in found_g if g["safe"]),
             "contradictions_labelled": len(labels["contradictions"]),
             "contradictions_real_when_labelled": sum(1 for c in labels["contradictions"] if c["real"]),
             "contradictions_still_reported": len(found_c), "contradictions_real": sum(1 for c in found_c if c["real"]),
         })
+        if "corrections" in labels:
+            found_k = [k for k in labels["corrections"] if (k["older"], k["newer"]) in replaced]
+            out[-1] |= {"corrections_labelled": len(labels["corrections"]),
+                        "corrections_right_when_labelled": sum(1 for k in labels["corrections"] if k["right"]),
+                        "corrections_still_reported": len(found_k),
+                        "corrections_right": sum(1 for k in found_k if k["right"])}
     return out[-1] | {"rounds": out}
 
 
@@ -177,7 +191,9 @@ def main() -> None:
         sys.exit(f"{DATA} is absent: the benchmark reads the shared data by path")
     use_tm = "--tracemalloc" in sys.argv
     if "--sample" in sys.argv:
-        run("per-persona", False, sample=True)
+        at = sys.argv.index("--sample")
+        scenario = sys.argv[at + 1] if at + 1 < len(sys.argv) and sys.argv[at + 1] in SCENARIOS else "per-persona"
+        run(scenario, False, sample=True)
         return
     if "--build" in sys.argv:
         at = sys.argv.index("--build")
@@ -231,6 +247,8 @@ def main() -> None:
         ("hand labels: groups safe / still reported", lambda r: _labelled(r, "groups_safe", "groups_still_reported")),
         ("hand labels: contradictions real / reported",
          lambda r: _labelled(r, "contradictions_real", "contradictions_still_reported")),
+        ("hand labels: corrections right / reported",
+         lambda r: _labelled(r, "corrections_right", "corrections_still_reported")),
         ("stale / noisy", lambda r: f"{r['stale']:,} / {r['noisy']:,}"),
     ]
     width = max(len(name) for name, _ in rows)
@@ -259,12 +277,14 @@ def _main_worktree() -> Path | None:
 def _labelled(r: dict, good: str, found: str) -> str:
     """The last round's precision among what is still reported, and each round as labelled."""
     lab = r.get("labelled")
-    if not lab:
+    if not lab or found not in lab:
+        return "-"
+    kind, when = good.split("_", 1)
+    if not lab.get(kind + "_labelled"):
         return "-"
     now = f"{lab[good]}/{lab[found]} = {lab[good] / lab[found]:.0%}" if lab[found] else "0 reported"
-    when = "safe_when_labelled" if good == "groups_safe" else "real_when_labelled"
-    kind = "groups" if good == "groups_safe" else "contradictions"
-    history = ", ".join(f"seed {x['seed']}: {x[kind + '_' + when]}/{x[kind + '_labelled']}" for x in lab["rounds"])
+    history = ", ".join(f"seed {x['seed']}: {x[kind + '_' + when + '_when_labelled']}/{x[kind + '_labelled']}"
+                        for x in lab["rounds"] if kind + "_labelled" in x)
     return f"{now} (as labelled: {history})"
 
 

@@ -92,3 +92,52 @@ def test_may_disagree_never_hides_a_correction_or_contradiction():
     assert missed == 0
     assert skipped > 0  # it does skip: most texts have nothing in common
     assert not may_disagree("I play the violin.", "The dentist is on Tuesday.")
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    # an age is the number the copula names, not one said in passing
+    ("I am 41.", "I've been a nurse since I was 25.", "compatible"),
+    ("I wrote my first song at age 15.", "I am 41.", "compatible"),
+    ("I am 41.", "I am 42 now.", "correction"),
+    ("I have a boy aged 9.", "I have a girl aged 11.", "compatible"),
+    # others are not the owner
+    ("I am vegetarian.", "They do not approve of vegetarianism.", "compatible"),
+    ("My cat's name is Miso.", "My name is Thu.", "compatible"),
+    ("I have a cousin who lives in Perth.", "I live in Hobart.", "compatible"),
+    # places nest and people hold two jobs: a new value needs a word of change to be a correction
+    ("I live in Brooklyn.", "I live in New York.", "compatible"),
+    ("I live in Boston.", "I live in New York now.", "correction"),
+    ("I work at Shopee.", "I started a new job at Tiki.", "correction"),
+    ("My title is Analyst.", "I got promoted to Senior Analyst.", "correction"),
+    # what one is called beside one's name; a second favourite beside the favourite
+    ("My name is Robert.", "Friends call me Bob.", "compatible"),
+    ("My second favourite fruit is mango.", "My favourite fruit is lychee.", "compatible"),
+    # a past state, a hedge or a one-off denial denies nothing now
+    ("I was a vegan for two years.", "I love cheeseburgers.", "compatible"),
+    ("I'm not sure what yoga is like.", "I do not do yoga.", "compatible"),
+    ("I am not swimming this week.", "I have been swimming since I was a child.", "compatible"),
+    ("My husband no longer has diabetes.", "My husband had diabetes.", "compatible"),
+    # qualifiers are not parts: "not reliable at home" does not deny "reliable at work"
+    ("I am not punctual in the mornings.", "I am punctual at my job.", "compatible"),
+    # counts of children
+    ("I only have one child.", "I have a son.", "compatible"),
+    ("I only have one child.", "I have 3 kids.", "contradiction"),
+    ("I have two kids.", "I have 2 children.", "duplicate"),
+    # "no longer" in Vietnamese, with and without diacritics
+    ("Tôi uống trà sữa mỗi tối.", "Tôi không còn uống trà sữa nữa.", "correction"),
+    ("Toi song o Vinh.", "Toi khong con song o Vinh.", "correction"),
+    # past states, makes and diets that nest
+    ("I was widowed.", "I am married.", "compatible"),
+    ("I lived in Busan.", "I live in Seoul.", "compatible"),
+    ("I have a Toyota Corolla.", "I have a Toyota car.", "compatible"),
+    ("I am a vegan.", "I am a vegetarian.", "compatible"),
+    ("I am married.", "I got engaged on a beach in Bali.", "compatible"),
+    ("I am engaged to Lan.", "Lan and I got married in March.", "correction"),
+    # to fish is a sport, to eat fish a meal
+    ("I am vegetarian.", "I like to fish at the lake.", "compatible"),
+    ("I am vegetarian.", "I like to eat fish.", "contradiction"),
+    # titles keep their names
+    ("I think my son's teacher is called Mr. Hai.", "My son's teacher is probably Mr. Hai.", "duplicate"),
+])
+def test_reader_mistakes_found_on_the_persona_facts_stay_fixed(older, newer, kind):
+    assert relate(older, newer).kind == kind, relate(older, newer)

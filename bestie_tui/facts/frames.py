@@ -20,6 +20,8 @@ A fact's polarity counts the negations of its own segment (a clause cut at comma
 
 from __future__ import annotations
 
+import re
+
 from bestie_tui.facts import dates
 from bestie_tui.facts import lexicon_en as en
 from bestie_tui.facts import lexicon_vi as vi
@@ -102,6 +104,11 @@ def content_keys(us, flag_units: set[int]) -> list[str]:
     return out
 
 
+#: Words that open a name rather than belong to it ("The Beatles" is "Beatles").
+_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these",
+                          "those", "i"})
+
+
 def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]:
     """The value units in ``us[i:end]`` up to a comma, a cue or a value-ending word: content words,
     with joined short syllables ("ha noi" → ``hanoi``) and letters split from digits ("reno8" →
@@ -127,9 +134,12 @@ def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]
             continue  # "hai tháng", "three months": how long, not what
         if u.fold in _DURATION and n > i and (us[n - 1].key in _NUMBER_WORDS or us[n - 1].words[:1].isdigit()):
             continue
-        if u.key in en.FUNCTION or u.key in _PREPS or u.key in FLAG_WORDS or u.key in en.SELF \
-                or u.fold in _WHEN \
-                or u.vi and (u.words in vi.FUNCTION or u.words in vi.SELF or u.fold in VI_FLAG_WORDS) \
+        named = u.cap and n > 0 and nxt is not None and nxt.cap and nxt.is_word  # "New York", "Good Hope"
+        # a capitalised word inside a name is part of it: "Can Tho", "Cần Thơ" (not "The", "My")
+        in_name = named and u.key not in _DETERMINERS
+        if u.key in en.FUNCTION and not in_name or u.key in _PREPS or u.key in FLAG_WORDS and not named \
+                or u.key in en.SELF or u.fold in _WHEN \
+                or u.vi and (u.words in vi.FUNCTION and not in_name or u.words in vi.SELF or u.fold in VI_FLAG_WORDS) \
                 or (n in skip and u.size == 1):
             prev_short = None
             continue
@@ -180,7 +190,13 @@ def scoped_polarity(tk: Tokens, n: int) -> int:
     like living in a rural area" still lives there; "I don't have many chances to speak German"
     still speaks it). An ended state always does."""
     pol = polarity_at(tk, n)
-    if pol > 0 or any(j <= n for span in tk.flags.get("ended", ()) for j in span if _same_segment(tk, j, n)):
+    if pol > 0:
+        return pol
+    if any(j <= n for span in tk.flags.get("ended", ()) for j in span if _same_segment(tk, j, n)):
+        us = tk.units
+        if n > 0 and us[n - 1].key in ("and", "then") and us[n].words.split()[0].endswith("ed") and not any(
+                j < n for span in tk.flags.get("neg", ()) for j in span if _same_segment(tk, j, n)):
+            return 1  # "quit Grab and joined Shopee": the end does not reach the next thing done
         return pol
     from bestie_tui.facts.subjects import VERBS
 
@@ -259,6 +275,22 @@ def _fact(tk: Tokens, attribute: str, key: str, lo: int, hi: int, skip: set[int]
     return Fact(attribute, key, value, text or "", valence * polarity_at(tk, at))
 
 
+def _about_another(us, n: int, start: int) -> bool:
+    """The cue at ``n`` is in a relative clause about another person: "I have a brother who lives in
+    California", "I have an aunt that works as a nurse" (where the brother lives, not the owner)."""
+    lo = clause_start(us, n)
+    for r in range(max(lo, start), n):
+        if us[r].words in ("who", "that", "whose") and r > 0 and (
+                us[r - 1].key in en.PERSON_CONCEPTS or us[r - 1].words in _OTHER_PEOPLE):
+            return True
+    return False
+
+
+#: Nouns of people that are not in the lexicon of relatives and roles.
+_OTHER_PEOPLE = frozenset({"friend", "friends", "people", "someone", "person", "guy", "girl", "boy", "woman", "man",
+                           "kids", "children", "neighbor", "neighbour"})
+
+
 def facts_of(tk: Tokens, subject: Subject, start: int, flag_units: set[int]) -> list[Fact]:
     """The facts of a text (see the module docstring)."""
     us = tk.units
@@ -271,7 +303,8 @@ def facts_of(tk: Tokens, subject: Subject, start: int, flag_units: set[int]) -> 
         if f is not None:
             out.append(f)
             taken.update(range(0, clause_end(us, start)))
-    cues = [n for n, u in enumerate(us) if u.is_cue and n not in free and n not in taken]
+    cues = [n for n, u in enumerate(us) if u.is_cue and n not in free and n not in taken
+            and not _about_another(us, n, start)]
     for k, n in enumerate(cues):
         end = clause_end(us, n)
         later = [m for m in cues[k + 1:] if m < end]
@@ -377,15 +410,24 @@ def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]
     for x in dates.quantities(text_of(tk)):
         old_at = next((k for k, w in enumerate(words) if w.endswith("old")), None)
         if x.kind == "age" and (old_at is not None and old_at + 1 < len(words) and tk.units[old_at + 1].is_word
-                                or "was" in words or "since" in words):
-            continue  # "a 10 year old son", "I was 18 when …": not the subject's age now
+                                or "was" in words or "since" in words or "at age" in " ".join(words)):
+            continue  # "a 10 year old son", "I was 18 when …", "at age 18": not the subject's age now
+        if x.kind == "age" and subject.kind == "owner" and any(
+                u.key in en.PERSON_CONCEPTS or u.words in _OTHER_PEOPLE for u in tk.units):
+            continue  # "I have a girl aged 10": the child's age
         if x.kind == "age" and "age" not in have:
             extra.append(Fact("age", "", frozenset({f"age:{x.value}"}), dates.show(x), 1))
-        elif x.kind == "mass" and "weight" not in have:
+        elif x.kind == "mass" and "weight" not in have and not set(words) & _LIFTS:  # "bench press 345 pounds"
             extra.append(Fact("weight", "", frozenset({f"mass:{x.value}"}), dates.show(x), 1))
     return extra
 
 
+_FEET_INCHES = re.compile(r"\d\s*['′’]\s*\d")
+_COLOURS = frozenset({"red", "blue", "green", "yellow", "purple", "pink", "orange", "black", "white", "grey", "gray",
+                      "brown", "silver", "gold", "navy", "beige", "dark", "light", "bright"})
+#: Words of lifting or carrying: the mass said with them is a load, not the subject's weight.
+_LIFTS = frozenset({"lift", "lifts", "lifted", "press", "presses", "squat", "squats", "deadlift", "carry", "carries",
+                    "bench", "curl", "pull", "push"})
 _WEAK = frozenset({"like", "prefer", "location", "switch", "named", "residence", "employer", "lead",
                    "written language", "consume"})
 
@@ -421,6 +463,8 @@ def _possessed(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact
     cue = p[0] if p and p[0] in NOUN_CUES else None
     tool = next((w for w in p if w in TOOL_NOUNS), None)
     if tool:
+        if linked and j < end and all(u.words in _COLOURS for u in us[j:end] if u.is_word):
+            return None  # "My car is black": its colour, not which car
         return _fact(tk, "tool", tool, j, end, skip, j) if linked else None
     if cue is not None:
         attribute = CUE_ATTRIBUTE.get(cue, cue[1:])
@@ -540,9 +584,9 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
 
 
 def _past_age(us, n: int) -> bool:
-    """An age said with "was"/"were" or after "since": a past age ("since I was 22")."""
+    """An age said with "was"/"were", after "since" or "at": a past age ("since I was 22", "at age 18")."""
     lo = clause_start(us, n)
-    return any(u.words in ("was", "were", "since") for u in us[lo:n])
+    return any(u.words in ("was", "were", "since") for u in us[lo:n]) or n > 0 and us[n - 1].words == "at"
 
 
 def _measure(tk: Tokens, attribute: str, j: int, end: int, skip: set[int]) -> Fact | None:
@@ -617,12 +661,12 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
     if j + 1 < end and us[j].words in ("away", "out") and us[j + 1].words in ("from", "of"):
         old, shown = value_of(us, j + 2, end, skip)  # "moving away from Montano": it no longer holds
         return Fact("residence", "", frozenset({"elsewhere"}), f"away from {shown}", pol, old_value=old)
-    if j < end and us[j].key == "from":
+    if j < end and (us[j].key == "from" or us[j].vi and us[j].fold == "tu"):
         k = j + 1
-        while k < end and us[k].key != "to":
+        while k < end and us[k].key != "to" and not (us[k].vi and us[k].fold in _VI_TO):
             k += 1
         old, _ = value_of(us, j + 1, k, skip)
-        j = k
+        j = k + 1 if k < end and us[k].vi and us[k].fold in _VI_TO else k
     value, text = value_of(us, j, end, skip)
     floor = next((x for x in q if x.kind == "floor"), None)
     if floor is not None:
@@ -645,9 +689,24 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
     if work is not None:
         v, t = value_of(us, work + 1, end, skip)
         return Fact("title", "", v, t, pol)
-    if us[n].key == "@move" and subject.kind in ("owner", "person"):
+    if subject.kind in ("owner", "person") and (us[n].key == "@move" or old and _all_named(us, j, end)):
+        # "moved to …"; "chuyển từ Huế vào Cần Thơ" (a switch from one named place to another)
         return Fact("residence", "", value, text, pol, old_value=old)
     return Fact("switch", "", value, text, pol, old_value=old) if value else None
+
+
+#: Vietnamese words for "to" after "từ X" (from X): into, out to, over to, to, back to.
+_VI_TO = frozenset({"vao", "ra", "sang", "den", "ve", "toi", "len", "xuong"})
+
+
+def _all_named(us, i: int, end: int) -> bool:
+    """The words of ``us[i:end]`` up to a time word or the end are capitalised (a place's name)."""
+    words = []
+    for u in us[i:end]:
+        if not u.is_word or u.fold in _WHEN or u.fold in ("thang", "nam", "tuan", "hom", "last", "in", "on"):
+            break
+        words.append(u)
+    return bool(words) and all(u.cap for u in words)
 
 
 def _schedule(tk: Tokens, subject: Subject) -> Fact | None:
@@ -696,9 +755,13 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
     pol = polarity_at(tk, j)
     if j in tk.covered("ended"):
         # "stopped playing tennis" is about playing; "đã bỏ cà phê", "quit League" about any verb
+        if tk.lang == "vi" and us[j].fold in ("khong", "chang") and j + 1 < end and us[j + 1].fold == "con":
+            j += 1  # "khong con" folded: the negation is not in the Vietnamese lexicon's own spelling
         nxt = us[j + 1] if j + 1 < end else None
-        if nxt is not None and nxt.is_word and (nxt.words.endswith("ing") or nxt.stem in _VERBS_OF_ACTIVITY):
-            j += 1
+        if nxt is not None and nxt.is_word and (nxt.words.endswith("ing") or nxt.stem in _VERBS_OF_ACTIVITY
+                                                or nxt.key in CONSUME_VERBS or nxt.words in ("ăn", "uống")
+                                                or tk.lang == "vi" and nxt.fold in ("an", "uong")):
+            j += 1  # "không còn uống cà phê": about drinking
             verb = nxt
         else:
             value, text = value_of(us, j + 1, end, skip)
@@ -710,11 +773,13 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
         person_value = value & en.PERSON_CONCEPTS
         if person_value and subject.kind == "person" and subject.name:
             return Fact("role", sorted(person_value)[0], frozenset({subject.name}), subject.name.title(), pol)
-        numbers = [x for x in dates.quantities(text_of(tk)) if x.kind == "number"]
-        if subject.kind in ("person", "owner") and len(value) == 1 and numbers \
+        # the number is the value itself ("I am 32"), not one said later ("a housewife since I was 22")
+        numbers = [x for x in dates.quantities(text) if x.kind == "number"]
+        if subject.kind in ("person", "owner") and len(value) == 1 and numbers and not _FEET_INCHES.search(tk.text) \
                 and float(numbers[0].value) <= 120:  # type: ignore[arg-type]
             return Fact("age", "", frozenset({f"age:{numbers[0].value}"}), str(numbers[0].value), pol)
-        if subject.kind == "person" and subject.role and any(u.cap for u in us[j + 1:end] if u.is_word):
+        if subject.kind == "person" and subject.role and any(u.cap for u in us[j + 1:end] if u.is_word) \
+                and not (j + 1 < end and (us[j + 1].key in _PREPS or us[j + 1].is_cue)):  # "is in Paris": a place
             return Fact("name", "", value, text, pol)
         if subject.kind == "thing":
             return Fact("of", " ".join(sorted(subject.words)), value, text, pol)

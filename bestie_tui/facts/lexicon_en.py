@@ -199,7 +199,7 @@ PAST = ("used to", "formerly", "previously", "back then", "as a kid", "as a chil
 PLAN = ("want to", "wants to", "wanted to", "would like to",
         "would love to", "plan to", "plans to", "planning to", "hope to", "hopes to", "someday",
         "some day", "one day", "going to", "on the way", "expecting", "soon", "turning", "will", "wish", "dream of", "dreams of",
-        "thinking of", "thinking about")
+        "thinking of", "thinking about", "getting married", "am moving to", "are moving to")
 #: Time words of a one-off event ("last night", "this morning", "on Sunday night").
 EVENT_TIMES = ("yesterday", "last night", "this morning", "tonight", "today", "this afternoon",
                "this evening", "last saturday", "last sunday", "last monday", "last tuesday", "last wednesday",

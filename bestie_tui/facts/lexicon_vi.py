@@ -90,7 +90,7 @@ CHANGE = ("bây giờ", "giờ thì", "giờ đây", "hiện giờ", "từ nay",
           "lên", "tròn", "bắt đầu", "thay", "nay")
 FIX = ("hóa ra", "hoá ra", "thật ra", "thực ra", "đính chính", "nhầm", "xét nghiệm")
 HEDGES = ("hình như", "có lẽ", "chắc là", "chắc", "nghe nói", "không chắc", "có vẻ", "dường như")
-ONLY = ("chỉ", "duy nhất", "mỗi")
+ONLY = ("chỉ", "duy nhất")  # not "mỗi": "mỗi sáng" is every morning (a habit)
 EVER = ("chưa bao giờ", "chưa từng", "không bao giờ", "chưa lần nào")
 PAST = ("từng", "đã từng", "hồi trước", "trước đây", "hồi nhỏ", "ngày xưa", "lúc nhỏ", "từ nhỏ")
 PLAN = ("sẽ", "định", "dự định", "kế hoạch", "mong", "ước")

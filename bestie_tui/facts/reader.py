@@ -144,7 +144,8 @@ def _read(text: str) -> Reading:
         text=text, lang=tk.lang, subject=subject, facts=tuple(facts), quantities=dates.quantities(text),
         negated=negated, ended=ended, change=tk.has("change"), fix=tk.has("fix"), hedged=tk.has("hedges"),
         only=tk.has("only"), ever=tk.has("ever") and (negated or tk.lang == "vi"),
-        past=tk.has("past") or _was(us, start),
+        past=tk.has("past") or _was(us, start) or _lived(us, start) or _had(us, start) and not tk.has("event_times")
+        and not dates.quantities(text),
         plan=tk.has("plan"), event=event, habit=tk.has("habits"), long_ago=tk.has("long_ago"),
         content=content, mentions=frozenset(mentions), states=states, note=note, implied=implied, purpose=purpose,
         words=tuple((u.key, u.shown) for u in us if u.is_word),
@@ -194,9 +195,30 @@ def _was(us, start: int) -> bool:
     if start >= len(us) or us[start].words not in ("was", "were"):
         return False
     nxt = us[start + 1] if start + 1 < len(us) else None
+    if nxt is not None and nxt.key in _MARITAL_STATES:
+        return True  # "I was divorced", "I was married twice": a past state, not a change told in the passive
     if nxt is not None and (nxt.words.endswith(("ed", "en")) or nxt.words in ("cut", "set", "put", "moved")):
         return False  # "was cut to $3k", "was moved": a change, told in the passive
     return not any(u.key in ("@born", "@birthday") or u.words in ("born", "told", "given") for u in us)
+
+
+_MARITAL_STATES = frozenset({"@married", "@divorced", "@engaged", "@widowed", "@single"})
+
+
+def _lived(us, start: int) -> bool:
+    """"I lived in the Midwest", "I worked at a bank": the simple past of a lasting state."""
+    return start < len(us) and us[start].words in ("lived", "worked", "studied", "resided")
+
+
+def _had(us, start: int) -> bool:
+    """"My wife had breast cancer", "I had a dog": a past state. Not "had to", "had never", nor a
+    thing had done ("had my appendix removed"), nor a dated one-off (the caller checks the dates)."""
+    if start + 1 >= len(us) or us[start].words != "had" or us[start + 1].words in _HAD_AUX:
+        return False
+    return not any(u.words.endswith("ed") or u.words in ("done", "taken", "cut", "made") for u in us[start + 2:])
+
+
+_HAD_AUX = frozenset({"to", "been", "never", "already", "just", "not", "no", "ever", "got"})
 
 
 def _keys(us) -> set[str]:

@@ -202,10 +202,15 @@ def same_value(fa: Fact, fb: Fact, qa: frozenset[dates.Quantity], qb: frozenset[
     numbers_b = {x for x in vb if x.replace(".", "").isdigit()}
     if numbers_a and numbers_b and not (numbers_a & numbers_b) and not (dates.agree(qa, qb) and qa and qb):
         return False
+    if fa.attribute in ("children", "pets", "siblings"):
+        ca = {q.value for q in qa if q.kind in ("number", "count")}
+        cb = {q.value for q in qb if q.kind in ("number", "count")}
+        if ca and cb and not ca & cb:
+            return False  # "one child" is not "3 kids"
     if not va or not vb:
         return not va and not vb or fa.attribute in ("allergy", "children", "marital", "siblings")
     if fa.attribute in ("name",):
-        return _plain(va) == _plain(vb)
+        return _plain(va) - _NAMING == _plain(vb) - _NAMING  # "called Ms Thao" is "Ms Thao"
     if fa.attribute in _SET_VALUED:
         return va == vb
     if any(x.startswith(("date:", "time:", "year:", "age:", "grade:", "mass:", "length:", "floor:", "weekday:",
@@ -224,6 +229,17 @@ _ONE_THING = frozenset({"residence", "location", "hometown", "employer", "school
                         "decision", "approval", "permission", "pricing", "opening"})
 
 
+#: Attributes a person can hold two values of at once, or at two scales (a borough and its city; two
+#: jobs; a thing's several traits): another value is a correction only when the newer says it changed.
+_SAID_CHANGES = frozenset({"residence", "location", "hometown", "employer", "title", "school", "of", "prefer",
+                           "work location", "diet"})
+#: Word beginnings inside attribute cues that say a value changed ("promoted to", "transferred to").
+_CHANGE_STEMS = ("promot", "moved", "relocat", "transferr", "hired", "joined", "demot")
+#: Words that say a name is given, not part of it.
+_NAMING = frozenset({"call", "name", "named"})
+#: Generic attributes whose extra words qualify the value rather than name a part of it: "not reliable
+#: in other things" does not deny "reliable in my job", nor "no good clothing" "dingy clothing".
+_QUALIFIED = frozenset({"is", "have", "do"})
 #: Attributes whose value is a set of items: equal only when the sets are ("French and English" is
 #: more than "English").
 _SET_VALUED = frozenset({"languages", "reply language", "written language", "pets", "children"})
@@ -279,11 +295,17 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("compatible", "a plan or wish beside a statement", "plan")
     if (a.past != b.past) and not (a.ever and fa.polarity < 0 or b.ever and fb.polarity < 0):
         return rel("compatible", "a past state beside a present one", "past")
+    if fa.attribute == "favourite" and (_ranked(a) or _ranked(b)):
+        return rel("compatible", "one of several favourites, not the favourite", "many")  # "my second favourite"
+    if fa.attribute == "name" and _called(a) != _called(b) and not (b.change or b.fix):
+        return rel("compatible", "a name beside what one is called", "scope")  # "My name is William" / "call me Bill"
     same = same_value(fa, fb, a.quantities, b.quantities)
     if same:
         if fa.polarity == fb.polarity:
             if fa.attribute != "schedule" and _scopes_differ(a, b, fa.attribute in _TIMED):
                 return rel("compatible", "different days or times", "scope")
+            if fa.attribute in STATUS and set(fa.value) < set(fb.value) and _says_change(a, b):
+                return rel("correction", f"{old} → {new}", "change")  # "Analyst" → "promoted to Senior Analyst"
             return rel("duplicate", f"{old} = {new}" if old != new else f"both: {new}", "same")
         if bool(a.purpose) != bool(b.purpose) and not (b.ended or b.fix):
             return rel("compatible", "one side is about a particular use or place", "scope")
@@ -296,12 +318,16 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
             return rel("correction", f"not {old} → {new}", "change")
         if b.event and not a.event and not a.ever and fb.polarity > 0:
             return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+        if a.event != b.event and (fa.polarity < 0 if a.event else fb.polarity < 0) and not (a.ever or b.ever):
+            # "not playing football this week" beside "have played football since I was young"
+            return rel("compatible", "a one-off denial beside a lasting state", "event")
         return rel("contradiction", f"{old} / not {old}" if fb.polarity < 0 else f"not {old} / {new}",
                    "antonym" if a.antonym != b.antonym else "negation")
     # different values
     if fa.polarity != fb.polarity:
         negative, positive = (fa, fb) if fa.polarity < 0 else (fb, fa)
-        if negative.value and set(negative.value) < set(positive.value):
+        if negative.value and set(negative.value) < set(positive.value) and fa.attribute not in _QUALIFIED \
+                and _surface(negative) <= _surface(positive):  # "nature" is not in "natural remedies"
             # a denial of the whole covers its part: "hates durian" / "loves durian smoothies" (but "no
             # carrot cake" does not deny "likes cake")
             if b.event and not a.event and fb.polarity > 0 and not a.ever:
@@ -318,7 +344,9 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         counted = {v for v in only.value if v.isdigit()}
         if counted and not ((set(only.value) - counted) & set(other.value)):
             return rel("compatible", f"only {_show(only)} counts those, not {_show(other)}", "many")
-        if set(other.value) <= set(only.value):
+        if fa.attribute == "children" and not _counts_differ(a, b):
+            return rel("compatible", f"{_show(other)} can be the only one", "many")  # "only one child" / "a daughter"
+        if set(other.value) <= set(only.value) and not (fa.attribute == "children" and _counts_differ(a, b)):
             return rel("compatible", f"{_show(other)} is within only {_show(only)}", "many")
         if fa.attribute in ("do", "have", "is", "like") and not (_value_categories(fa) & _value_categories(fb)):
             return rel("compatible", f"{old} and {new} are different kinds of thing", "many")
@@ -338,6 +366,11 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("compatible", "different days or times", "scope")
     if b.event and not a.event and fa.attribute not in STATUS and not b.change:
         return rel("event_vs_state", f"a one-off event against “{a.text}”", "event")
+    if fa.attribute == "tool" and set(fa.value) & set(fb.value) and not _counts_differ(a, b) \
+            and not dates.differ(a.quantities, b.quantities) and not _says_change(a, b):
+        return rel("compatible", f"{old} and {new}: one make, told two ways", "many")  # "Honda Civic" / "Honda car"
+    if fa.attribute == "marital" and set(fb.value) == {"engaged"} and set(fa.value) & {"married", "divorced"}:
+        return rel("compatible", "an engagement comes before a marriage", "past")
     if not spec.mutable:
         if b.fix:
             return rel("correction", f"{old} → {new} (an explicit fix)", "fix")
@@ -346,7 +379,43 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("contradiction", f"{old} / {new}: it only grows", "value")
     if b.long_ago:
         return rel("contradiction", f"{old} / {new}: the newer says it has long been so", "value")
+    if fa.attribute in _SAID_CHANGES and not _says_change(a, b):
+        # "I live in Queens" / "I live in New York", "I work at a shelter" / "I work at the library":
+        # without a word of change both can hold (places nest, people hold two jobs)
+        return rel("compatible", f"{old} and {new} can both hold (no word of a change)", "many")
     return rel("correction", f"{old} → {new}", "value")
+
+
+def _surface(f: Fact) -> set[str]:
+    """The words of a value as written, lower-cased, a plural "s" dropped (stems join "films" and
+    "filming", "nature" and "natural"; this keeps them apart)."""
+    return {w.lower().rstrip("s") for w in f.value_text.split() if w.isalpha()}
+
+
+def _says_change(a: Reading, b: Reading) -> bool:
+    """The newer text says something changed (a change or fix word, "became", an end, a dated
+    event, "promoted to"), or the older one says it ended."""
+    return (b.change or b.fix or b.became or b.ended or b.event or a.ended
+            or any(w.startswith(_CHANGE_STEMS) for w in b.text.lower().split()))
+
+
+def _ranked(r: Reading) -> bool:
+    """"My second favourite colour", "One of my favourite foods": not the one favourite."""
+    low = " " + " ".join(r.text.lower().split()) + " "
+    return any(p in low for p in (" second ", " third ", " one of my ", " another ", " among my "))
+
+
+def _called(r: Reading) -> bool:
+    """The text says what its subject is called ("call me Bill", "goes by Steph"), not a name."""
+    low = " " + " ".join(r.text.lower().split()) + " "
+    return any(p in low for p in (" call me ", " calls me ", " called me ", " go by ", " goes by ", " nickname "))
+
+
+def _counts_differ(a: Reading, b: Reading) -> bool:
+    """Both texts count (a number or a number word) and no count is in both: "one child" / "3 kids"."""
+    ca = {q.value for q in a.quantities if q.kind in ("number", "count")}
+    cb = {q.value for q in b.quantities if q.kind in ("number", "count")}
+    return bool(ca and cb and not ca & cb)
 
 
 def _named(f: Fact) -> bool:
@@ -399,10 +468,13 @@ _DIETS = frozenset({"vegetarian", "vegan", "pescatarian", "coeliac", "lactose in
 def _consumed(r: Reading) -> set[str]:
     """Categories of what a text says its subject eats, drinks, likes or has (positively)."""
     out: set[str] = set()
+    low = " ".join(r.text.lower().split())
     for f in r.facts:
         if f.polarity > 0 and (f.attribute in ("like", "prefer", "favourite") or f.attribute == "do"
                                and f.key in ("consume", "")):
             for v in f.value:
+                if f"to {v}" in low and f.attribute != "do":
+                    continue  # "I like to fish": the sport, not the food
                 out |= categories_of(v)
     return out
 
@@ -431,8 +503,8 @@ def _members_named(r: Reading) -> set[str]:
 def _excluded(a: Reading, b: Reading) -> Relation | None:
     """Step 2 of the module docstring, in both directions."""
     for x, y, newer_is_y in ((a, b, True), (b, a, False)):
-        if y.plan or x.plan or y.past and not x.ever:
-            continue
+        if y.plan or x.plan or y.past and not x.ever or x.past and not x.ever:
+            continue  # a past state excludes nothing now ("was a vegetarian for six years" / "likes bacon")
         family = y.subject.kind == "person" and y.subject.of is None and y.subject.role is not None
         same = same_subject(x.subject, y.subject, x.content, y.content) == "same"
         if x.subject.kind != "owner" and not same:
@@ -450,7 +522,10 @@ def _excluded(a: Reading, b: Reading) -> Relation | None:
         denied = _negative_categories(x)
         if denied and family and x.subject.kind == "owner":
             relatives = categories_of(y.subject.role or "")
-            if denied & relatives:
+            # only a denial of having one ("no wife", "not married"), not of liking one ("don't like my wife")
+            had = {v for f in x.facts if f.polarity < 0 and f.attribute not in ("like", "prefer", "fear")
+                   for v in f.value}
+            if denied & relatives & had:
                 return _clash(x, y, newer_is_y, "not " + ", ".join(sorted(denied)), y.subject.role or "")
         if not same or not denied:
             continue
@@ -511,7 +586,8 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
     what = "word overlap" if similarity is None else "similarity"
     if a.plan != b.plan or a.past != b.past and not (a.ever and a.negated or b.ever and b.negated):
         return Relation("compatible", "a plan, a wish or a past state beside a statement", basis="plan")
-    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated and ca & cb and not (a.readable or b.readable):
+    if dice >= OPPOSITE_OVERLAP and a.negated != b.negated and ca & cb and not (a.readable or b.readable) \
+            and not (a.hedged or b.hedged):  # "not sure what meditating is like" denies nothing
         if b.ended and b.negated:
             return Relation("correction", f"the same words ({what} {dice:.2f}); the newer says it ended",
                             subject=who, basis="ended")

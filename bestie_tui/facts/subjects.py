@@ -102,6 +102,8 @@ def _is_name(u: Unit, nxt: Unit | None, first: bool, flagged: bool = False) -> b
             or (nxt.cap and nxt.is_word))
 
 
+#: Pronouns of other people (a group or someone unnamed), never the owner.
+_OTHERS = frozenset({"they", "people", "everyone", "everybody", "someone", "somebody", "nobody", "others"})
 _ANIMALS = frozenset({"dog", "cat", "parrot", "hamster", "horse", "rabbit", "goldfish", "bird", "pet"})
 _PRONOUNS = frozenset({"it", "this", "that", "there", "here", "what", "who", "they", "these", "those", "he", "she",
                        "we", "you", "i", "one", "someone", "everyone", "nobody", "people"})
@@ -143,7 +145,8 @@ def _skip_lead(us: tuple[Unit, ...], tk: Tokens) -> int:
         if i in lead and (u.key not in ("i", "toi", "we", "my") or i in pronoun_spans):
             i += 1
             continue
-        if u.key in (",", ":") or u.words in ("please", "so", "also", "ok", "pls") or u.words in _VI_TIME or u.words in _MONTHS_DAYS \
+        if u.key in (",", ":") or u.words in ("please", "so", "also", "ok", "pls", "hãy") or u.words in _VI_TIME \
+                or u.words in _MONTHS_DAYS \
                 or u.words.rstrip("s") in _MONTHS_DAYS or u.words[:1].isdigit():
             i += 1
             continue
@@ -223,8 +226,15 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
                 possessed, k = _take_possessed(us, j + 1)  # "my son's birthday"
                 return Subject("person", name=name, role=role, possessed=possessed), k
             return Subject("person", name=name, role=role), j
-        if j < len(us) and us[j].key in _ANIMALS and j + 1 < len(us) and (us[j + 1].stem in VERBS or us[j + 1].is_cue):
-            return Subject("person", role=us[j].key), j + 1  # "My dog likes hilly hiking": the dog's
+        if j < len(us) and us[j].key in _ANIMALS and j + 1 < len(us) and (us[j + 1].stem in VERBS or us[j + 1].is_cue
+                                                                            or us[j + 1].words in COPULAS):
+            return Subject("person", role=us[j].key), j + 1  # "My dog likes hilly hiking", "My dog is vegan": the dog's
+        if j + 2 < len(us) and us[j].is_word and not us[j].is_cue and us[j + 1].key == "'s":
+            # "My dog's name is Bucket", "My shop's name is …": the dog's, the shop's, not the owner's
+            possessed, k = _take_possessed(us, j + 2)
+            if us[j].key in _ANIMALS:
+                return Subject("person", role=us[j].key, possessed=possessed), k
+            return Subject("thing", words=frozenset({us[j].key}), possessed=possessed, of="my"), k
         possessed, j = _take_possessed(us, j)
         return Subject("owner", possessed=possessed), j
     if u.key in ("his", "her", "their") and nxt is not None and nxt.key in en.PERSON_CONCEPTS:
@@ -238,6 +248,9 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
         return OWNER, j
     if u.words in en.HONORIFICS and nxt is not None and nxt.cap:
         return Subject("person", name=nxt.fold), i + 2
+    if u.words in _OTHERS and not any("me" in v.words.split() for v in us[i + 1:i + 4]):
+        # "They do not approve of …": others, not the owner ("People call me Tom" is the owner's name)
+        return Subject("person", name=u.words), i + 1
     if not determined and _is_name(u, nxt, first=(i == 0 or not us[i - 1].is_word), flagged=i in flagged):
         name = u.fold
         j = i + 1
@@ -379,6 +392,9 @@ def same_subject(a: Subject, b: Subject, content_a: frozenset[str], content_b: f
         return "different" if not (a.words & b.words) else "unknown"
     if {a.kind, b.kind} == {"owner", "person"}:
         return "different"
+    thing = a if a.kind == "thing" else b
+    if {a.kind, b.kind} == {"owner", "thing"} and thing.of == "my" and thing.possessed:
+        return "different"  # "My shop's name is …" / "My name is Lee"
     return "unknown"
 
 

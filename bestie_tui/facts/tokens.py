@@ -81,6 +81,7 @@ _CONTRACTIONS = [
     (re.compile(r"'ll\b", re.I), " will"), (re.compile(r"'d\b", re.I), " would"),
     (re.compile(r"\b(it|that|he|she|there|what|who|here|where|this)'s\b", re.I), r"\1 is"),
     (re.compile(r"\blet's\b", re.I), "let us"),
+    (re.compile(r"\b(Mr|Mrs|Ms|Dr|Prof)\.(?=\s+[A-Z])"), r"\1"),  # "Ms. Thao": a title, not the end of a sentence
 ]
 _TOKEN = re.compile(r"\$?\d+(?:[:.,/]\d+)*[^\W\d_]*|[^\W\d_]+(?:\d+[^\W\d_]*)*|'s\b|s'(?=\s)|[.;!?:,()]")
 _CLAUSE_PUNCT = frozenset(".;!?()")
@@ -238,8 +239,9 @@ def units(text: str) -> Tokens:
             out.append(Unit(w, w, w, False, clause, i, 1, w, False, False, w, is_vi, False))
             i += 1
             continue
-        if w in en.CLAUSE_WORDS or (lang == "vi" and w in vi.CLAUSE_WORDS):
-            clause += 1
+        if w in en.CLAUSE_WORDS or (lang == "vi" and w in vi.CLAUSE_WORDS and not (
+                w == "còn" and i > 0 and words[i - 1][0] in ("không", "chẳng", "chả", "vẫn"))):
+            clause += 1  # ("không còn": "no longer", not "as for")
         n, key = phrases.get(i, (1, ""))
         if n == 1:
             tag = None
@@ -263,6 +265,12 @@ def units(text: str) -> Tokens:
         i += n
     vi_flags = (vi_flags_fold if folded_vi else vi_flags_raw) if lang == "vi" else None
     flags = _flags(out, raw, folds, starts_raw, starts_fold, folded_vi, en_flags, vi_flags)
+    if lang == "vi" and flags.get("ended"):
+        # "Minh thôi" (just Minh): "thôi" closing a clause is a particle, not "stopped"
+        kept = tuple(span for span in flags["ended"] if not (
+            len(span) == 1 and out[span[0]].fold == "thoi" and (span[0] + 1 == len(out) or not out[span[0] + 1].is_word
+                                                               and not out[span[0] + 1].is_cue)))
+        flags = {**flags, "ended": kept} if kept else {k: v for k, v in flags.items() if k != "ended"}
     return Tokens(text, lang, folded_vi, tuple(out), flags, _polarities(out, flags))
 
 
@@ -290,6 +298,9 @@ def _vi_syllable(folded: str) -> bool:
 
 
 _SEGMENT_STOPS = frozenset({",", ":"})
+#: Cues that start a new step after "and" ("quit Grab and joined Shopee", "nghỉ FPT và chuyển sang
+#: Viettel"): an ended state or a negation before them does not reach them.
+_NEW_STEP = frozenset({"@join", "@switch", "@move"})
 
 
 def _polarities(out: list[Unit], flags) -> tuple[int, ...]:
@@ -301,7 +312,7 @@ def _polarities(out: list[Unit], flags) -> tuple[int, ...]:
     lo = 0
     neg_at = {j for span in neg_spans for j in span}
     splits = {k for k in range(1, len(out) - 1) if out[k].key in ("and", "or", "va") and (
-        k + 1 in neg_at or out[k + 1].key in ("i", "we", "toi"))}
+        k + 1 in neg_at or out[k + 1].key in ("i", "we", "toi") or out[k + 1].key in _NEW_STEP)}
     for hi in range(len(out) + 1):
         if hi == len(out) or out[hi].key in _SEGMENT_STOPS or hi in splits or (
                 hi > lo and out[hi].clause != out[lo].clause):
@@ -345,6 +356,9 @@ def _flags(out: list[Unit], raw, folds, starts_raw, starts_fold, folded_vi, en_f
             tag = en_flags.single.get(folds[i]) or (vi_flags.single.get(vi_keys[i]) if vi_flags is not None and not (
                 folded_vi and vi_keys[i] in vi.FOLDED_AMBIGUOUS) else None)
             hit = (1, tag) if tag is not None and i not in inside else None
+        if hit is not None and hit[1] == "!change" and folds[i] == "new" and i + 1 in unit_at \
+                and out[unit_at[i]].cap and out[unit_at[i + 1]].cap and unit_at[i + 1] != unit_at[i]:
+            hit = None  # "New York", "New Delhi": a name, not a change
         if hit is not None:
             n, tag = hit
             span = range(i, i + n)
