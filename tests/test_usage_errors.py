@@ -54,3 +54,10 @@ def test_a_core_error_naming_a_hostile_path_stays_one_line(tmp_path):
     result = CliRunner().invoke(cli, ["--db", str(tmp_path / "x\n\x1b[2Jy" / "m.db"), "memory", "status"])
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1 and "\x1b" not in result.stderr and "\\x1b" in result.stderr
+
+
+def test_estimate_takes_text_after_double_dash_and_its_help_says_so(db_path):
+    counted = run(db_path, "context", "estimate", "--token-mode", "chars4", "--", "-5 degrees is cold")
+    assert counted.exit_code == 0, counted.output
+    assert "characters       18" in counted.stdout
+    assert 'estimate -- "some text"' in run(db_path, "context", "estimate", "--help").stdout

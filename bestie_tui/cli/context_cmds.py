@@ -348,7 +348,8 @@ def settings_cmd(app, as_json) -> None:
 @mode_option
 @json_option
 def estimate(text, source, as_messages, token_mode, as_json) -> None:
-    """Estimate tokens of TEXT (or a file, or stdin) in chars4 and tiktoken_cl100k.
+    """Estimate tokens of TEXT (or a file, or stdin) in chars4 and tiktoken_cl100k. TEXT goes after
+    ``--``: bestie context estimate -- "some text".
 
     Without --token-mode both are shown; tiktoken_cl100k needs the extra bestie-tui[tokens].
     """
