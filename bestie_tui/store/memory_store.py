@@ -23,6 +23,7 @@ from bestie_tui.store import doc_index
 from bestie_tui.store import settings as settings_mod
 from bestie_tui.store.binding import bind_store_methods, binding, register_open, unregister_open
 from bestie_tui.store.db import open_database
+from bestie_tui.store.limits import check_memory_text
 from bestie_tui.store.messages import StoreMessages
 from bestie_tui.store.models import SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Setting
 from bestie_tui.store.reads import StoreReads
@@ -162,6 +163,9 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         so an id freed by undoing a creation is never reused and one id always names one memory."""
         top = max(Memory.select(fn.MAX(Memory.id)).scalar() or 0,
                   Event.select(fn.MAX(Event.memory_id)).scalar() or 0)
+        from bestie_tui.store.limits import check_memory_id
+
+        check_memory_id(top + 1)
         return top + 1
 
     def record_event(self, batch: str, action: str, memory_id: int | None, before: dict | None,
@@ -228,6 +232,8 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     @staticmethod
     def _check_text(text: str) -> str:
         textmod.check_encodable(text, "memory text")
+        if isinstance(text, str):
+            check_memory_text(text)
         norm = textmod.normalize(text or "")
         if not norm:
             raise InvalidValueError("memory text must contain at least one word")
