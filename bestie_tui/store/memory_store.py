@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from peewee import DatabaseError as PeeweeDatabaseError
 from peewee import OperationalError, fn
 
-from bestie_tui.errors import InvalidValueError, NotFoundError, StorageError
+from bestie_tui.errors import DatabaseBusyError, InvalidValueError, NotFoundError, StorageError
 from bestie_tui.store import doc_index
 from bestie_tui.store import settings as settings_mod
 from bestie_tui.store.binding import bind_store_methods, binding, register_open, unregister_open
@@ -156,7 +156,8 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
                 yield batch
                 doc_index.sync(self.db, rebuild_ok=False)
         except (OperationalError, PeeweeDatabaseError) as exc:
-            raise StorageError(_storage_message(self.path, exc)) from exc
+            message = _storage_message(self.path, exc)
+            raise (DatabaseBusyError if " is busy " in message else StorageError)(message) from exc
 
     def next_memory_id(self) -> int:
         """The id for a new memory: one above every id the memory table *or the event log* has seen,

@@ -34,6 +34,7 @@ from bestie_tui.errors import BestieError, ImportFormatError
 from bestie_tui.store import limits
 from bestie_tui.store.db import backup_database
 from bestie_tui.store.gate import check_write, redact
+from bestie_tui.store.history import IMPORTED_MESSAGES
 from bestie_tui.store.models import (
     LAYERS,
     ROLES,
@@ -204,6 +205,7 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
     now = store.clock()
     added = skipped = msg_added = msg_skipped = moved = 0
     refused: dict[str, int] = {}
+    message_ids: list[int] = []
     with store.change("import", actor) as batch:
         for m in data.get("memories", []):
             values = _memory_values(m, now)
@@ -240,9 +242,13 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
             if exists:
                 msg_skipped += 1
                 continue
-            Message.create(role=m["role"], text=text, user=m.get("user"), channel=m.get("channel"),
-                           session=m.get("session"), created_at=at, terms=textmod.search_text(text))
+            row = Message.create(role=m["role"], text=text, user=m.get("user"), channel=m.get("channel"),
+                                 session=m.get("session"), created_at=at, terms=textmod.search_text(text))
+            message_ids.append(row.id)
             msg_added += 1
+        if message_ids:  # one event names them, so undoing the import removes its messages too
+            store.record_event(batch, "import", None, None, {IMPORTED_MESSAGES: message_ids}, actor,
+                               note=f"{len(message_ids)} message(s)")
     return ImportResult(added, skipped, msg_added, msg_skipped, refused.get("secret", 0), refused, moved)
 
 
