@@ -113,8 +113,13 @@ class _Writes:
                                      for row in self.dirty.values()])
         if self.deleted:
             cursor.executemany(f'DELETE FROM "{table}" WHERE "id" = ?', [(i,) for i in self.deleted])
-        for start in range(0, len(self.events), self._CHUNK):
-            Event.insert_many(self.events[start:start + self._CHUNK]).execute()
+        if self.events:
+            names = list(self.events[0])
+            columns = [Event._meta.fields[name] for name in names]
+            sql = (f'INSERT INTO "{Event._meta.table_name}" (' + ", ".join(f'"{c.column_name}"' for c in columns)
+                   + ", \"undone\") VALUES (" + ", ".join("?" for _ in columns) + ", 0)")
+            cursor.executemany(sql, [tuple(c.db_value(e[n]) for c, n in zip(columns, names, strict=True))
+                                     for e in self.events])
         self.dirty, self.deleted, self.events = {}, {}, []
 
 
