@@ -119,3 +119,20 @@ def test_long_filters_in_the_store_lists_do_not_raise(store):
     assert store.list(query=query, tier="working") == []
     assert store.messages(query=query) == []
     assert store.pending_ids(query="t" * 50_000) == []
+
+
+def test_a_huge_id_from_an_old_import_costs_nothing_and_new_ids_step_over_it(run, store):
+    from bestie_tui.store import doc_index
+    from bestie_tui.store.models import Memory
+
+    huge = 2**62
+    first = store.add("fact", "I drink green tea every morning", user="owner")
+    with store.bound():
+        Memory.update(id=huge).where(Memory.id == first.id).execute()  # as an import before the id limit made it
+        with store.db.atomic():
+            doc_index.rebuild(store.db)
+    second = store.add("fact", "I like green apples", user="owner")
+    assert second.id <= MEMORY_ID_MAX
+    for args in (("memory", "search", "green tea"), ("memory", "context", "green tea", "--user", "owner")):
+        result = run(*args)
+        assert result.exit_code == 0 and str(huge) in result.output, result.output

@@ -161,11 +161,13 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     def next_memory_id(self) -> int:
         """The id for a new memory: one above every id the memory table *or the event log* has seen,
-        so an id freed by undoing a creation is never reused and one id always names one memory."""
-        top = max(Memory.select(fn.MAX(Memory.id)).scalar() or 0,
-                  Event.select(fn.MAX(Event.memory_id)).scalar() or 0)
-        from bestie_tui.store.limits import check_memory_id
+        so an id freed by undoing a creation is never reused and one id always names one memory.
+        Ids above ``limits.MEMORY_ID_MAX`` (imported before that limit) are stepped over, not followed.
+        Raises InvalidValueError when every id up to the limit is used."""
+        from bestie_tui.store.limits import MEMORY_ID_MAX, check_memory_id
 
+        top = max(Memory.select(fn.MAX(Memory.id)).where(Memory.id <= MEMORY_ID_MAX).scalar() or 0,
+                  Event.select(fn.MAX(Event.memory_id)).where(Event.memory_id <= MEMORY_ID_MAX).scalar() or 0)
         check_memory_id(top + 1)
         return top + 1
 
