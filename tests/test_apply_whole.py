@@ -162,3 +162,57 @@ def test_a_proposal_gives_up_with_the_busy_message_after_its_wait(db_path, clock
         other.close()
     assert store.count() == 1
     store.close()
+
+
+KILLED_APPLY = r"""
+import os, signal, sys
+from bestie_tui.hygiene import plan_apply
+from bestie_tui.hygiene.plan_build import build_cleanup_plan
+from bestie_tui.store.memory_store import MemoryStore
+
+flush = plan_apply._Writes.flush
+
+def flush_then_die(self):
+    flush(self)  # every update, delete and event written, the transaction not yet committed
+    os.kill(os.getpid(), signal.SIGKILL)
+
+plan_apply._Writes.flush = flush_then_die
+store = MemoryStore(sys.argv[1])
+plan_apply.apply_plan(store, build_cleanup_plan(store), yes=True)
+"""
+
+
+def test_a_kill_9_after_the_batched_writes_but_before_commit_changes_nothing(db_path, clock, tmp_path):
+    import hashlib
+    import subprocess
+    import sys
+
+    from bestie_tui.store.memory_store import MemoryStore
+
+    store = MemoryStore(db_path, clock=clock)
+    for i in range(6):
+        twin = store.add("note", f"placeholder {i}")
+        store.add("note", f"My neighbour paints clay pots number {i}.")
+        store.edit(twin.id, f"my neighbour PAINTS clay pots, number {i}!")
+    planned = [o.key for o in build_cleanup_plan(store).selected_operations()]
+    assert planned
+    store.close()
+
+    def owned():
+        conn = sqlite3.connect(db_path)
+        try:
+            rows = [conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in ("memory", "event")]
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+            return hashlib.sha256(repr(rows).encode()).hexdigest()
+        finally:
+            conn.close()
+
+    before = owned()
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED_APPLY)
+    done = subprocess.run([sys.executable, str(script), str(db_path)], capture_output=True, timeout=120)
+    assert done.returncode == -9, done.stderr
+    assert owned() == before
+    store = MemoryStore(db_path, clock=clock)
+    assert [o.key for o in build_cleanup_plan(store).selected_operations()] == planned  # all still to apply
+    store.close()
