@@ -4,10 +4,10 @@ a proposal waits out a long write instead of failing."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 import sqlite3
 import threading
 import time
+from pathlib import Path
 
 from bestie_tui.hygiene.plan_apply import apply_plan
 from bestie_tui.hygiene.plan_build import build_cleanup_plan
