@@ -24,6 +24,11 @@ class StorageError(BestieError):
     timeout, missing directory, disk error. Nothing was changed."""
 
 
+class DatabaseBusyError(StorageError):
+    """Another process held the write lock past the busy timeout (a long maintenance write).
+    Nothing was changed; proposals retry with backoff (``store.busy.retry_busy``) before this reaches a user."""
+
+
 class PolicyError(BestieError):
     """A write refused by a policy setting (writePolicy deny, paused memory, deletePolicy)."""
 

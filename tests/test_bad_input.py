@@ -141,8 +141,8 @@ BASE = {"format": "bestie-memory-export", "version": 1}
 @pytest.mark.parametrize("memories, message", [
     (5, "must be a list"),
     ([{"text": "a b", "access_count": "abc"}], "access_count"),
-    ([{"text": "a b", "id": 10**23}], "positive whole number"),
-    ([{"text": "a b", "id": True}], "positive whole number"),
+    ([{"text": "a b", "id": 10**23}], "whole number from 1 to"),
+    ([{"text": "a b", "id": True}], "whole number from 1 to"),
     ([{"text": "a b", "pinned": "false"}], "true or false"),
     ([{"text": "a b", "superseded_by": "abc"}], "superseded_by"),
     ([{"text": "a b", "user": {"x": 1}}], "user must be text"),

@@ -13,7 +13,7 @@ from bestie_tui.paths import write_private_text
 from bestie_tui.store import transfer
 from bestie_tui.store.models import ROLES
 from bestie_tui.text.clock import show
-from bestie_tui.text.words import json_text, printable
+from bestie_tui.text.words import clip, json_text, printable
 
 from .common import json_option, memory, pass_app
 from .render import emit_json, message_line
@@ -55,7 +55,7 @@ def messages_search(app, query, limit, role, user, as_json) -> None:
     """Chat messages matching QUERY (case-, accent- and inflection-tolerant)."""
     store = app.store()
     items = store.messages(limit=limit, role=role, query=query, user=user)
-    _print_messages(items, as_json, f"no message matches {query!r}" + (f" for user {user!r}" if user else ""),
+    _print_messages(items, as_json, f"no message matches {clip(query)!r}" + (f" for user {user!r}" if user else ""),
                     store.owner_zone)
 
 
@@ -252,7 +252,7 @@ def config(app, key, value, as_json) -> None:
     if key is not None and value is not None:
         try:
             parsed = json.loads(value)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or a whole number past Python's digit limit: the text itself
             parsed = value
         store.set_setting(key, parsed)
         click.echo(f"{key} = {json.dumps(store.get_setting(key))}")

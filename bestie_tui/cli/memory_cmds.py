@@ -12,7 +12,7 @@ import click
 from bestie_tui.retrieval.search import search as search_memories
 from bestie_tui.store.models import LAYERS, SCOPES, STATUSES
 from bestie_tui.text.clock import show
-from bestie_tui.text.words import printable
+from bestie_tui.text.words import clip, printable
 
 from .common import AppContext, json_option, memory, memory_id_arg, pass_app
 from .render import emit_json, kv, memory_detail, memory_line, memory_lines
@@ -125,7 +125,7 @@ def search(app: AppContext, query, status, limit, user, as_json) -> None:
     if as_json:
         emit_json([m.to_dict() for m in items])
     else:
-        memory_lines(items, store.clock(), empty=f"no memory matches {query!r}")
+        memory_lines(items, store.clock(), empty=f"no memory matches {clip(query)!r}")
 
 
 def _binding_options(func):

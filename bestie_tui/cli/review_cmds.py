@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from bestie_tui.text.words import printable
+from bestie_tui.text.words import clip, printable
 
 from .common import MEMORY_ID, json_option, memory, memory_id_arg, pass_app
 from .render import emit_json, memory_detail, memory_line, memory_lines
@@ -45,7 +45,7 @@ def pending_search(app, query, limit, as_json) -> None:
     if as_json:
         emit_json([m.to_dict() for m in items])
     else:
-        memory_lines(items, empty=f"no pending proposal matches {query!r}")
+        memory_lines(items, empty=f"no pending proposal matches {clip(query)!r}")
 
 
 @pending.command("inspect")

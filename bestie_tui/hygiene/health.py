@@ -129,8 +129,9 @@ def record_snapshot(store, report, health: HealthScore | None = None) -> Snapsho
 def trend(store, limit: int = 30) -> list[Snapshot]:
     """The newest ``limit`` snapshots, oldest first (what ``hygiene trend`` draws)."""
     from bestie_tui.store.models import HygieneSnapshot
+    from bestie_tui.store.support import MAX_ID
 
-    rows = list(HygieneSnapshot.select().order_by(HygieneSnapshot.id.desc()).limit(limit))
+    rows = list(HygieneSnapshot.select().order_by(HygieneSnapshot.id.desc()).limit(max(0, min(int(limit), MAX_ID))))
     return [_snapshot(r) for r in reversed(rows)]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -9,7 +10,7 @@ from bestie_tui.errors import InvalidValueError, PolicyError
 from bestie_tui.hygiene.plans import Operation, Plan, _survivor, merged_binding
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.gate import WriteDecision, check_write
-from bestie_tui.store.models import Memory
+from bestie_tui.store.models import Event, Memory
 from bestie_tui.store.support import snapshot
 from bestie_tui.text import words as textmod
 
@@ -31,6 +32,8 @@ class ApplyResult:
     deleted_ids: list[int] = field(default_factory=list)
     #: id → the record a merge of this apply folded it into (survivors map to themselves).
     merged_into: dict[int, int] = field(default_factory=dict, repr=False)
+    #: ids this apply already wrote: their new ``updated_at`` (and fields) are ours, not a stale plan.
+    touched: set[int] = field(default_factory=set, repr=False)
 
     @property
     def message(self) -> str:
@@ -50,6 +53,74 @@ class ApplyResult:
         return {"batch": self.batch, "applied": self.applied, "skipped": [list(s) for s in self.skipped],
                 "changed_ids": self.changed_ids, "created_ids": self.created_ids,
                 "deleted_ids": self.deleted_ids, "message": self.message}
+
+
+class _Writes:
+    """The apply's reads and writes, batched: every row the plan names is read in a few ``IN (…)``
+    queries up front; row updates, hard deletes and events are kept in order and written at the end
+    of the transaction with ``executemany`` / multi-row inserts (no per-row round trips), so the
+    write lock is held for as little time as the plan's size allows. Still one transaction."""
+
+    _CHUNK = 500
+
+    def __init__(self, store, ids: Iterable[int]):
+        self.store = store
+        self.rows: dict[int, Memory] = {}
+        self.dirty: dict[int, Memory] = {}
+        self.deleted: dict[int, None] = {}  # ordered set
+        self.events: list[dict] = []
+        wanted = sorted(set(ids))
+        for start in range(0, len(wanted), self._CHUNK):
+            for row in Memory.select().where(Memory.id.in_(wanted[start:start + self._CHUNK])):
+                self.rows[row.id] = row
+
+    def get(self, memory_id: int) -> Memory | None:
+        if memory_id in self.deleted:
+            return None
+        row = self.rows.get(memory_id)
+        if row is None:
+            row = Memory.get_or_none(Memory.id == memory_id)
+            if row is not None:
+                self.rows[memory_id] = row
+        return row
+
+    def save(self, row: Memory) -> None:
+        self.rows[row.id] = row
+        self.dirty[row.id] = row
+
+    def delete(self, row: Memory) -> None:
+        self.rows.pop(row.id, None)
+        self.dirty.pop(row.id, None)
+        self.deleted[row.id] = None
+
+    def event(self, batch: str, action: str, memory_id: int | None, before: dict | None, after: dict | None,
+              actor: str, note: str | None = None) -> None:
+        self.events.append(dict(
+            batch=batch, memory_id=memory_id, action=action, actor=actor, at=self.store.clock(),
+            origin=self.store.origin, note=note,
+            before=json.dumps(before, ensure_ascii=False) if before is not None else None,
+            after=json.dumps(after, ensure_ascii=False) if after is not None else None))
+
+    def flush(self) -> None:
+        """Write the kept updates, deletes and events (call inside the apply's transaction)."""
+        fields = [f for f in Memory._meta.sorted_fields if f.name != "id"]
+        table = Memory._meta.table_name
+        cursor = self.store.db.cursor()
+        if self.dirty:
+            sql = (f'UPDATE "{table}" SET ' + ", ".join(f'"{f.column_name}" = ?' for f in fields)
+                   + ' WHERE "id" = ?')
+            cursor.executemany(sql, [tuple(f.db_value(getattr(row, f.name)) for f in fields) + (row.id,)
+                                     for row in self.dirty.values()])
+        if self.deleted:
+            cursor.executemany(f'DELETE FROM "{table}" WHERE "id" = ?', [(i,) for i in self.deleted])
+        if self.events:
+            names = list(self.events[0])
+            columns = [Event._meta.fields[name] for name in names]
+            sql = (f'INSERT INTO "{Event._meta.table_name}" (' + ", ".join(f'"{c.column_name}"' for c in columns)
+                   + ", \"undone\") VALUES (" + ", ".join("?" for _ in columns) + ", 0)")
+            cursor.executemany(sql, [tuple(c.db_value(e[n]) for c, n in zip(columns, names, strict=True))
+                                     for e in self.events])
+        self.dirty, self.deleted, self.events = {}, {}, []
 
 
 @uses_store
@@ -124,28 +195,33 @@ def apply_plan(store, plan: Plan, *, yes: bool = False, selected: Iterable[str |
     if not ops:
         return result
     with store.change(plan.kind, actor) as batch:
+        writes = _Writes(store, [r.id for op in ops for r in op.records]
+                         + [t.id for op in ops for t in (op.target, op.into) if t is not None])
         for op in ops:
             if op.action == "delete" and policy != "allow":
                 result.skipped.append((op.key, f"memory.deletePolicy is {policy}; only allow hard-deletes"))
                 continue
-            reason = _apply_one(store, batch, op, actor, result, abouts.get(op.key))
+            reason = _apply_one(store, writes, batch, op, actor, result, abouts.get(op.key))
             if reason:
                 result.skipped.append((op.key, reason))
             else:
                 result.applied.append(op.key)
+        writes.flush()
         if result.applied:
             result.batch = batch
     return result
 
 
-def _current(op: Operation, records=None) -> list[Memory] | str:
-    """The rows of ``op`` (or of ``records``) if none changed since the plan; else the reason to skip."""
+def _current(writes: _Writes, op: Operation, result: ApplyResult, records=None) -> list[Memory] | str:
+    """The rows of ``op`` (or of ``records``) if none changed since the plan; else the reason to skip.
+    A row an earlier operation of this same apply wrote is not stale: that change is the plan's own
+    (one record can be in a merge and an archive); the operation's own checks still apply."""
     rows = []
     for planned in op.records if records is None else records:
-        row = Memory.get_or_none(Memory.id == planned.id)
+        row = writes.get(planned.id)
         if row is None:
             return f"#{planned.id} no longer exists"
-        if any(getattr(row, name) != getattr(planned, name) for name in _WATCHED):
+        if row.id not in result.touched and any(getattr(row, name) != getattr(planned, name) for name in _WATCHED):
             return f"#{planned.id} changed since the plan was made"
         if row.pinned and op.action != "fix" and not (op.into is not None and op.into.id == row.id):
             return f"#{planned.id} is pinned"
@@ -153,30 +229,32 @@ def _current(op: Operation, records=None) -> list[Memory] | str:
     return rows
 
 
-def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult, about: str | None = None) -> str | None:
+def _apply_one(store, writes: _Writes, batch: str, op: Operation, actor: str, result: ApplyResult,
+               about: str | None = None) -> str | None:
 
     if op.action == "supersede":
-        return _supersede(store, op, result, save_event=lambda row, before: _save(store, batch, row, before, actor,
-                                                                                  result, op.reason))
-    rows = _current(op)
+        return _supersede(writes, op, result, save_event=lambda row, before: _save(
+            store, writes, batch, row, before, actor, result, op.reason))
+    rows = _current(writes, op, result)
     if isinstance(rows, str):
         return rows
     now = store.clock()
 
     def save(row: Memory, before: dict, action: str, note: str | None = None) -> None:
         row.updated_at = now
-        row.save()
-        store.record_event(batch, action, row.id, before, snapshot(row), actor, note=note)
+        writes.save(row)
+        writes.event(batch, action, row.id, before, snapshot(row), actor, note=note)
         result.changed_ids.append(row.id)
+        result.touched.add(row.id)
 
     if op.action == "merge":
-        return _merge(store, batch, op, rows, actor, result, save, about)
+        return _merge(store, writes, batch, op, rows, actor, result, save, about)
     if op.action == "delete":
         for row in rows:
             if row.status not in ("forgotten", "rejected"):
                 return f"#{row.id} is {row.status}; only forgotten/rejected records are hard-deleted"
-            store.record_event(batch, "delete", row.id, snapshot(row), None, actor, note=op.reason)
-            row.delete_instance()
+            writes.event(batch, "delete", row.id, snapshot(row), None, actor, note=op.reason)
+            writes.delete(row)
             result.deleted_ids.append(row.id)
         return None
     for row in rows:  # layer / archive / expire / fix
@@ -189,36 +267,39 @@ def _apply_one(store, batch: str, op: Operation, actor: str, result: ApplyResult
     return None
 
 
-def _save(store, batch: str, row: Memory, before: dict, actor: str, result: ApplyResult, note: str) -> None:
+def _save(store, writes: _Writes, batch: str, row: Memory, before: dict, actor: str, result: ApplyResult,
+          note: str) -> None:
 
     row.updated_at = store.clock()
-    row.save()
-    store.record_event(batch, "supersede", row.id, before, snapshot(row), actor, note=note)
+    writes.save(row)
+    writes.event(batch, "supersede", row.id, before, snapshot(row), actor, note=note)
     result.changed_ids.append(row.id)
+    result.touched.add(row.id)
 
 
-def _supersede(store, op: Operation, result: ApplyResult, save_event) -> str | None:
+def _supersede(writes: _Writes, op: Operation, result: ApplyResult, save_event) -> str | None:
     """Supersede ``op.records`` by the active head of ``op.target``. Records a merge of this apply
     folded are replaced by their merged record (its own changes are ours, not a stale plan)."""
 
     rows: dict[int, Memory] = {}
     unmerged = [r for r in op.records if r.id not in result.merged_into]
-    current = _current(op, unmerged)
+    current = _current(writes, op, result, unmerged)
     if isinstance(current, str):
         return current
     for row in current:
         rows[row.id] = row
     for r in op.records:
         if r.id in result.merged_into:
-            survivor = Memory.get_by_id(result.merged_into[r.id])
+            survivor = writes.get(result.merged_into[r.id])
+            assert survivor is not None  # a merge of this apply made or kept it
             rows[survivor.id] = survivor
     target = op.target
     assert target is not None  # plan_build gives every supersede operation its target
-    head = Memory.get_or_none(Memory.id == target.id)
+    head = writes.get(target.id)
     seen = set()
     while head is not None and head.superseded_by is not None and head.id not in seen:
         seen.add(head.id)
-        head = Memory.get_or_none(Memory.id == head.superseded_by)
+        head = writes.get(head.superseded_by)
     if head is None or head.status != "approved" or head.id in rows:
         return f"#{target.id} is no longer an active record"
     for row in rows.values():
@@ -231,7 +312,7 @@ def _supersede(store, op: Operation, result: ApplyResult, save_event) -> str | N
     return None
 
 
-def _merge(store, batch, op, rows, actor, result, save, about: str | None = None) -> str | None:
+def _merge(store, writes: _Writes, batch, op, rows, actor, result, save, about: str | None = None) -> str | None:
 
     if any(r.status != "approved" or r.superseded_by is not None for r in rows):
         return "a member is no longer active"
@@ -269,7 +350,8 @@ def _merge(store, batch, op, rows, actor, result, save, about: str | None = None
             source="merge:" + ",".join(f"#{r.id}" for r in rows), created_at=now,
             updated_at=now, access_count=uses, last_accessed_at=last, norm=textmod.normalize(text),
             terms=textmod.search_text(text))
-        store.record_event(batch, "merge", survivor.id, None, snapshot(survivor), actor, note=op.key)
+        writes.rows[survivor.id] = survivor
+        writes.event(batch, "merge", survivor.id, None, snapshot(survivor), actor, note=op.key)
         result.created_ids.append(survivor.id)
     for row in rows:
         result.merged_into[row.id] = survivor.id

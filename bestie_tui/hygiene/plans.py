@@ -182,14 +182,16 @@ class Plan:
         checked (the CLI requires ``--plan`` for numbers with ``--apply``)."""
         from bestie_tui.errors import InvalidValueError
 
-        if isinstance(ref, int) or str(ref).isdigit():
+        if isinstance(ref, int) or (str(ref).isdigit() and len(str(ref)) <= 18):
             index = int(ref) - 1
             if 0 <= index < len(self.operations):
                 return self.operations[index]
         for op in self.operations:
             if op.key == ref:
                 return op
-        raise InvalidValueError(f"the {self.kind} plan has no operation {ref!r}")
+        from bestie_tui.text.words import clip
+
+        raise InvalidValueError(f"the {self.kind} plan has no operation {clip(repr(ref))}")
 
     def selected_operations(self) -> list[Operation]:
         return [o for o in self.operations if o.selected and not o.blocked]

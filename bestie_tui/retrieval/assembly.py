@@ -411,15 +411,14 @@ def _left_out_low_relevance(pack, near, floor, now, user, channel, project, conf
 
 
 def _not_eligible(top: list[tuple[int, float]], eligible) -> set[int]:
-    """Ids of ``top`` that are not in the ``eligible`` array (a mask, not a set of every eligible id)."""
+    """Ids of ``top`` that are not in the ``eligible`` array: a sorted lookup, so the memory it
+    takes follows the number of ids, never the largest id."""
     import numpy as np
 
     ids = np.asarray([i for i, _ in top], dtype=np.int64)
     if not len(ids):
         return set()
-    mask = np.zeros(int(max(ids.max(), eligible.max() if len(eligible) else 0)) + 1, dtype=bool)
-    mask[eligible] = True
-    return set(ids[~mask[ids]].tolist())
+    return set(ids[~np.isin(ids, np.asarray(eligible, dtype=np.int64))].tolist())
 
 
 def _left_out_scope_state(pack, top, user, outside: set[int], floor: float, now) -> None:

@@ -33,7 +33,7 @@ def search(store: MemoryStore, query: str, *, status: str | None = None, limit: 
 
     Args:
         store: the open store.
-        query: free text; at least one word.
+        query: free text; at least one word. A long query is cut (``text.words.query_words``).
         status: only memories with this status (pending, approved, rejected, forgotten).
         limit: at most this many records.
         user: only memories bound to this user (exactly; ``None`` searches every user's).
@@ -41,7 +41,8 @@ def search(store: MemoryStore, query: str, *, status: str | None = None, limit: 
     Raises:
         InvalidValueError: the query has no words, or an unknown status.
     """
-    if not textmod.tokens(query):
+    query = textmod.cut_query(query)
+    if not query:
         raise InvalidValueError("search query has no words")
     q = memory_query(status=status, query=query, user=user).order_by(Memory.updated_at.desc()).limit(SEARCH_POOL)
     return [m for m, _ in rank_records(store, query, [to_record(r) for r in q])][:limit]

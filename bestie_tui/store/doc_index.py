@@ -168,6 +168,8 @@ def sync(db: Any, collection: str = MEMORY, *, count: bool = False, rebuild_ok: 
     changed = [m for (m,) in db.execute_sql(
         "SELECT DISTINCT memory_id FROM event WHERE id > ? AND memory_id IS NOT NULL", (meta.event_high,)).fetchall()]
     if len(changed) > max(REBUILD_MIN, REBUILD_SHARE * meta.docs):
+        if not rebuild_ok:  # a large write (a cleanup): the next reader rebuilds, outside its lock
+            return "left"
         rebuild(db, collection)
         return "rebuilt"
     apply_changes(db, changed, collection)

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.errors import InvalidValueError, NotFoundError
-from bestie_tui.store.models import Event, Memory, Setting
+from bestie_tui.store.models import Event, Memory, Message, Setting
 from bestie_tui.store.records import UndoResult
 from bestie_tui.store.support import row_values, snapshot
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 #: The actors whose changes are the owner's own: typed commands and console keys, and the files the
 #: owner imports. ``undo`` by the owner reaches these unless told otherwise.
 OWNER_ACTORS = ("owner", "import")
+#: The key of an import event's ``after`` listing the message ids it added (undo deletes them).
+IMPORTED_MESSAGES = "messages"
 #: Snapshot keys that change with every write and never make a conflict.
 _QUIET = {"updated_at"}
 #: ``Event.note`` of an event whose snapshots were purged (``store.erase``): it cannot be undone.
@@ -80,6 +82,7 @@ def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None
                             "(memory.undoRetentionDays, forget --purge or erase)")
     restored: list[int] = []
     quote = ""
+    messages_removed = 0
     with store.change("undo", actor) as batch:
         for event in events:
             before = json.loads(event.before) if event.before else None
@@ -87,6 +90,11 @@ def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None
             if event.memory_id is None:
                 if before is not None and "key" in before:
                     _undo_setting(store, batch, event, before, after, actor)
+                elif event.action == "import" and after is not None and IMPORTED_MESSAGES in after:
+                    ids = [int(i) for i in after[IMPORTED_MESSAGES]]
+                    for start in range(0, len(ids), 500):
+                        messages_removed += Message.delete().where(Message.id.in_(ids[start:start + 500])).execute()
+                    store.record_event(batch, "undo", None, after, None, actor, note="undo import (messages)")
                 continue
             current = _revert_memory(event, before, after, last.batch)
             quote = quote or _quote((before or after or {}).get("text"))
@@ -103,7 +111,9 @@ def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None
         detail = ", ".join(f"{n} {kind}" for kind, n in kinds.items()) if len(kinds) > 1 else ""
         action = f"{whole} ({len(events)} changes{': ' + detail if detail else ''})"
     ids = sorted(set(restored))
-    what = ", ".join(f"#{i}" for i in ids) if ids else "settings"
+    what = ", ".join(f"#{i}" for i in ids) if ids else ("messages" if messages_removed else "settings")
+    if messages_removed:
+        what += f" (and removed {messages_removed} imported message(s))"
     said = f" “{quote}”" if quote and len(ids) == 1 else ""
     return UndoResult(action=whole if len(events) > 1 else last.action, actor=last.actor, memory_ids=ids,
                       message=f"undid {action} by {last.actor} on {what}{said}")

@@ -18,11 +18,12 @@ from zoneinfo import ZoneInfo
 from peewee import DatabaseError as PeeweeDatabaseError
 from peewee import OperationalError, fn
 
-from bestie_tui.errors import InvalidValueError, NotFoundError, StorageError
+from bestie_tui.errors import DatabaseBusyError, InvalidValueError, NotFoundError, StorageError
 from bestie_tui.store import doc_index
 from bestie_tui.store import settings as settings_mod
 from bestie_tui.store.binding import bind_store_methods, binding, register_open, unregister_open
 from bestie_tui.store.db import open_database
+from bestie_tui.store.limits import check_memory_text
 from bestie_tui.store.messages import StoreMessages
 from bestie_tui.store.models import SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Setting
 from bestie_tui.store.reads import StoreReads
@@ -155,13 +156,19 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
                 yield batch
                 doc_index.sync(self.db, rebuild_ok=False)
         except (OperationalError, PeeweeDatabaseError) as exc:
-            raise StorageError(_storage_message(self.path, exc)) from exc
+            message = _storage_message(self.path, exc)
+            raise (DatabaseBusyError if " is busy " in message else StorageError)(message) from exc
 
     def next_memory_id(self) -> int:
         """The id for a new memory: one above every id the memory table *or the event log* has seen,
-        so an id freed by undoing a creation is never reused and one id always names one memory."""
-        top = max(Memory.select(fn.MAX(Memory.id)).scalar() or 0,
-                  Event.select(fn.MAX(Event.memory_id)).scalar() or 0)
+        so an id freed by undoing a creation is never reused and one id always names one memory.
+        Ids above ``limits.MEMORY_ID_MAX`` (imported before that limit) are stepped over, not followed.
+        Raises InvalidValueError when every id up to the limit is used."""
+        from bestie_tui.store.limits import MEMORY_ID_MAX, check_memory_id
+
+        top = max(Memory.select(fn.MAX(Memory.id)).where(Memory.id <= MEMORY_ID_MAX).scalar() or 0,
+                  Event.select(fn.MAX(Event.memory_id)).where(Event.memory_id <= MEMORY_ID_MAX).scalar() or 0)
+        check_memory_id(top + 1)
         return top + 1
 
     def record_event(self, batch: str, action: str, memory_id: int | None, before: dict | None,
@@ -228,6 +235,8 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     @staticmethod
     def _check_text(text: str) -> str:
         textmod.check_encodable(text, "memory text")
+        if isinstance(text, str):
+            check_memory_text(text)
         norm = textmod.normalize(text or "")
         if not norm:
             raise InvalidValueError("memory text must contain at least one word")

@@ -29,8 +29,9 @@ def tier_condition(tier: str):
 def text_condition(query: str, terms_column, squashed_column):
     """Every word of ``query`` must match: as a stemmed word prefix in ``terms_column`` (space-padded
     stemmed terms), or as a substring of ``squashed_column`` (terms without spaces) so "hanoi" finds
-    "Hà Nội". Returns a peewee expression; raises InvalidValueError for a query without words."""
-    words = textmod.tokens(query)
+    "Hà Nội". A long query is cut (``text.words.query_words``). Returns a peewee expression; raises
+    InvalidValueError for a query without words."""
+    words = textmod.query_words(query)
     if not words:
         raise InvalidValueError("search query has no words")
     parts = []

@@ -133,7 +133,9 @@ def validate(key: str, value: Any) -> Any:
     if key in CHOICES:
         if not any(value is c or (type(value) is type(c) and value == c) for c in CHOICES[key]):
             allowed = ", ".join(str(c).lower() for c in CHOICES[key])
-            raise InvalidValueError(f"{key} must be one of {allowed}, not {value!r}")
+            from bestie_tui.text.words import clip
+
+            raise InvalidValueError(f"{key} must be one of {allowed}, not {clip(repr(value))}")
         return value
     if key in ZONE_SETTINGS:
         # ``null`` or "system" follow the system's zone; anything else must be a zone zoneinfo knows
@@ -158,6 +160,12 @@ def validate(key: str, value: Any) -> Any:
 
 
 def _number(key: str, value: Any, whole: bool) -> int | float:
+    from bestie_tui.store.limits import INT_DIGITS_MAX
+
+    too_long = (isinstance(value, str) and len(value.strip()) > 2 * INT_DIGITS_MAX) or (
+        isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**INT_DIGITS_MAX)
+    if too_long:
+        raise InvalidValueError(f"{key} must be a number ≥ 0 of at most {INT_DIGITS_MAX} digits")
     if isinstance(value, str):
         try:
             value = float(value) if not value.strip().isdigit() else int(value)

@@ -13,7 +13,7 @@ from typing import Any
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.models import Memory, Message
-from bestie_tui.store.records import DATETIME_FIELDS, MEMORY_FIELDS, MemoryRecord, MessageRecord
+from bestie_tui.store.records import DATETIME_FIELDS, MEMORY_FIELDS, MemoryRecord, MessageRecord, iso
 from bestie_tui.text import words as textmod
 
 
@@ -37,8 +37,13 @@ def select_records(db: Any, where: str, params: list[Any] | tuple[Any, ...], tai
 
 
 def snapshot(row: Memory) -> dict[str, Any]:
-    """JSON-ready dict of a memory row: what an event stores as before/after."""
-    return to_record(row).to_dict()
+    """JSON-ready dict of a memory row: what an event stores as before/after (the same dict as
+    ``to_record(row).to_dict()``, built directly: every field is a scalar, and a plan's apply
+    snapshots every row it touches twice)."""
+    data = {name: getattr(row, name) for name in MEMORY_FIELDS}
+    for key in DATETIME_FIELDS:
+        data[key] = iso(data[key])
+    return data
 
 
 def _parse_dt(value: Any) -> datetime | None:

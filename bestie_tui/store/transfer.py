@@ -31,8 +31,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from bestie_tui.errors import BestieError, ImportFormatError
+from bestie_tui.store import limits
 from bestie_tui.store.db import backup_database
 from bestie_tui.store.gate import check_write, redact
+from bestie_tui.store.history import IMPORTED_MESSAGES
 from bestie_tui.store.models import (
     LAYERS,
     ROLES,
@@ -70,7 +72,19 @@ def load_import_file(path: str | Path) -> dict[str, Any]:
     """Read and validate an import file. Raises ImportFormatError with the reason; reads only."""
     path = Path(path)
     try:
-        raw = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ImportFormatError(f"cannot read {path}: {exc}") from exc
+    if size > limits.IMPORT_FILE_MAX:
+        raise ImportFormatError(f"{path} is {size / 2**20:,.1f} MiB; an import file holds at most "
+                                f"{limits.IMPORT_FILE_MAX // 2**20} MiB (split the export)")
+    try:
+        with path.open("rb") as handle:  # a FIFO or a file that grew after stat: read at most one byte over
+            blob = handle.read(limits.IMPORT_FILE_MAX + 1)
+        if len(blob) > limits.IMPORT_FILE_MAX:
+            raise ImportFormatError(f"{path} holds more than {limits.IMPORT_FILE_MAX // 2**20} MiB; "
+                                    "split the export")
+        raw = blob.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ImportFormatError(f"cannot read {path}: {exc}") from exc
     try:
@@ -79,11 +93,14 @@ def load_import_file(path: str | Path) -> dict[str, Any]:
         raise ImportFormatError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from exc
     except RecursionError:
         raise ImportFormatError(f"{path} nests too deeply to be a bestie export") from None
+    except ValueError:  # a whole number past Python's digit limit (int_max_str_digits)
+        raise ImportFormatError(f"{path} holds a number with too many digits to be a bestie export") from None
     validate(data, str(path))
     return data
 
 
 _MAX_INT = 2**62
+_MAX_ID = limits.MEMORY_ID_MAX
 _OPTIONAL_TEXT = ("user", "about", "channel", "project", "session", "source")
 
 
@@ -137,9 +154,12 @@ def _check_memory(m: Any, where: str) -> None:
     for key, allowed in (("status", STATUSES), ("scope", SCOPES), ("layer", LAYERS)):
         if key in m and m[key] not in allowed:
             raise ImportFormatError(f"{where}.{key} is {m[key]!r}; expected one of {', '.join(allowed)}")
+    if len(m["text"].strip()) > limits.MEMORY_TEXT_MAX:
+        raise ImportFormatError(f"{where}.text is {len(m['text'].strip()):,} characters; "
+                                f"at most {limits.MEMORY_TEXT_MAX:,}")
     for key in ("id", "superseded_by"):
-        if m.get(key) is not None and (not _is_int(m[key]) or not 0 < m[key] < _MAX_INT):
-            raise ImportFormatError(f"{where}.{key} must be a positive whole number")
+        if m.get(key) is not None and (not _is_int(m[key]) or not 0 < m[key] <= _MAX_ID):
+            raise ImportFormatError(f"{where}.{key} must be a whole number from 1 to {_MAX_ID}")
     if m.get("access_count") is not None and (not _is_int(m["access_count"]) or not 0 <= m["access_count"] < _MAX_INT):
         raise ImportFormatError(f"{where}.access_count must be a whole number ≥ 0")
     for key in ("pinned", "stale"):
@@ -185,6 +205,7 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
     now = store.clock()
     added = skipped = msg_added = msg_skipped = moved = 0
     refused: dict[str, int] = {}
+    message_ids: list[int] = []
     with store.change("import", actor) as batch:
         for m in data.get("memories", []):
             values = _memory_values(m, now)
@@ -221,9 +242,13 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
             if exists:
                 msg_skipped += 1
                 continue
-            Message.create(role=m["role"], text=text, user=m.get("user"), channel=m.get("channel"),
-                           session=m.get("session"), created_at=at, terms=textmod.search_text(text))
+            row = Message.create(role=m["role"], text=text, user=m.get("user"), channel=m.get("channel"),
+                                 session=m.get("session"), created_at=at, terms=textmod.search_text(text))
+            message_ids.append(row.id)
             msg_added += 1
+        if message_ids:  # one event names them, so undoing the import removes its messages too
+            store.record_event(batch, "import", None, None, {IMPORTED_MESSAGES: message_ids}, actor,
+                               note=f"{len(message_ids)} message(s)")
     return ImportResult(added, skipped, msg_added, msg_skipped, refused.get("secret", 0), refused, moved)
 
 

@@ -88,7 +88,19 @@ class StoreWrites:
             SecretRefusedError: the text looks like a secret; nothing is written anywhere.
             WriteRefusedError: another gate rule refuses it (venting, an injected block).
             InvalidValueError: empty text, bad scope, bad TTL or confidence.
+            DatabaseBusyError: another process held the write lock for over ``store.busy.WAIT_S``
+                (60 s) while this retried with backoff; nothing was written.
         """
+        from bestie_tui.store.busy import retry_busy
+
+        return retry_busy(lambda: self._propose_once(
+            text, kind, user=user, channel=channel, project=project, session=session, scope=scope,
+            source=source, confidence=confidence, ttl=ttl, about=about, actor=actor))
+
+    def _propose_once(self, text: str, kind: str, *, user: str | None, channel: str | None,
+                      project: str | None, session: str | None, scope: str, source: str | None,
+                      confidence: float, ttl: str | None, about: str | None, actor: str) -> ProposalResult:
+        """One attempt of ``propose`` (one transaction)."""
         decision = check_write(text, path="propose", store=self, kind=kind, scope=scope, user=user,
                                about=about).raise_if_refused()
         self._check_text(text)

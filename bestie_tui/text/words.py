@@ -31,6 +31,40 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(fold(text).replace("'", ""))
 
 
+#: A search query keeps at most this many distinct words; the rest are dropped (not an error).
+QUERY_MAX_WORDS = 32
+#: A query word keeps at most this many characters (its prefix still matches as a prefix).
+QUERY_MAX_WORD_CHARS = 64
+#: Only this many characters of a query are read at all (a pasted page costs no more than this).
+QUERY_MAX_CHARS = 4000
+
+
+def query_words(text: str) -> list[str]:
+    """The folded words a search uses from ``text``: distinct, in order, each cut to
+    ``QUERY_MAX_WORD_CHARS`` characters, at most ``QUERY_MAX_WORDS`` of them, read from the first
+    ``QUERY_MAX_CHARS`` characters. A longer query is cut, never refused: SQLite's parser and LIKE
+    pattern limits are never reached. Returns ``[]`` for a query without words."""
+    out: list[str] = []
+    for token in tokens(text[:QUERY_MAX_CHARS]):
+        word = token[:QUERY_MAX_WORD_CHARS]
+        if word not in out:
+            out.append(word)
+            if len(out) == QUERY_MAX_WORDS:
+                break
+    return out
+
+
+def cut_query(text: str) -> str:
+    """``query_words(text)`` joined by spaces: the query a search, a filter or the scorer runs."""
+    return " ".join(query_words(text))
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters with a trailing "…" when it was longer: how a message
+    quotes a user's query without repeating a pasted page."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def normalize(text: str) -> str:
     """Folded tokens joined by one space: the key for "same text, written differently"."""
     return " ".join(tokens(text))
