@@ -207,7 +207,31 @@ async def test_copy_without_clipboard_shows_notice(store, monkeypatch):
         await pilot.pause()
         await pilot.press("y")
         await pilot.pause()
-        assert "No clipboard available here" in screen_text(app)
+        shown = screen_text(app)
+        assert "Nothing was copied: no terminal or" in shown
+        assert "Pyperclip" not in shown
+
+
+async def test_copy_in_a_terminal_goes_out_as_osc52_even_without_pyperclip(store, monkeypatch):
+    store.add("preference", "User likes phở", scope="core")
+
+    def no_clipboard(text):
+        raise pyperclip.PyperclipException("Pyperclip could not find a copy/paste mechanism for your system.")
+
+    monkeypatch.setattr(pyperclip, "copy", no_clipboard)
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        written: list[str] = []
+        monkeypatch.setattr(type(app), "is_headless", property(lambda self: False))
+        monkeypatch.setattr(app._driver, "write", written.append)
+        await pilot.press("y")
+        await pilot.pause()
+        import base64
+
+        assert f"\x1b]52;c;{base64.b64encode('User likes phở'.encode()).decode()}\a" in written
+        assert app.clipboard == "User likes phở"
+        assert "Copied the text of #1 to the terminal clipboard." in screen_text(app)
 
 
 async def test_copy_puts_the_raw_text_on_the_clipboard(store, monkeypatch):

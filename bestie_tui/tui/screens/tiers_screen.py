@@ -285,16 +285,13 @@ class TiersScreen(BestieScreen):
     def action_copy_text(self) -> None:
         if (memory := self._with_selected()) is None:
             return
-        import pyperclip
+        from ..clipboard import NO_CLIPBOARD, copy_text
 
-        try:
-            pyperclip.copy(memory.text)
-        except pyperclip.PyperclipException as exc:
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else "no clipboard mechanism"
-            self.notify(f"No clipboard available here, nothing was copied ({first_line}).",
-                        severity="warning", markup=False, timeout=8)
+        where = copy_text(self.app, memory.text)
+        if where is None:
+            self.notify(NO_CLIPBOARD, severity="warning", markup=False, timeout=8)
             return
-        self.notify(f"Copied the text of #{memory.id} to the clipboard.", markup=False)
+        self.notify(f"Copied the text of #{memory.id} to the {where}.", markup=False)
 
     # ------------------------------------------------------------------ palette
     def palette_commands(self) -> Iterable[tuple[str, str, object]]:
