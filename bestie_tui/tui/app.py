@@ -58,6 +58,11 @@ class BestieApp(App[None]):
         Binding("7", "switch_mode('health')", "Health", id="view.health"),
         Binding("question_mark,f1", "help", "Help (also F1)", key_display="?", id="app.help", show=False),
         Binding("q", "quit", "Quit", id="app.quit", show=False),
+        # The same from inside a text box (where digits and q are typed): alt+1…alt+7, ctrl+q.
+        *[Binding(f"alt+{key}", f"switch_mode('{mode}')", f"{mode.title()} (also from a text box)",
+                  id=f"view.{mode}.alt", show=False, priority=True)
+          for key, mode in MODE_KEYS.items()],
+        Binding("ctrl+q", "quit", "Quit (also from a text box)", id="app.quit.anywhere", show=False, priority=True),
     ]
 
     def __init__(self, store, *, poll_interval: float = 2.0, start_mode: str | None = None) -> None:

@@ -70,11 +70,12 @@ class ContextScreen(BestieScreen):
     """Type a request, pick its user/channel/project, and watch the memory block it would get."""
 
     VIEW_TITLE = "Context"
-    # The pack, not the query box, has focus first: the number keys, q and ? must keep working.
-    AUTO_FOCUS = "#context-pack"
+    # Typing a request is what the view is for: the cursor starts in the query box. Inside it, keys
+    # are text (digits included); esc leaves it (then 1–7, q, ? work), alt+1…7 and ctrl+q work anyway.
+    AUTO_FOCUS = "#context-query"
     BINDINGS = [
         Binding("slash", "focus_query", "Query", id="context.query"),
-        Binding("escape", "focus_pack", "To pack", id="context.pack", show=False),
+        Binding("escape", "focus_pack", "Leave box", id="context.pack"),
         Binding("j,down", "scroll_down", "Down", id="context.down", show=False),
         Binding("k,up", "scroll_up", "Up", id="context.up", show=False),
         Binding("g,home", "scroll_home", "Top", id="context.top", show=False),
@@ -105,6 +106,17 @@ class ContextScreen(BestieScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.refresh_data()
+
+    def on_screen_suspend(self) -> None:
+        from textual.screen import ModalScreen
+
+        self._under_modal = isinstance(self.app.screen, ModalScreen)  # help, a dialog: not leaving the view
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        if not getattr(self, "_under_modal", False):
+            self.action_focus_query()  # entering the view: the cursor is where the typing goes
+        self._under_modal = False
 
     # ------------------------------------------------------------------ data
     def refresh_data(self) -> None:
