@@ -25,8 +25,10 @@ class BestieScreen(Screen):
     #: Base-class bindings come first in the footer, so help and quit stay visible however many
     #: keys a view has (the app's own copies are hidden from the footer).
     BINDINGS = [
-        Binding("question_mark,f1", "app.help", "Help", key_display="?", id="app.help.footer"),
+        # inside a text box ? and q are typed: the footer then shows the second key (f1, ^q)
+        Binding("question_mark,f1", "app.help", "Help", id="app.help.footer"),
         Binding("q", "app.quit", "Quit", id="app.quit.footer"),
+        Binding("ctrl+q", "app.quit", "Quit", id="app.quit.footer.anywhere", priority=True),
     ]
 
     @property
