@@ -7,9 +7,10 @@ from collections.abc import Iterable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from ..messages import StoreChanged
+from ..widgets.fitting_footer import FittingFooter
 from ..widgets.status_line import StatusLine
 
 
@@ -39,7 +40,7 @@ class BestieScreen(Screen):
         yield Header(show_clock=False)
         yield from self.compose_body()
         yield StatusLine(id="status-line")
-        yield Footer()
+        yield FittingFooter()
 
     def compose_body(self) -> ComposeResult:  # pragma: no cover - abstract
         return iter(())
