@@ -277,11 +277,18 @@ def _noisy(records: list[MemoryRecord]) -> list[Finding]:
         content = read(m.text).content
         if m.confidence < LOW_CONFIDENCE:
             out.append(Finding(m, f"never used, confidence {m.confidence:.2f}"))
-        elif not content:
+        elif not content and not _names(m.text):
             out.append(Finding(m, "never used, no content words"))
         elif len(m.text) > LONG_TEXT:
             out.append(Finding(m, f"never used, {len(m.text)} characters long"))
     return out
+
+
+def _names(text: str) -> list[str]:
+    """Capitalised words after the first ("Name is An" → ["An"]): names, whatever a stop-word list
+    says about "An", "Will" or "May"."""
+    words = [w.strip(".,;:!?\"'()") for w in text.split()]
+    return [w for w in words[1:] if w[:1].isupper()]
 
 
 def _pinned_and_core(store, records: list[MemoryRecord]) -> tuple[list[MemoryRecord], CoreUsage]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -21,8 +22,6 @@ from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
 from bestie_tui.retrieval.scoring import PART_LABELS, format_part
-
-from rich.cells import cell_len, set_cell_size
 
 from ..display import append, data, one_line
 from .base import BestieScreen
