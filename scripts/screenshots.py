@@ -22,7 +22,7 @@ from bestie_tui.tui.app import BestieApp
 VIEWS = {
     "tiers": [],
     "pending": [],
-    "context": ["slash", *"train or flight for the trip to hue", "escape"],
+    "context": [*"train or flight for the trip to hue", "escape"],  # the cursor starts in the box
     "doctor": [],
     "cleanup": [],
     "messages": [],

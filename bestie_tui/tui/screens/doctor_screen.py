@@ -106,7 +106,9 @@ class DoctorScreen(BestieScreen):
         line.append(f"Health {status.health.score:g}/100", style="bold")
         if status.change is not None:
             line.append(f"  ({status.change:+g} since the last run)")
-        line.append(f"   ·  {report.total:,} active memories  ·  {report.timings.get('total', 0):.1f} s")
+        line.append(f"   ·  {report.total:,} active memories")
+        if self.details:
+            line.append(f"  ·  {report.timings.get('total', 0):.1f} s")
         self.query_one("#doctor-summary", Static).update(line)
         tree = self.query_one(Tree)
         tree.clear()
