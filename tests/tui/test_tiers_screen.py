@@ -312,3 +312,35 @@ async def test_refused_change_is_a_notice_and_changes_nothing(store):
         assert isinstance(app.screen, TiersScreen)
         assert "unpin it before superseding" in screen_text(app)
         assert store.get(pinned.id).superseded_by is None
+
+
+async def test_n_adds_a_memory_through_the_write_gate_from_an_empty_database(store):
+    from textual.widgets import Select
+
+    from bestie_tui.tui.screens.add_memory_modal import AddMemoryModal
+
+    store.set_setting("owner.user", "linh")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        assert "Press n to add one" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, AddMemoryModal)
+        await pilot.press(*"Deploys go out on Tuesdays")
+        app.screen.query_one("#add-kind", Select).value = "decision"
+        app.screen.query_one("#add-scope", Select).value = "core"
+        app.screen.query_one("#add-ttl").value = "30d"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        [m] = store.list()
+        assert (m.text, m.kind, m.scope, m.layer, m.status, m.user) == (
+            "Deploys go out on Tuesdays", "decision", "core", "core", "approved", "linh")
+        assert m.expires_at is not None
+        # the write gate still decides: a secret is refused with one line, nothing written
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press(*"my api key is sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD", "enter")
+        await pilot.pause()
+        assert store.count() == 1
+        assert not isinstance(app.screen, AddMemoryModal)

@@ -42,6 +42,7 @@ class TiersScreen(BestieScreen):
                 key_display="]"),
         Binding("left_square_bracket", "cycle_tier(-1)", "Previous tier", id="tiers.previous",
                 show=False, key_display="["),
+        Binding("n", "new_memory", "New", id="tiers.new"),
         Binding("p", "toggle_pin", "Pin/unpin", id="tiers.pin"),
         Binding("m", "move", "Move scope", id="tiers.move"),
         Binding("e", "edit", "Edit", id="tiers.edit"),
@@ -101,7 +102,10 @@ class TiersScreen(BestieScreen):
     def _empty_text(self) -> str:
         if self.query_text:
             return f"No {self.tier} memories match this filter (esc clears it)."
-        return f"No memories in the {self.tier} tier. Keys c / w / a switch tiers."
+        if not any(self.store.tier_counts().values()):
+            return ("No memories yet. Press n to add one, or: bestie memory import FILE · "
+                    "bestie memory add KIND TEXT · bestie tui --demo to look around.")
+        return f"No memories in the {self.tier} tier. Keys c / w / a switch tiers; n adds one."
 
     def _update_caption(self) -> None:
         total = self.memory_list.total
@@ -211,6 +215,29 @@ class TiersScreen(BestieScreen):
         if memory is None:
             self.notify("No memory selected.", severity="warning")
         return memory
+
+    def action_new_memory(self) -> None:
+        from .add_memory_modal import AddMemoryModal
+
+        def added(values: dict | None) -> None:
+            if not values:
+                return
+            try:
+                result = self.store.add_result(values["kind"], values["text"], scope=values["scope"],
+                                               ttl=values["ttl"], user=self.store.get_setting("owner.user"))
+            except BestieError as exc:  # the write gate's refusal, a bad TTL: one line, nothing written
+                self.notify(str(exc), severity="error", markup=False)
+                return
+            self.notify(result.message, markup=False)
+            self.changed()
+            self.call_after_refresh(self._show_added, result.memory.id)
+
+        self.app.push_screen(AddMemoryModal(), added)
+
+    def _show_added(self, memory_id: int) -> None:
+        select = getattr(self, "select_memory", None)
+        if select is not None:
+            select(memory_id)
 
     def _apply(self, change: Callable[[], MemoryRecord], done: str) -> None:
         """Run one store write; a refusal becomes a one-line notice and nothing changes."""
