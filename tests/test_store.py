@@ -241,3 +241,24 @@ def test_undo_names_a_batch_by_what_the_owner_did(store):
     ids = [store.propose(t, "note").memory.id for t in ("one fact", "two facts")]
     store.reject_all(ids)
     assert store.undo().message.startswith("undid reject-all (2 changes)")
+
+
+def test_restore_by_state_rejected_to_pending_archived_to_its_layer_active_refused(store, run):
+    from bestie_tui.errors import InvalidValueError
+    from bestie_tui.store.models import Memory
+
+    proposal = store.propose("Prefers window seats on trains.", "preference")
+    store.reject(proposal.memory.id)
+    shown = run("memory", "restore", str(proposal.memory.id))
+    assert shown.exit_code == 0 and "pending again" in shown.output
+    assert store.get(proposal.memory.id).status == "pending"
+    archived = store.add("preference", "Used a paper planner in 2024.")
+    Memory.update(layer="archive").where(Memory.id == archived.id).execute()
+    back = store.restore(archived.id)
+    assert (back.status, back.layer) == ("approved", "working")
+    assert store.restore_message(store.get(archived.id), back).startswith(f"Restored #{archived.id}")
+    with pytest.raises(InvalidValueError, match="already active \\(in working\\)"):
+        store.restore(archived.id)
+    forgotten = store.add("preference", "Likes grey notebooks.")
+    store.forget(forgotten.id)
+    assert store.restore(forgotten.id).layer == "working"

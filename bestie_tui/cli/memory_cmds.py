@@ -262,7 +262,16 @@ def forget(app: AppContext, memory_id: int, purge: bool, yes: bool) -> None:
             raise click.ClickException("nothing was purged")
     events = purge_memory(store, memory_id)
     click.echo(f"purged #{m.id} and the text of {events} history events (not undoable)")
-_simple("restore", "Bring back a forgotten, rejected or superseded memory.", "restore", "restored")
+@memory.command()
+@memory_id_arg()
+@pass_app
+def restore(app: AppContext, memory_id: int) -> None:
+    """Bring a memory back: a rejected proposal to pending, a forgotten, superseded or archived one
+    to its layer."""
+    store = app.store()
+    before = store.get(memory_id)
+    after = store.restore(memory_id)
+    click.echo(f"{printable(store.restore_message(before, after))}: {memory_line(after)}")
 
 
 @memory.command()

@@ -187,7 +187,7 @@ async def test_empty_store_shows_empty_state_and_keys_do_not_crash(store):
     app = BestieApp(store, poll_interval=0)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
-        assert "No memories in the core tier" in listing(app).render_line(0).text
+        assert "No memories yet. Press n to add one" in listing(app).render_line(0).text
         await pilot.press("j", "k", "G", "g", "p", "m", "e", "d", "r", "s", "y", "u", "w", "a", "c")
         await pilot.pause()
         assert isinstance(app.screen, TiersScreen)

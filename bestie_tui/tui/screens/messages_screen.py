@@ -178,7 +178,8 @@ class MessagesScreen(BestieScreen):
         detail = self.query_one("#messages-detail", Static)
         m = self.selected
         if m is None:
-            empty = "No messages match." if (self.query_text or self.role) else "No messages yet."
+            empty = ("No messages match." if (self.query_text or self.role) else
+                     "No messages yet: the assistant logs its chats here; bestie memory import FILE brings a history in.")
             detail.update(Text(empty))
             return
         text = Text()

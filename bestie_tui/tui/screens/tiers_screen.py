@@ -296,7 +296,13 @@ class TiersScreen(BestieScreen):
     def action_restore(self) -> None:
         if (memory := self._with_selected()) is None:
             return
-        self._apply(lambda: self.store.restore(memory.id), f"Restored #{memory.id}.")
+        try:
+            after = self.store.restore(memory.id)
+        except BestieError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        self.notify(self.store.restore_message(memory, after) + ".", markup=False)
+        self.changed()  # the Archive list reloads: the restored row leaves it
 
     def action_supersede(self) -> None:
         if (memory := self._with_selected()) is None:
