@@ -40,7 +40,10 @@ def _one_line(text: str, width: int = 70) -> str:
 @pass_app
 def context(app, query, user, channel, project, token_budget, governance, record_access, as_json) -> None:
     """Preview the memory block a request would get, with each record's score parts and what was
-    left out (budget, low relevance, scope, state). A preview does not count as an access."""
+    left out (budget, low relevance, scope, state). A preview does not count as an access.
+
+    Only the memory block: ``bestie context pack`` builds the whole prompt context (the compressed
+    conversation history with this block inside it)."""
     from bestie_tui.retrieval.assembly import build_context
 
     if user is None:
