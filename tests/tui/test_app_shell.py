@@ -93,3 +93,18 @@ async def test_console_opens_on_pending_when_only_proposals_exist(store):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.current_mode == "pending"
+
+
+async def test_the_theme_picked_is_remembered_across_restarts(store, tmp_path):
+    import json
+
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.theme = "nord"
+        await pilot.pause()
+    assert json.loads((tmp_path / "config" / "console.json").read_text())["theme"] == "nord"
+    again = BestieApp(store, poll_interval=0)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert again.theme == "nord"
