@@ -12,7 +12,7 @@ import click
 from bestie_tui.text.clock import show
 from bestie_tui.text.words import printable
 
-from .common import json_option, memory, pass_app
+from .common import echo_diff, json_option, memory, pass_app
 from .render import emit_json
 
 SECTION_LIMIT = 20
@@ -140,14 +140,14 @@ def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bo
         if as_json:
             emit_json(plan.to_dict())
         else:
-            click.echo(plan.diff())
+            echo_diff(plan.diff())
             if plan.operations:
                 click.echo("(dry run: nothing changed)")
             if plan.is_large():
                 click.echo(f"{plan.large_text()} Applying it asks for --confirm-count {plan.changed_count()}.")
         return
     if not as_json:
-        click.echo(plan.diff())
+        echo_diff(plan.diff())
     result = apply_plan(store, plan, yes=yes, selected=selected)
     if as_json:
         emit_json({"plan": plan.to_dict(), "result": result.to_dict()})
