@@ -101,7 +101,7 @@ def test_lifecycle_changes_and_undo(store):
     assert store.get(m.id).pinned
     store.move(m.id, "core")
     moved = store.get(m.id)
-    assert moved.scope == "core" and moved.layer == "working"  # pinned: the layer stays
+    assert moved.scope == "core" and moved.layer == "core"  # asked for core: it goes to core, pinned or not
     store.unpin(m.id)
     store.move(m.id, "core")
     assert store.get(m.id).layer == "core"
@@ -110,7 +110,16 @@ def test_lifecycle_changes_and_undo(store):
     assert "forget" in store.undo().message
     assert store.get(m.id).status == "approved"
     store.undo()  # the second move
+    store.undo()  # the unpin
+    store.undo()  # the first move
     assert store.get(m.id).layer == "working"
+
+
+def test_a_pinned_memory_moved_elsewhere_keeps_its_layer(store):
+    m = store.add("preference", "Likes jazz", scope="core")
+    store.pin(m.id)
+    moved = store.move(m.id, "session")
+    assert (moved.scope, moved.layer) == ("session", "core")
 
 
 def test_edit_then_approve_is_one_undo_step(store):

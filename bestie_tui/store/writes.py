@@ -310,17 +310,20 @@ class StoreWrites:
         return self._mutate(memory_id, "unpin", actor, lambda row: setattr(row, "pinned", False))
 
     def move(self, memory_id: int, scope: str, *, actor: str = "owner") -> MemoryRecord:
-        """Change scope; the layer follows the scope's default unless the memory is pinned.
+        """Change scope; the layer follows the scope's default, except that a pinned memory keeps its
+        layer when moved anywhere but core (moving it to core is asking for the core layer: it goes
+        there, or the write gate says why not, e.g. the core token cap).
 
-        Raises: InvalidValueError for an unknown scope.
+        Raises: InvalidValueError for an unknown scope; WriteRefusedError when the gate refuses.
         """
         self._check_scope(scope)
         row = self._row(memory_id)
-        self._gate(row, "move", scope=scope, layer=row.layer if row.pinned else SCOPE_DEFAULT_LAYER[scope])
+        follows = not row.pinned or scope == "core"
+        self._gate(row, "move", scope=scope, layer=SCOPE_DEFAULT_LAYER[scope] if follows else row.layer)
 
         def apply(row: Memory) -> None:
             row.scope = scope
-            if not row.pinned:
+            if follows:
                 row.layer = SCOPE_DEFAULT_LAYER[scope]
         return self._mutate(memory_id, "move", actor, apply)
 

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static, Tab, Tabs
 
 from bestie_tui.errors import BestieError
-from bestie_tui.store.models import LAYERS
+from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.text.words import tokens
 
@@ -263,7 +263,9 @@ class TiersScreen(BestieScreen):
 
         def moved(scope: str | None) -> None:
             if scope and scope != memory.scope:
-                self._apply(lambda: self.store.move(memory.id, scope), f"Moved #{memory.id} to scope {scope}.")
+                kept = memory.pinned and scope != "core" and memory.layer != SCOPE_DEFAULT_LAYER[scope]
+                note = f" It is pinned, so it stays in the {memory.layer} layer." if kept else ""
+                self._apply(lambda: self.store.move(memory.id, scope), f"Moved #{memory.id} to scope {scope}.{note}")
 
         self.app.push_screen(MoveModal(memory.id, memory.scope, memory.pinned), moved)
 
