@@ -209,7 +209,7 @@ def test_kind_is_a_known_list_case_insensitive_with_completion(run, store, monke
     assert ok.exit_code == 0, ok.output
     assert store.list()[0].kind == "decision"
     bad = run("memory", "add", "decisoin", "Deploys go out on Thursdays.")
-    assert bad.exit_code == 2 and "use one of preference, communication_preference" in bad.output
+    assert bad.exit_code == 2 and "use one of preference," in bad.output and "decision, project_context" in bad.output
     assert store.count() == 1
     from click.testing import CliRunner
 

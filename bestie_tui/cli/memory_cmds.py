@@ -190,7 +190,7 @@ def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl
 
 
 @memory.command()
-@_kind_argument
+@click.argument("kind", shell_complete=_complete_kind)  # the assistant's own kinds are kept; the owner's add checks
 @click.argument("text")
 @_binding_options
 @click.option("--confidence", type=click.FloatRange(0, 1), default=0.7, show_default=True)
