@@ -21,6 +21,17 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def config_dir() -> Path:
+    """Directory for the console's own preferences (e.g. the theme): ``$BESTIE_CONFIG_DIR`` or the
+    platform's user config dir (``~/.config/bestie`` on Linux)."""
+    override = os.environ.get("BESTIE_CONFIG_DIR")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
 def default_db_path() -> Path:
     """Database used when neither ``--db`` nor ``BESTIE_DB`` is given: ``<data dir>/memory.db``."""
     env = os.environ.get("BESTIE_DB")

@@ -1,7 +1,7 @@
 """Render the console's views of the demo database to SVG in ``screenshots/``.
 
 Usage: ``python scripts/screenshots.py [--out screenshots] [VIEW ...]``. Uses a fresh demo database
-in a temp dir, a frozen clock, a fixed terminal size (120×36) and the default theme, so reruns differ
+in a temp dir, a frozen clock, a fixed terminal size (120×40) and the default theme, so reruns differ
 only where the UI changed.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import tempfile
 from datetime import datetime
@@ -22,7 +23,7 @@ from bestie_tui.tui.app import BestieApp
 VIEWS = {
     "tiers": [],
     "pending": [],
-    "context": ["slash", *"train or flight for the trip to hue", "escape"],
+    "context": [*"train or flight for the trip to hue", "escape"],  # the cursor starts in the box
     "doctor": [],
     "cleanup": [],
     "messages": [],
@@ -37,7 +38,7 @@ NOW = datetime(2026, 11, 30, 9, 0, 0)
 async def render(view: str, keys: list[str], out: Path, db: Path) -> Path:
     store = MemoryStore(db, clock=lambda: NOW)
     app = BestieApp(store, poll_interval=0, start_mode=view)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
         for key in keys:
@@ -57,9 +58,11 @@ def main() -> None:
     parser.add_argument("views", nargs="*", default=list(VIEWS), help="views to render (default: all)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.gettempdir()) / "bestie-screenshots"  # a fixed path: it shows in the status line
+    work = Path(tempfile.gettempdir()) / "bestie-screenshots"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
+    os.environ["HOME"] = str(work)  # the status line shows the database as ~/demo.db, no machine path
+    os.environ["BESTIE_CONFIG_DIR"] = str(work / "config")  # the default theme, not the one you picked
     db = work / "demo.db"
     store = MemoryStore(db, clock=lambda: NOW)
     populate(store, now=NOW)

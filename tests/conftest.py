@@ -71,6 +71,7 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from bestie_tui.store.settings import ENV_OVERRIDES
 
     monkeypatch.setenv("BESTIE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("BESTIE_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.delenv("BESTIE_DB", raising=False)
     # The owner's calendar defaults to the system's zone: pin it, so no test depends on the machine.
     monkeypatch.setenv("TZ", "UTC")

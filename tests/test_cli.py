@@ -202,3 +202,19 @@ def test_everyday_commands_import_neither_textual_nor_sklearn(tmp_path, command)
     lines = out.stdout.strip().splitlines()
     assert lines[-1] == "HEAVY="
     assert len(lines) > 1  # the command printed its answer before the check
+
+
+def test_kind_is_a_known_list_case_insensitive_with_completion(run, store, monkeypatch):
+    ok = run("memory", "add", "Decision", "Deploys go out on Tuesdays.")
+    assert ok.exit_code == 0, ok.output
+    assert store.list()[0].kind == "decision"
+    bad = run("memory", "add", "decisoin", "Deploys go out on Thursdays.")
+    assert bad.exit_code == 2 and "use one of preference," in bad.output and "decision, project_context" in bad.output
+    assert store.count() == 1
+    from click.testing import CliRunner
+
+    from bestie_tui.cli.main import cli
+
+    result = CliRunner().invoke(cli, [], env={"_BESTIE_COMPLETE": "bash_complete", "COMP_WORDS": "bestie memory add comm",
+                                             "COMP_CWORD": "3"}, prog_name="bestie")
+    assert "communication_preference" in result.output

@@ -200,3 +200,20 @@ def test_an_archived_expired_record_is_no_longer_stale(store):
     assert [f.memory.id for f in run_doctor(store).stale] == [m.id]
     store.set_layer(m.id, "archive")
     assert run_doctor(store).stale == []
+
+
+def test_plan_diff_is_coloured_in_a_terminal_only_and_never_under_no_color(run, store):
+    store.add("preference", "User prefers Vietnamese.")
+    store.add("preference", "User wants Vietnamese-first.")
+    from click.testing import CliRunner
+
+    from bestie_tui.cli.main import cli
+
+    db = str(store.path)
+    piped = run("memory", "cleanup", "--dry-run")
+    assert "\x1b[" not in piped.output and "- #1" in piped.output
+    tty = CliRunner().invoke(cli, ["--db", db, "memory", "cleanup", "--dry-run"], color=True)
+    assert "\x1b[32m" in tty.output and "\x1b[31m" in tty.output
+    plain = CliRunner().invoke(cli, ["--db", db, "memory", "cleanup", "--dry-run"], color=True,
+                               env={"NO_COLOR": "1"})
+    assert "\x1b[" not in plain.output and "- #1" in plain.output

@@ -92,3 +92,14 @@ def test_context_shows_the_when_part_only_for_a_dated_query(run):
     assert "when —" in plain
     dated = run("memory", "context", "hiking in June 2023", "--user", "linh").output
     assert "when —" not in dated and "when 0." in dated
+
+
+def test_memory_context_uses_owner_user_when_user_is_left_out(run, store):
+    store.add("preference", "Drinks egg coffee every morning.", user="linh")
+    store.add("preference", "Drinks green tea every morning.", user="bao")
+    missing = run("memory", "context", "morning drink")
+    assert missing.exit_code == 2 and "owner.user" in missing.output
+    assert run("memory", "config", "owner.user", "linh").exit_code == 0
+    shown = run("memory", "context", "morning drink")
+    assert shown.exit_code == 0, shown.output
+    assert "egg coffee" in shown.output and "green tea" not in shown.output

@@ -90,3 +90,12 @@ def test_snapshots_and_trend(messy, clock):
     history = trend(messy)
     assert [s.id for s in history] == [first.snapshot.id, second.snapshot.id, history[-1].id]
     assert history[0].counts["contradictions"] == 1 and history[1].counts["contradictions"] == 0
+
+
+def test_a_name_that_looks_like_an_article_is_content(store):
+    from bestie_tui.hygiene.doctor import run_doctor
+
+    store.add("identity", "Name is An.")
+    store.add("note", "It is what it is.")
+    noisy = [f.memory.text for f in run_doctor(store).noisy]
+    assert noisy == ["It is what it is."]

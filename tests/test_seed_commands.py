@@ -60,3 +60,19 @@ def test_seed_commands_all_succeed(db_path):
         if line.endswith("messages search project --limit 5 --role assistant"):
             assert "The project plan is on track." in result.output
             assert "Can you check" not in result.output
+
+
+def test_the_demo_has_a_few_hundred_messages_over_several_sessions(tmp_path, clock):
+    from conftest import FROZEN_NOW
+
+    from bestie_tui.cli.demo import populate
+    from bestie_tui.store.memory_store import MemoryStore
+
+    demo = MemoryStore(tmp_path / "demo.db", clock=clock)
+    with demo.bound():
+        populate(demo, now=FROZEN_NOW)
+        messages = demo.messages(limit=10_000)
+        assert len(messages) >= 200
+        assert len({m.session for m in messages}) >= 5
+        assert all(m.created_at <= FROZEN_NOW for m in messages)
+    demo.close()

@@ -101,7 +101,7 @@ def test_lifecycle_changes_and_undo(store):
     assert store.get(m.id).pinned
     store.move(m.id, "core")
     moved = store.get(m.id)
-    assert moved.scope == "core" and moved.layer == "working"  # pinned: the layer stays
+    assert moved.scope == "core" and moved.layer == "core"  # asked for core: it goes to core, pinned or not
     store.unpin(m.id)
     store.move(m.id, "core")
     assert store.get(m.id).layer == "core"
@@ -110,7 +110,16 @@ def test_lifecycle_changes_and_undo(store):
     assert "forget" in store.undo().message
     assert store.get(m.id).status == "approved"
     store.undo()  # the second move
+    store.undo()  # the unpin
+    store.undo()  # the first move
     assert store.get(m.id).layer == "working"
+
+
+def test_a_pinned_memory_moved_elsewhere_keeps_its_layer(store):
+    m = store.add("preference", "Likes jazz", scope="core")
+    store.pin(m.id)
+    moved = store.move(m.id, "session")
+    assert (moved.scope, moved.layer) == ("session", "core")
 
 
 def test_edit_then_approve_is_one_undo_step(store):
@@ -241,3 +250,24 @@ def test_undo_names_a_batch_by_what_the_owner_did(store):
     ids = [store.propose(t, "note").memory.id for t in ("one fact", "two facts")]
     store.reject_all(ids)
     assert store.undo().message.startswith("undid reject-all (2 changes)")
+
+
+def test_restore_by_state_rejected_to_pending_archived_to_its_layer_active_refused(store, run):
+    from bestie_tui.errors import InvalidValueError
+    from bestie_tui.store.models import Memory
+
+    proposal = store.propose("Prefers window seats on trains.", "preference")
+    store.reject(proposal.memory.id)
+    shown = run("memory", "restore", str(proposal.memory.id))
+    assert shown.exit_code == 0 and "pending again" in shown.output
+    assert store.get(proposal.memory.id).status == "pending"
+    archived = store.add("preference", "Used a paper planner in 2024.")
+    Memory.update(layer="archive").where(Memory.id == archived.id).execute()
+    back = store.restore(archived.id)
+    assert (back.status, back.layer) == ("approved", "working")
+    assert store.restore_message(store.get(archived.id), back).startswith(f"Restored #{archived.id}")
+    with pytest.raises(InvalidValueError, match="already active \\(in working\\)"):
+        store.restore(archived.id)
+    forgotten = store.add("preference", "Likes grey notebooks.")
+    store.forget(forgotten.id)
+    assert store.restore(forgotten.id).layer == "working"

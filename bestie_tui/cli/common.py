@@ -153,3 +153,25 @@ def memory_id_arg(name: str = "memory_id"):
 @db_option
 def memory() -> None:
     """Inspect and curate long-term memories."""
+
+
+def paint(text: str, **style) -> str:
+    """``text`` styled through ``click.style`` (e.g. ``fg="green"``), or as it is under ``NO_COLOR``
+    (https://no-color.org). ``click.echo`` drops the colour itself when output is not a terminal."""
+    import os
+
+    return text if os.environ.get("NO_COLOR") else click.style(text, **style)
+
+
+def echo_diff(text: str) -> None:
+    """A plan diff, its ``+`` lines green and ``-`` lines red, headers bold (see ``paint``)."""
+    for line in text.splitlines():
+        body = line.lstrip()
+        if body.startswith("+ "):
+            click.echo(paint(line, fg="green"))
+        elif body.startswith("- "):
+            click.echo(paint(line, fg="red"))
+        elif body[:1].isdigit() and ". [" in body[:8]:
+            click.echo(paint(line, bold=True))
+        else:
+            click.echo(line)

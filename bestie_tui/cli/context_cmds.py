@@ -118,7 +118,11 @@ def _artifact_specs(ctx, param, values):
 @click.group(cls=BestieGroup)
 @db_option
 def context() -> None:
-    """Compress a conversation, build a prompt pack (or the Engineer's), estimate tokens, show settings."""
+    """Compress a conversation, build a prompt pack (or the Engineer's), estimate tokens, show settings.
+
+    Not to be confused with ``bestie memory context QUERY``: that previews only the memory block one
+    request would get (which memories, their scores, what was left out). ``bestie context`` works on
+    the whole conversation: history compressed to a token budget, with the memory block inside the pack."""
 
 
 threshold_option = click.option("--threshold", type=click.IntRange(min=0),

@@ -1,6 +1,7 @@
 """The demo database behind ``bestie tui --demo``: about fifty memories of one made-up owner, Linh,
 across the three tiers, with pending proposals, near-duplicates, one contradiction and one expired
-record, plus a short chat. Written by the team for a first look; nothing here is real.
+record, plus a few hundred chat messages over several sessions (``demo_chat``). Written by the team
+for a first look; nothing here is real.
 """
 
 from __future__ import annotations
@@ -134,6 +135,10 @@ def _populate(store: MemoryStore, now: datetime) -> None:
     for i, (kind, text, extra) in enumerate(PENDING):
         _at(store, now - timedelta(hours=len(PENDING) - i))
         store.propose(text, kind, user=USER, source="telegram chat", actor="assistant", **extra)
+    from bestie_tui.cli.demo_chat import session_messages
+
+    for session, role, text, minutes in session_messages():
+        store.log_message(role, text, user=USER, channel=TG, session=session, at=now - timedelta(minutes=minutes))
     for i, (role, text) in enumerate(CHAT):
         store.log_message(role, text, user=USER, channel=TG, session="demo-1",
                           at=now - timedelta(minutes=(len(CHAT) - i) * 3))

@@ -12,7 +12,7 @@ import click
 from bestie_tui.text.clock import show
 from bestie_tui.text.words import printable
 
-from .common import json_option, memory, pass_app
+from .common import echo_diff, json_option, memory, pass_app
 from .render import emit_json
 
 SECTION_LIMIT = 20
@@ -112,6 +112,9 @@ def _plan_options(func):
         click.option("--yes", is_flag=True, help="Confirm the apply (needed when deletePolicy is ask)."),
         click.option("--plan", "fingerprint", metavar="FP", callback=_non_empty_fingerprint,
                      help="Apply only if the plan's fingerprint is still FP (printed by --dry-run)."),
+        click.option("--confirm-count", "confirm_count", type=int, metavar="N",
+                     help="Second confirmation for a plan changing more than 20 % of active memories: "
+                          "N is the count it states."),
         json_option,
     ]):
         func = opt(func)
@@ -119,7 +122,7 @@ def _plan_options(func):
 
 
 def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bool, selected=None,
-              fingerprint: str | None = None) -> None:
+              fingerprint: str | None = None, confirm_count: int | None = None) -> None:
     from bestie_tui.hygiene.plan_apply import apply_plan
 
     if dry_run and do_apply:
@@ -130,16 +133,21 @@ def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bo
         # a missing confirmation is a usage error (2), like reject-all/clear; deny stays a refusal (1)
         raise click.UsageError("memory.deletePolicy is ask: review the plan (--dry-run), then apply it with "
                                "--apply --yes; nothing changed")
+    if do_apply and plan.is_large() and confirm_count != plan.changed_count():
+        raise click.UsageError(f"{plan.large_text()} That is more than 20 %: review it (--dry-run), then add "
+                               f"--confirm-count {plan.changed_count()}; nothing changed")
     if not do_apply:
         if as_json:
             emit_json(plan.to_dict())
         else:
-            click.echo(plan.diff())
+            echo_diff(plan.diff())
             if plan.operations:
                 click.echo("(dry run: nothing changed)")
+            if plan.is_large():
+                click.echo(f"{plan.large_text()} Applying it asks for --confirm-count {plan.changed_count()}.")
         return
     if not as_json:
-        click.echo(plan.diff())
+        echo_diff(plan.diff())
     result = apply_plan(store, plan, yes=yes, selected=selected)
     if as_json:
         emit_json({"plan": plan.to_dict(), "result": result.to_dict()})
@@ -156,7 +164,7 @@ def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bo
 @click.option("--text", "texts", multiple=True, metavar="N=TEXT", help="Merged text for merge operation N.")
 @click.option("--user", help="Only memories bound to this user.")
 @pass_app
-def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, texts, user) -> None:
+def cleanup(app, dry_run, do_apply, yes, fingerprint, confirm_count, as_json, accept, skip, texts, user) -> None:
     """Merge duplicates, archive stale/expired records, purge old forgotten ones (diff first).
 
     Operations are named by the key the dry run shows (``merge:1,2,3``, ``supersede:4>7``; quote it
@@ -194,24 +202,25 @@ def cleanup(app, dry_run, do_apply, yes, fingerprint, as_json, accept, skip, tex
             raise click.UsageError(f"{op.key} folds into the pinned #{op.into.id}, which keeps its text")
         check_merged_text(op.key, text, store, op.records)  # refused in the dry run too, not only at apply
         op.text = text
-    _run_plan(store, plan, dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
+    _run_plan(store, plan, dry_run, do_apply, yes, as_json, fingerprint=fingerprint, confirm_count=confirm_count)
 
 
 @memory.command()
 @_plan_options
 @pass_app
-def rebalance(app, dry_run, do_apply, yes, fingerprint, as_json) -> None:
+def rebalance(app, dry_run, do_apply, yes, fingerprint, confirm_count, as_json) -> None:
     """Move records between layers: over-cap core → working, unused working → archive, used archive → working."""
     from bestie_tui.hygiene.plan_build import build_rebalance_plan
 
     store = app.store()
-    _run_plan(store, build_rebalance_plan(store), dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
+    _run_plan(store, build_rebalance_plan(store), dry_run, do_apply, yes, as_json, fingerprint=fingerprint,
+              confirm_count=confirm_count)
 
 
 @memory.group(invoke_without_command=True)
 @_plan_options
 @click.pass_context
-def hygiene(ctx, dry_run, do_apply, yes, fingerprint, as_json) -> None:
+def hygiene(ctx, dry_run, do_apply, yes, fingerprint, confirm_count, as_json) -> None:
     """Health score and trend; --dry-run/--apply the hygiene plan (metadata fixes, expiry)."""
     if ctx.invoked_subcommand:
         return
@@ -219,7 +228,8 @@ def hygiene(ctx, dry_run, do_apply, yes, fingerprint, as_json) -> None:
     if dry_run or do_apply:
         from bestie_tui.hygiene.plan_build import build_hygiene_plan
 
-        _run_plan(store, build_hygiene_plan(store), dry_run, do_apply, yes, as_json, fingerprint=fingerprint)
+        _run_plan(store, build_hygiene_plan(store), dry_run, do_apply, yes, as_json, fingerprint=fingerprint,
+                  confirm_count=confirm_count)
         return
     ctx.invoke(hygiene_status, as_json=as_json)
 

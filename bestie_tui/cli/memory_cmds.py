@@ -142,8 +142,28 @@ def _binding_options(func):
     return func
 
 
+def _kind(_ctx, _param, value: str) -> str:
+    from bestie_tui.store.support import known_kind
+
+    try:
+        return known_kind(value)
+    except Exception as exc:  # InvalidValueError: a usage error, with the list
+        raise click.BadParameter(str(exc)) from None
+
+
+def _complete_kind(_ctx, _param, incomplete: str):
+    from click.shell_completion import CompletionItem
+
+    from bestie_tui.store.support import KNOWN_KINDS
+
+    return [CompletionItem(k) for k in KNOWN_KINDS if k.startswith(incomplete.lower())]
+
+
+_kind_argument = click.argument("kind", callback=_kind, shell_complete=_complete_kind)
+
+
 @memory.command()
-@click.argument("kind")
+@_kind_argument
 @click.argument("text")
 @_binding_options
 @click.option("--pin", is_flag=True, help="Pin it (never auto-cleaned).")
@@ -170,7 +190,7 @@ def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl
 
 
 @memory.command()
-@click.argument("kind")
+@click.argument("kind", shell_complete=_complete_kind)  # the assistant's own kinds are kept; the owner's add checks
 @click.argument("text")
 @_binding_options
 @click.option("--confidence", type=click.FloatRange(0, 1), default=0.7, show_default=True)
@@ -242,7 +262,16 @@ def forget(app: AppContext, memory_id: int, purge: bool, yes: bool) -> None:
             raise click.ClickException("nothing was purged")
     events = purge_memory(store, memory_id)
     click.echo(f"purged #{m.id} and the text of {events} history events (not undoable)")
-_simple("restore", "Bring back a forgotten, rejected or superseded memory.", "restore", "restored")
+@memory.command()
+@memory_id_arg()
+@pass_app
+def restore(app: AppContext, memory_id: int) -> None:
+    """Bring a memory back: a rejected proposal to pending, a forgotten, superseded or archived one
+    to its layer."""
+    store = app.store()
+    before = store.get(memory_id)
+    after = store.restore(memory_id)
+    click.echo(f"{printable(store.restore_message(before, after))}: {memory_line(after)}")
 
 
 @memory.command()

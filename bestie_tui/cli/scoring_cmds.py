@@ -26,7 +26,8 @@ def _one_line(text: str, width: int = 70) -> str:
 
 @memory.command()
 @click.argument("query")
-@click.option("--user", required=True, help="The request's user (only their and unbound memories).")
+@click.option("--user", help="The request's user (only their and unbound memories); default: the owner.user "
+                             "setting.")
 @click.option("--channel", help="The request's channel, e.g. telegram:123.")
 @click.option("--project", help="The request's project.")
 @click.option("--budget", "token_budget", type=click.IntRange(min=0), default=600, show_default=True,
@@ -39,9 +40,16 @@ def _one_line(text: str, width: int = 70) -> str:
 @pass_app
 def context(app, query, user, channel, project, token_budget, governance, record_access, as_json) -> None:
     """Preview the memory block a request would get, with each record's score parts and what was
-    left out (budget, low relevance, scope, state). A preview does not count as an access."""
+    left out (budget, low relevance, scope, state). A preview does not count as an access.
+
+    Only the memory block: ``bestie context pack`` builds the whole prompt context (the compressed
+    conversation history with this block inside it)."""
     from bestie_tui.retrieval.assembly import build_context
 
+    if user is None:
+        user = app.store().get_setting("owner.user")
+        if user is None:
+            raise click.UsageError("Missing option '--user' (or set it once: bestie memory config owner.user NAME)")
     pack = build_context(app.store(), query, user, channel, project, token_budget,
                          governance=governance, record_access=record_access)
     if as_json:

@@ -33,6 +33,9 @@ LOW_CONFIDENCE = 0.4
 #: Longer than this many characters, an unused memory is noise rather than a fact.
 LONG_TEXT = 600
 GENERIC_KINDS = frozenset({"", "note", "misc", "other", "unknown"})
+#: Kinds a plan never pre-selects for archiving: what the owner decided, who they are, how to talk
+#: to them. Such an archive operation is shown, unselected, for the owner to turn on.
+PROTECTED_KINDS = frozenset({"decision", "identity", "communication_preference"})
 
 
 @dataclass
@@ -215,7 +218,7 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
             report.timings["contradictions"] = time.perf_counter() - t
     if mode in (None, "stale"):
         report_progress("stale", 0.9)
-        report.stale = _stale(records, now, stale_days)
+        report.stale = _stale(records, now, stale_days, import_times(store))
     if mode is None:
         report.noisy = _noisy(records)
         report.pinned, report.core = _pinned_and_core(store, records)
@@ -225,12 +228,30 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
     return report
 
 
-def last_use(m: MemoryRecord) -> datetime:
-    """When a memory was last opened or injected, else when it was created."""
-    return m.last_accessed_at or m.created_at
+@uses_store
+def import_times(store) -> dict[int, datetime]:
+    """``{memory id: when it was last imported}`` from the audit log (``import`` events not undone).
+    An imported record keeps its file's ``created_at``; this is when it arrived in this database."""
+    from bestie_tui.store.models import Event
+
+    rows = store.db.execute_sql(
+        f"SELECT memory_id, MAX(at) FROM {Event._meta.table_name} "
+        "WHERE action = 'import' AND undone = 0 AND memory_id IS NOT NULL GROUP BY memory_id")
+    out = {}
+    for memory_id, at in rows:
+        out[memory_id] = at if isinstance(at, datetime) else datetime.fromisoformat(str(at))
+    return out
 
 
-def _stale(records: list[MemoryRecord], now: datetime, stale_days: int) -> list[Finding]:
+def last_use(m: MemoryRecord, imported: dict[int, datetime] | None = None) -> datetime:
+    """The later of creation, import (``imported``, from ``import_times``) and last access (opened or
+    injected): "unused" counts from here, so a fresh import is not idle however old its records are."""
+    times = [m.created_at, m.last_accessed_at, (imported or {}).get(m.id)]
+    return max(t for t in times if t is not None)
+
+
+def _stale(records: list[MemoryRecord], now: datetime, stale_days: int,
+           imported: dict[int, datetime] | None = None) -> list[Finding]:
     out = []
     cutoff = now - timedelta(days=stale_days)
     for m in records:
@@ -241,8 +262,8 @@ def _stale(records: list[MemoryRecord], now: datetime, stale_days: int) -> list[
                 out.append(Finding(m, f"expired {iso(m.expires_at)}"))
         elif m.stale and m.layer != "archive":
             out.append(Finding(m, "marked stale"))
-        elif m.layer == "working" and last_use(m) < cutoff:
-            out.append(Finding(m, f"unused for {(now - last_use(m)).days} days"))
+        elif m.layer == "working" and last_use(m, imported) < cutoff:
+            out.append(Finding(m, f"unused for {(now - last_use(m, imported)).days} days"))
     return out
 
 
@@ -256,11 +277,18 @@ def _noisy(records: list[MemoryRecord]) -> list[Finding]:
         content = read(m.text).content
         if m.confidence < LOW_CONFIDENCE:
             out.append(Finding(m, f"never used, confidence {m.confidence:.2f}"))
-        elif not content:
+        elif not content and not _names(m.text):
             out.append(Finding(m, "never used, no content words"))
         elif len(m.text) > LONG_TEXT:
             out.append(Finding(m, f"never used, {len(m.text)} characters long"))
     return out
+
+
+def _names(text: str) -> list[str]:
+    """Capitalised words after the first ("Name is An" → ["An"]): names, whatever a stop-word list
+    says about "An", "Will" or "May"."""
+    words = [w.strip(".,;:!?\"'()") for w in text.split()]
+    return [w for w in words[1:] if w[:1].isupper()]
 
 
 def _pinned_and_core(store, records: list[MemoryRecord]) -> tuple[list[MemoryRecord], CoreUsage]:
@@ -299,4 +327,5 @@ def _missing_metadata(store, records: list[MemoryRecord]) -> list[Finding]:
     return out
 
 
-__all__ = ["DoctorReport", "Finding", "CoreUsage", "run_doctor", "load_active", "MODES", "STALE_DAYS"]
+__all__ = ["DoctorReport", "Finding", "CoreUsage", "run_doctor", "load_active", "import_times", "last_use",
+           "MODES", "STALE_DAYS", "PROTECTED_KINDS"]

@@ -57,18 +57,36 @@ def build_cleanup_plan(store, report=None, *, user: str | None = None,
     from bestie_tui.hygiene.doctor import run_doctor
 
     report = report or run_doctor(store, user=user)
-    plan = Plan("cleanup", store.clock(), store.get_setting("memory.deletePolicy"))
+    plan = Plan("cleanup", store.clock(), store.get_setting("memory.deletePolicy"), active=report.total)
     for g in report.duplicates:
         _add_merge(plan, g)
     _add_corrections(plan, getattr(report, "corrections", []))
     _add_resolutions(plan, report.contradictions)
+    low_value = {f.memory.id for f in report.noisy}
     for f in report.stale:
         action = "expire" if f.reason.startswith("expired") else "archive"
         if f.memory.layer != "archive":
-            plan.operations.append(Operation(f"{action}:{f.memory.id}", action, [f.memory], f.reason,
-                                             changes={"layer": "archive"}))
+            op = Operation(f"{action}:{f.memory.id}", action, [f.memory], f.reason, changes={"layer": "archive"})
+            if action == "archive":
+                _preselect_archive(op, f.memory, also_stale=f.reason == "marked stale", low_value=low_value)
+            plan.operations.append(op)
     _add_purges(store, plan, purge_after_days)
     return plan
+
+
+def _preselect_archive(op: Operation, m: MemoryRecord, *, also_stale: bool, low_value: set[int]) -> None:
+    """Archive operations start selected only for a record that is marked stale or low-value (the
+    doctor's "noisy"), and never for a protected kind (``doctor.PROTECTED_KINDS``); being unused
+    alone shows the operation, unselected, with the reason."""
+    from bestie_tui.hygiene.doctor import PROTECTED_KINDS
+
+    kind = (m.kind or "").strip().lower()
+    if kind in PROTECTED_KINDS:
+        op.selected = False
+        op.reason += f" — not selected: a {kind.replace('_', ' ')} is kept unless you choose"
+    elif not (also_stale or m.stale or m.id in low_value):
+        op.selected = False
+        op.reason += " — not selected: unused only (turn it on to archive)"
 
 
 def _add_merge(plan: Plan, g) -> None:
@@ -211,16 +229,19 @@ def build_rebalance_plan(store, *, unused_days: int = UNUSED_DAYS, active_days: 
     """Move records between layers: core over its token cap → working (least used first); working
     unused for ``unused_days`` → archive; archived but used ``active_uses``+ times within
     ``active_days`` → working. Pinned records never move."""
-    from bestie_tui.hygiene.doctor import last_use, load_active
+    from bestie_tui.hygiene.doctor import _noisy, import_times, last_use, load_active
     from bestie_tui.text.tokens import chars4
 
     now = store.clock()
     plan = Plan("rebalance", now, store.get_setting("memory.deletePolicy"))
     records, _ = load_active(store)
+    plan.active = len(records)
+    imported = import_times(store)
+    low_value = {f.memory.id for f in _noisy(records)}
     cap = int(store.get_setting("memory.coreTokenCap"))
     core = [m for m in records if m.layer == "core"]
     tokens = sum(chars4(m.text) for m in core)
-    movable = sorted((m for m in core if not m.pinned), key=lambda m: (m.access_count, last_use(m), m.id))
+    movable = sorted((m for m in core if not m.pinned), key=lambda m: (m.access_count, last_use(m, imported), m.id))
     for m in movable:
         if tokens <= cap:
             break
@@ -233,10 +254,11 @@ def build_rebalance_plan(store, *, unused_days: int = UNUSED_DAYS, active_days: 
     for m in records:
         if m.pinned:
             continue
-        idle = (now - last_use(m)).days
+        idle = (now - last_use(m, imported)).days
         if m.layer == "working" and idle >= unused_days:
-            plan.operations.append(Operation(f"archive:{m.id}", "archive", [m], f"unused for {idle} days",
-                                             changes={"layer": "archive"}))
+            op = Operation(f"archive:{m.id}", "archive", [m], f"unused for {idle} days", changes={"layer": "archive"})
+            _preselect_archive(op, m, also_stale=False, low_value=low_value)
+            plan.operations.append(op)
         elif (m.layer == "archive" and m.access_count >= active_uses and m.last_accessed_at
               and (now - m.last_accessed_at).days <= active_days):
             plan.operations.append(Operation(f"layer:{m.id}", "layer", [m],
@@ -254,7 +276,7 @@ def build_hygiene_plan(store, report=None, *, fixes_only: bool = False) -> Plan:
     from bestie_tui.hygiene.plan_fixes import metadata_fixes
 
     report = report or run_doctor(store)
-    plan = Plan("hygiene", store.clock(), store.get_setting("memory.deletePolicy"))
+    plan = Plan("hygiene", store.clock(), store.get_setting("memory.deletePolicy"), active=report.total)
     plan.operations.extend(metadata_fixes(store, report))
     if not fixes_only:
         for f in report.stale:

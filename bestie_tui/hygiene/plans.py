@@ -28,6 +28,11 @@ from bestie_tui.text.words import printable
 
 ACTIONS = ("merge", "supersede", "archive", "expire", "delete", "layer", "fix")
 PLAN_KINDS = ("cleanup", "rebalance", "hygiene")
+#: A plan whose selected operations change more than this share of the active memories asks a
+#: second time, saying how many (CLI ``--confirm-count N``, a second question in the console).
+LARGE_SHARE = 0.20
+#: ... and at least this many memories (tidying a handful in a small store asks once).
+LARGE_MIN = 10
 _LAYER_RANK = {"core": 0, "working": 1, "archive": 2}
 
 
@@ -156,6 +161,24 @@ class Plan:
     delete_policy: str
     operations: list[Operation] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Active approved memories when the plan was built (0: unknown), for ``is_large``.
+    active: int = 0
+
+    def changed_count(self) -> int:
+        """Distinct memories the selected, unblocked operations change."""
+        return len({r.id for o in self.selected_operations() for r in o.records})
+
+    def is_large(self) -> bool:
+        """True when the selected operations change more than ``LARGE_SHARE`` of the active memories
+        and at least ``LARGE_MIN`` of them."""
+        n = self.changed_count()
+        return self.active > 0 and n >= LARGE_MIN and n > LARGE_SHARE * self.active
+
+    def large_text(self) -> str:
+        """``"This plan changes 1,200 of 5,000 active memories (24 %)."``"""
+        n = self.changed_count()
+        share = round(100 * n / self.active) if self.active else 0
+        return f"This plan changes {n:,} of {self.active:,} active memories ({share} %)."
 
     def fingerprint(self) -> str:
         """12 hex digits of SHA-256 over the plan's operations in order (``Operation.state``): equal
@@ -274,4 +297,4 @@ def merged_binding(records: list[MemoryRecord]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["Operation", "Plan", "PlanChangedError", "merged_binding"]
+__all__ = ["Operation", "Plan", "PlanChangedError", "merged_binding", "LARGE_SHARE"]

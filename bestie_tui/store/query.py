@@ -29,15 +29,18 @@ def tier_condition(tier: str):
 def text_condition(query: str, terms_column, squashed_column):
     """Every word of ``query`` must match: as a stemmed word prefix in ``terms_column`` (space-padded
     stemmed terms), or as a substring of ``squashed_column`` (terms without spaces) so "hanoi" finds
-    "Hà Nội". A long query is cut (``text.words.query_words``). Returns a peewee expression; raises
-    InvalidValueError for a query without words."""
+    "Hà Nội" — the latter only where some stored word starts as the query word does (its first two
+    letters), so "hồ tây" does not find "cho-bot will stay" inside "cho" and "stay". A long query is
+    cut (``text.words.query_words``). Returns a peewee expression; raises InvalidValueError for a
+    query without words."""
     words = textmod.query_words(query)
     if not words:
         raise InvalidValueError("search query has no words")
     parts = []
     for word in words:
         stemmed = textmod.stem(word)
-        parts.append(terms_column.contains(" " + stemmed) | squashed_column.contains(word))
+        across = squashed_column.contains(word) & terms_column.contains(" " + word[:2])
+        parts.append(terms_column.contains(" " + stemmed) | across)
     return reduce(and_, parts)
 
 

@@ -37,6 +37,8 @@ DEFAULTS: dict[str, Any] = {
 }
 #: Zone settings (default ``None`` = the system's zone): an IANA name checked by ``zoneinfo``.
 ZONE_SETTINGS: dict[str, Any] = {"owner.timezone": None}
+#: The owner's own user id (default ``None``): what ``--user`` means when it is left out.
+OWNER_SETTINGS: dict[str, Any] = {"owner.user": None}
 CHOICES: dict[str, tuple[Any, ...]] = {
     "memory.writePolicy": ("allow", "ask", "deny"),
     "memory.correctionPolicy": ("ask", "auto"),
@@ -104,6 +106,7 @@ def known_settings() -> dict[str, Any]:
     known.update(CONTEXT_DEFAULTS)
     known.update({key: None for key in TEXT_SETTINGS})
     known.update(ZONE_SETTINGS)
+    known.update(OWNER_SETTINGS)
     return known
 
 
@@ -142,6 +145,12 @@ def validate(key: str, value: Any) -> Any:
         if value is None or (isinstance(value, str) and value.strip().lower() in ("system", "local")):
             return None
         return check_zone(value)
+    if key in OWNER_SETTINGS:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        if not isinstance(value, str) or len(value.strip()) > 200 or not value.strip().isprintable():
+            raise InvalidValueError(f"{key} must be a user id (one line of text) or null, not {value!r}")
+        return value.strip()
     if key in TEXT_SETTINGS:
         if value is None:
             return None

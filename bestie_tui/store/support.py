@@ -69,6 +69,21 @@ MAX_ID = 2**63 - 1
 _KIND = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]{0,63}$")
 
 
+#: The kinds the owner picks from (CLI completion, the console's list), in the order offered.
+#: The Python API still takes any identifier-like kind (an integration may have its own).
+KNOWN_KINDS = ("preference", "communication_preference", "identity", "decision", "project_context",
+               "inside_joke", "event", "fact", "note")
+
+
+def known_kind(kind: str) -> str:
+    """``kind`` as one of ``KNOWN_KINDS``, matched case-insensitively (``Preference`` → ``preference``,
+    spaces or dashes for underscores). Raises InvalidValueError naming the known kinds."""
+    key = (kind or "").strip().lower().replace(" ", "_").replace("-", "_") if isinstance(kind, str) else ""
+    if key not in KNOWN_KINDS:
+        raise InvalidValueError(f"unknown memory kind {kind!r}; use one of {', '.join(KNOWN_KINDS)}")
+    return key
+
+
 def check_kind(kind: str) -> str:
     """A memory kind is an identifier such as ``communication_preference`` (letters, digits, ``_.-``,
     at most 64 characters). Returns it stripped; raises InvalidValueError otherwise."""

@@ -322,17 +322,20 @@ class StoreWrites:
         return self._mutate(memory_id, "unpin", actor, lambda row: setattr(row, "pinned", False))
 
     def move(self, memory_id: int, scope: str, *, actor: str = "owner") -> MemoryRecord:
-        """Change scope; the layer follows the scope's default unless the memory is pinned.
+        """Change scope; the layer follows the scope's default, except that a pinned memory keeps its
+        layer when moved anywhere but core (moving it to core is asking for the core layer: it goes
+        there, or the write gate says why not, e.g. the core token cap).
 
-        Raises: InvalidValueError for an unknown scope.
+        Raises: InvalidValueError for an unknown scope; WriteRefusedError when the gate refuses.
         """
         self._check_scope(scope)
         row = self._row(memory_id)
-        self._gate(row, "move", scope=scope, layer=row.layer if row.pinned else SCOPE_DEFAULT_LAYER[scope])
+        follows = not row.pinned or scope == "core"
+        self._gate(row, "move", scope=scope, layer=SCOPE_DEFAULT_LAYER[scope] if follows else row.layer)
 
         def apply(row: Memory) -> None:
             row.scope = scope
-            if not row.pinned:
+            if follows:
                 row.layer = SCOPE_DEFAULT_LAYER[scope]
         return self._mutate(memory_id, "move", actor, apply)
 
@@ -384,20 +387,42 @@ class StoreWrites:
         return self._mutate(memory_id, "forget", actor, apply)
 
     def restore(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:
-        """Bring a forgotten, rejected or superseded memory back to approved and active, through the
-        write gate (a memory coming back into core counts against the core cap).
+        """Bring a memory back, by its state: a rejected proposal goes back to pending (for review
+        again); a forgotten or superseded memory becomes approved and active; an active memory in the
+        archive layer comes back to its scope's layer. What comes back into a prompt passes the write
+        gate (a memory coming back into core counts against the core cap). ``restore_message`` words it.
 
-        Raises: InvalidValueError (already active), WriteRefusedError / SecretRefusedError (the gate)."""
+        Raises: InvalidValueError (already active outside the archive, or pending),
+        WriteRefusedError / SecretRefusedError (the gate)."""
+        from bestie_tui.store.models import SCOPE_DEFAULT_LAYER
+
         row = self._row(memory_id)
-        if not (row.status == "approved" and row.superseded_by is None):
-            self._gate(row, "restore")
+        back_layer = SCOPE_DEFAULT_LAYER.get(row.scope, "working") if row.layer == "archive" else row.layer
+        if row.status not in ("rejected", "pending") and not (
+                row.status == "approved" and row.superseded_by is None and row.layer != "archive"):
+            self._gate(row, "restore", layer=back_layer)
 
         def apply(row: Memory) -> None:
-            if row.status == "approved" and row.superseded_by is None:
-                raise InvalidValueError(f"memory #{row.id} is already active")
+            if row.status == "pending":
+                raise InvalidValueError(f"memory #{row.id} is pending: approve or reject it instead")
+            if row.status == "rejected":
+                row.status = "pending"
+                return
+            if row.status == "approved" and row.superseded_by is None and row.layer != "archive":
+                raise InvalidValueError(f"memory #{row.id} is already active (in {row.layer}); nothing to restore")
             row.status = "approved"
             row.superseded_by = None
+            row.layer = back_layer
         return self._mutate(memory_id, "restore", actor, apply)
+
+    @staticmethod
+    def restore_message(before: MemoryRecord, after: MemoryRecord) -> str:
+        """What a restore did, in the owner's words, by the state it started from."""
+        if before.status == "rejected":
+            return f"#{after.id} is pending again: review it in Pending"
+        was = "forgotten" if before.status == "forgotten" else (
+            "superseded" if before.superseded_by is not None else "archived")
+        return f"Restored #{after.id} ({was}) to {after.layer}"
 
     def undo(self, *, actor: str = "owner", of: tuple[str, ...] | None = None, any_actor: bool = False,
              session: str | None = None) -> UndoResult:

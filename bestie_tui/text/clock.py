@@ -83,3 +83,32 @@ def show(value: datetime | None, tz: tzinfo, *, seconds: bool = False, zone_name
     local = to_local(value, tz)
     text = local.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
     return f"{text} {local.strftime('%Z') or local.strftime('%z')}" if zone_name else text
+
+
+def ago(value: datetime | None, now: datetime) -> str:
+    """How long before ``now`` a naive-UTC time was, in the one relative style every view and the CLI
+    use: ``just now``, ``5 min ago``, ``3 h ago``, ``yesterday``, ``3 days ago``, ``5 weeks ago``,
+    ``4 months ago``, ``2 years ago`` (``in 3 days`` for a time ahead); ``"-"`` for ``None``. The exact
+    time (``show``) goes where the record is focused."""
+    if value is None:
+        return "-"
+    seconds = (now - value).total_seconds()
+    ahead, seconds = seconds < 0, abs(seconds)
+    minutes, hours, days = seconds / 60, seconds / 3600, seconds / 86400
+    if minutes < 1:
+        return "just now"
+    if minutes < 60:
+        span = f"{int(minutes)} min"
+    elif hours < 24:
+        span = f"{int(hours)} h"
+    elif days < 2:
+        return "tomorrow" if ahead else "yesterday"
+    elif days < 14:
+        span = f"{int(days)} days"
+    elif days < 60:
+        span = f"{int(days // 7)} weeks"
+    elif days < 730:
+        span = f"{int(days // 30.44)} months"
+    else:
+        span = f"{int(days // 365.25)} years"
+    return f"in {span}" if ahead else f"{span} ago"

@@ -58,6 +58,11 @@ class BestieApp(App[None]):
         Binding("7", "switch_mode('health')", "Health", id="view.health"),
         Binding("question_mark,f1", "help", "Help (also F1)", key_display="?", id="app.help", show=False),
         Binding("q", "quit", "Quit", id="app.quit", show=False),
+        # The same from inside a text box (where digits and q are typed): alt+1…alt+7, ctrl+q.
+        *[Binding(f"alt+{key}", f"switch_mode('{mode}')", f"{mode.title()} (also from a text box)",
+                  id=f"view.{mode}.alt", show=False, priority=True)
+          for key, mode in MODE_KEYS.items()],
+        Binding("ctrl+q", "quit", "Quit (also from a text box)", id="app.quit.anywhere", show=False, priority=True),
     ]
 
     def __init__(self, store, *, poll_interval: float = 2.0, start_mode: str | None = None) -> None:
@@ -71,10 +76,22 @@ class BestieApp(App[None]):
         self._status_cache: tuple[tuple[int, int], Any] | None = None
 
     def on_mount(self) -> None:
+        from .preferences import load
+
+        theme = load().get("theme")
+        if isinstance(theme, str) and theme in self.available_themes:
+            self.theme = theme  # the one picked last time (console.json in the config dir)
+        self._theme_loaded = True
         self._data_version = self._read_data_version()
         self.switch_mode(self.start_mode or self._first_mode())
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self.check_external_changes)
+
+    def watch_theme(self, theme: str) -> None:
+        if getattr(self, "_theme_loaded", False):
+            from .preferences import save
+
+            save(theme=theme)
 
     def _first_mode(self) -> str:
         counts = self.store_status().tiers  # counted once: the first view's status line reuses it

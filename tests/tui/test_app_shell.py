@@ -56,15 +56,19 @@ async def test_number_keys_and_quit_work_from_every_view(store):
     app = BestieApp(store, poll_interval=0)
     async with app.run_test(size=(120, 40)) as pilot:
         for key, mode in app.MODE_KEYS.items():
-            await pilot.press(key)
+            await pilot.press("escape", key)
             await pilot.pause()
             assert app.current_mode == mode
-            await pilot.press("1")
+            # a view that starts in its text box (Context) is left with esc; alt+1 works from anywhere
+            await pilot.press("escape", "1")
             await pilot.pause()
             assert app.current_mode == "tiers", f"key 1 did not leave the {mode} view"
+            await pilot.press(key, "alt+1")
+            await pilot.pause()
+            assert app.current_mode == "tiers", f"alt+1 did not leave the {mode} view"
             await pilot.press(key)
             await pilot.pause()
-        await pilot.press("q")
+        await pilot.press("escape", "q")
         await pilot.pause()
     assert app.return_code == 0
 
@@ -89,3 +93,18 @@ async def test_console_opens_on_pending_when_only_proposals_exist(store):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.current_mode == "pending"
+
+
+async def test_the_theme_picked_is_remembered_across_restarts(store, tmp_path):
+    import json
+
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.theme = "nord"
+        await pilot.pause()
+    assert json.loads((tmp_path / "config" / "console.json").read_text())["theme"] == "nord"
+    again = BestieApp(store, poll_interval=0)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert again.theme == "nord"

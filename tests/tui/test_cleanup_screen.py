@@ -3,6 +3,8 @@ the confirmation, see the result, undo."""
 
 from __future__ import annotations
 
+import pytest
+
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.cleanup_screen import CleanupScreen
 from bestie_tui.tui.screens.confirm_modal import ConfirmModal
@@ -147,3 +149,56 @@ async def test_a_long_plan_is_shown_a_chunk_at_a_time_and_G_reaches_its_last_ope
         await pilot.pause()
         assert diff.option_count == 5 and diff.current.key == "merge:9,10"
         assert "merge:9,10" in screen_text(app)
+
+
+@pytest.mark.slow
+async def test_a_bare_a_y_after_a_fresh_import_of_5000_archives_nothing(store, clock):
+    from cleanup_import import old_import
+    from conftest import FROZEN_NOW
+
+    from bestie_tui.store.models import Memory
+    from bestie_tui.store.transfer import import_data
+
+    import_data(store, old_import(FROZEN_NOW, n=5000))
+    app = BestieApp(store, poll_interval=0, start_mode="cleanup")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await ready(app, pilot)
+        assert not [o for o in screen.plan.selected_operations() if o.action in ("archive", "expire")]
+        await pilot.press("a")
+        if isinstance(app.screen, ConfirmModal):
+            await pilot.press("y")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        while isinstance(app.screen, ConfirmModal):  # a large plan asks again: answered no
+            await pilot.press("n")
+            await pilot.pause()
+    assert Memory.select().where(Memory.layer == "archive").count() == 0
+    assert Memory.select().where(Memory.superseded_by.is_null(False)).count() == 0
+
+
+async def test_a_large_plan_asks_a_second_time_with_the_count(store):
+    mugs = ["red", "blue", "green", "grey", "pink", "teal", "navy", "gold", "jade", "rust", "plum", "sand"]
+    woods = ["oak", "pine", "teak", "birch", "ash", "elm", "fir", "yew", "beech", "cedar", "maple", "alder"]
+    for i, colour in enumerate(mugs):
+        m = store.add("preference", f"Old habit number {i}: drinks from the {colour} mug.")
+        store.db.execute_sql("UPDATE memory SET stale = 1 WHERE id = ?", (m.id,))
+    for i, wood in enumerate(woods):
+        store.add("preference", f"Keeps the {wood} shelf in room {i} tidy.")
+    app = BestieApp(store, poll_interval=0, start_mode="cleanup")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ready(app, pilot)
+        await pilot.press("a")
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("y")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        assert "This plan changes 12 of 24 active memories (50 %)." in app.screen.question
+        await pilot.press("n")
+        await pilot.pause()
+        assert sum(m.layer == "archive" for m in store.list(status="approved")) == 0
+        await pilot.press("a", "y")
+        await pilot.pause()
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert sum(m.layer == "archive" for m in store.list(status="approved")) == 12

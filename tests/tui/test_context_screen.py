@@ -85,3 +85,37 @@ async def test_paused_memory_shows_an_empty_block(store):
 def test_score_bar():
     assert score_bar(0.5, 10) == "█████░░░░░"
     assert score_bar(1.7, 4) == "████" and score_bar(-1, 4) == "░░░░"
+
+
+async def test_the_cursor_starts_in_the_box_digits_stay_there_and_esc_or_alt_keys_leave(store):
+    seed(store)
+    app = BestieApp(store, poll_interval=0, start_mode="tiers")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("3")
+        await settle(pilot)
+        box = app.screen.query_one("#context-query", Input)
+        assert app.focused is box
+        await pilot.press(*"q 1 7 ] f")  # typed, not keys: no quit, no switch, no governance flip
+        await settle(pilot)
+        assert isinstance(app.screen, ContextScreen) and box.value == "q 1 7 ] f"
+        assert "governance governed" in shown(app, "#context-summary")
+        await pilot.press("alt+2")  # a view key that works from inside the box
+        await pilot.pause()
+        assert app.current_mode == "pending"
+        await pilot.press("3")
+        await pilot.pause()
+        assert app.focused is app.screen.query_one("#context-query", Input)  # entry puts it back in the box
+        await pilot.press("escape", "1")  # esc leaves the box; then digits switch views
+        await pilot.pause()
+        assert app.current_mode == "tiers"
+
+
+async def test_ctrl_q_quits_from_inside_the_box(store):
+    app = BestieApp(store, poll_interval=0, start_mode="context")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.focused, Input)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0

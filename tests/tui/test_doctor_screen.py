@@ -59,3 +59,24 @@ async def test_rerun_shows_the_change(store):
         await pilot.pause()
         assert "Contradiction candidates (0)" in screen_text(app)
         assert "since the last run" in screen_text(app)
+
+
+async def test_groups_read_as_plain_words_scores_behind_i_and_like_pairs_collapse(store):
+    for t in ("User prefers Vietnamese replies.", "User wants Vietnamese replies.",
+              "I love jazz.", "I hate jazz.", "I love jazz music.", "I hate jazz music."):
+        store.add("preference", t)
+    app = BestieApp(store, poll_interval=0, start_mode="doctor")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "memories say “User prefers Vietnamese replies”" in shown
+        assert "cosine" not in shown and "frame" not in shown
+        report = app.screen.report
+        headings = {app.screen._contradiction_heading(c).plain for c in report.contradictions}
+        if len(report.contradictions) > len(headings):  # pairs that read the same share one heading
+            assert any(f"{n} × these disagree" in shown for n in range(2, 10))
+        await pilot.press("i")
+        await pilot.pause()
+        assert "min cosine" in screen_text(app)

@@ -337,3 +337,14 @@ async def test_shift_a_approves_and_keeps_what_the_proposal_replaces(store):
         await pilot.press("A")
         await settle(pilot)
     assert store.get(new).status == "approved" and store.get(old.id).superseded_by is None
+
+
+async def test_the_card_shows_every_binding(store):
+    from bestie_tui.tui.widgets.proposal_card import proposal_meta
+
+    store.propose("Prefers tabs over spaces in the dispatch repo.", "preference", user="linh",
+                  channel="telegram:7", project="song-hong", session="s-42")
+    [record] = store.list(status="pending")
+    meta = proposal_meta(record).plain
+    for name, value in (("user", "linh"), ("channel", "telegram:7"), ("project", "song-hong"), ("session", "s-42")):
+        assert any(line.split() == [name, value] for line in meta.splitlines()), name

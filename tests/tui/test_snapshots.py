@@ -1,4 +1,5 @@
-"""SVG snapshots of the main views on the demo database: fixed size, frozen clock, workers awaited.
+"""SVG snapshots of every view on the demo database at 80×24 and 160×48: fixed size, frozen clock,
+animations off, cursor blink off, workers awaited.
 
 Regenerate after an intended UI change with ``pytest tests/tui/test_snapshots.py --snapshot-update``
 and look at the report before committing.
@@ -13,33 +14,36 @@ from bestie_tui.cli.demo import populate
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.tui.app import BestieApp
 
-SIZE = (120, 36)
+SIZES = {"80x24": (80, 24), "160x48": (160, 48)}
+VIEWS = ["tiers", "pending", "context", "doctor", "cleanup", "messages", "health"]
 
 
 @pytest.fixture
 def demo_app(tmp_path, monkeypatch):
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
+    monkeypatch.setenv("HOME", str(tmp_path))  # the status line shows the path as ~/demo.db
     clock = FrozenClock(FROZEN_NOW)
     store = MemoryStore(tmp_path / "demo.db", clock=clock)
     populate(store, now=FROZEN_NOW)
 
     def make(mode: str) -> BestieApp:
-        app = BestieApp(store, poll_interval=0, start_mode=mode)
-        return app
+        return BestieApp(store, poll_interval=0, start_mode=mode)
 
     yield make
     store.close()
 
 
 async def settle(pilot) -> None:
+    await pilot.pause(0.35)  # past the Context view's debounce
+    await pilot.app.workers.wait_for_complete()
+    for box in pilot.app.screen.query("Input"):
+        box.cursor_blink = False
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
 
-def test_tiers_view_snapshot(snap_compare, demo_app):
-    assert snap_compare(demo_app("tiers"), terminal_size=SIZE, press=["w", "j"], run_before=settle)
-
-
-def test_pending_view_snapshot(snap_compare, demo_app):
-    assert snap_compare(demo_app("pending"), terminal_size=SIZE, run_before=settle)
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("view", VIEWS)
+def test_view_snapshot(snap_compare, demo_app, view, size):
+    assert snap_compare(demo_app(view), terminal_size=SIZES[size], run_before=settle)

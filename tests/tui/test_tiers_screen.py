@@ -187,7 +187,7 @@ async def test_empty_store_shows_empty_state_and_keys_do_not_crash(store):
     app = BestieApp(store, poll_interval=0)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
-        assert "No memories in the core tier" in listing(app).render_line(0).text
+        assert "No memories yet. Press n to add one" in listing(app).render_line(0).text
         await pilot.press("j", "k", "G", "g", "p", "m", "e", "d", "r", "s", "y", "u", "w", "a", "c")
         await pilot.pause()
         assert isinstance(app.screen, TiersScreen)
@@ -207,7 +207,31 @@ async def test_copy_without_clipboard_shows_notice(store, monkeypatch):
         await pilot.pause()
         await pilot.press("y")
         await pilot.pause()
-        assert "No clipboard available here" in screen_text(app)
+        shown = screen_text(app)
+        assert "Nothing was copied: no terminal or" in shown
+        assert "Pyperclip" not in shown
+
+
+async def test_copy_in_a_terminal_goes_out_as_osc52_even_without_pyperclip(store, monkeypatch):
+    store.add("preference", "User likes phở", scope="core")
+
+    def no_clipboard(text):
+        raise pyperclip.PyperclipException("Pyperclip could not find a copy/paste mechanism for your system.")
+
+    monkeypatch.setattr(pyperclip, "copy", no_clipboard)
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        written: list[str] = []
+        monkeypatch.setattr(type(app), "is_headless", property(lambda self: False))
+        monkeypatch.setattr(app._driver, "write", written.append)
+        await pilot.press("y")
+        await pilot.pause()
+        import base64
+
+        assert f"\x1b]52;c;{base64.b64encode('User likes phở'.encode()).decode()}\a" in written
+        assert app.clipboard == "User likes phở"
+        assert "Copied the text of #1 to the terminal clipboard." in screen_text(app)
 
 
 async def test_copy_puts_the_raw_text_on_the_clipboard(store, monkeypatch):
@@ -288,3 +312,35 @@ async def test_refused_change_is_a_notice_and_changes_nothing(store):
         assert isinstance(app.screen, TiersScreen)
         assert "unpin it before superseding" in screen_text(app)
         assert store.get(pinned.id).superseded_by is None
+
+
+async def test_n_adds_a_memory_through_the_write_gate_from_an_empty_database(store):
+    from textual.widgets import Select
+
+    from bestie_tui.tui.screens.add_memory_modal import AddMemoryModal
+
+    store.set_setting("owner.user", "linh")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        assert "Press n to add one" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, AddMemoryModal)
+        await pilot.press(*"Deploys go out on Tuesdays")
+        app.screen.query_one("#add-kind", Select).value = "decision"
+        app.screen.query_one("#add-scope", Select).value = "core"
+        app.screen.query_one("#add-ttl").value = "30d"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        [m] = store.list()
+        assert (m.text, m.kind, m.scope, m.layer, m.status, m.user) == (
+            "Deploys go out on Tuesdays", "decision", "core", "core", "approved", "linh")
+        assert m.expires_at is not None
+        # the write gate still decides: a secret is refused with one line, nothing written
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press(*"my api key is sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD", "enter")
+        await pilot.pause()
+        assert store.count() == 1
+        assert not isinstance(app.screen, AddMemoryModal)

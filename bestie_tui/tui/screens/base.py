@@ -7,9 +7,10 @@ from collections.abc import Iterable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from ..messages import StoreChanged
+from ..widgets.fitting_footer import FittingFooter
 from ..widgets.status_line import StatusLine
 
 
@@ -25,8 +26,10 @@ class BestieScreen(Screen):
     #: Base-class bindings come first in the footer, so help and quit stay visible however many
     #: keys a view has (the app's own copies are hidden from the footer).
     BINDINGS = [
-        Binding("question_mark,f1", "app.help", "Help", key_display="?", id="app.help.footer"),
+        # inside a text box ? and q are typed: the footer then shows the second key (f1, ^q)
+        Binding("question_mark,f1", "app.help", "Help", id="app.help.footer"),
         Binding("q", "app.quit", "Quit", id="app.quit.footer"),
+        Binding("ctrl+q", "app.quit", "Quit", id="app.quit.footer.anywhere", priority=True),
     ]
 
     @property
@@ -37,7 +40,7 @@ class BestieScreen(Screen):
         yield Header(show_clock=False)
         yield from self.compose_body()
         yield StatusLine(id="status-line")
-        yield Footer()
+        yield FittingFooter()
 
     def compose_body(self) -> ComposeResult:  # pragma: no cover - abstract
         return iter(())

@@ -216,10 +216,20 @@ class CleanupScreen(BestieScreen):
         question = (f"Apply {len(chosen)} operation(s) of the cleanup plan in one undoable step?\n\n"
                     f"{self.plan.policy_text()}")
 
-        def confirmed(yes: bool | None) -> None:
+        def apply_now(yes: bool | None) -> None:
             if yes:
                 self.busy = True
                 self.apply_selected()
+
+        def confirmed(yes: bool | None) -> None:
+            if yes and self.plan is not None and self.plan.is_large():
+                # a second question, with the number: one stray `a`, `y` must not reshape the store
+                again = (f"{self.plan.large_text()} That is more than a fifth of them.\n\n"
+                         f"Really apply it? Everything stays undoable with u.")
+                self.app.push_screen(ConfirmModal(again, confirm_label=f"Change {self.plan.changed_count():,}"),
+                                     apply_now)
+            else:
+                apply_now(yes)
 
         self.app.push_screen(ConfirmModal(question, confirm_label="Apply"), confirmed)
 

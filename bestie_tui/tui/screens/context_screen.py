@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -22,7 +23,7 @@ from textual.worker import get_current_worker
 
 from bestie_tui.retrieval.scoring import PART_LABELS, format_part
 
-from ..display import append, data
+from ..display import append, data, one_line
 from .base import BestieScreen
 
 #: Seconds of quiet typing before the pack is rebuilt.
@@ -34,47 +35,63 @@ def score_bar(value: float, width: int = BAR_WIDTH) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def pack_text(pack) -> Text:
-    """The pack as rich ``Text`` (memory text appended as plain data, never parsed as markup)."""
-    out = Text()
+def pack_text(pack, width: int | None = None) -> Text:
+    """The pack as rich ``Text`` (memory text appended as plain data, never parsed as markup).
+
+    With ``width`` (cells) every line is cut to it and ends in ``…``: a record is always two lines
+    (text; score bar, tokens, parts), whatever the terminal's width, so nothing wraps mid-record."""
+    out = Text(no_wrap=width is not None, overflow="ellipsis")
     if pack.paused:
         out.append("Memory is paused: the memory block is empty.", style="bold")
         return out
+    bar = BAR_WIDTH if width is None or width >= 100 else 10
     for title, items in (("core", pack.core), ("working", pack.working)):
         for item in items:
             m, s = item.record, item.score
             out.append(f"{title:<8}", style="bold")
             out.append(f"#{m.id:<5}")
-            append(out, m.text, single_line=True)
+            append(out, _cut(m.text, None if width is None else width - 14), single_line=True)
             out.append("\n         ")
-            out.append(score_bar(s.total), style="bold")
-            out.append(f" {s.total:.2f}  ")
-            out.append("  ".join(f"{label} {format_part(s, name)}" for name, label in PART_LABELS), style="dim")
-            out.append(f"  · {item.tokens} tok\n")
+            out.append(score_bar(s.total, bar), style="bold")
+            out.append(f" {s.total:.2f} · {item.tokens} tok  ")
+            parts = "  ".join(f"{label} {format_part(s, name)}" for name, label in PART_LABELS)
+            out.append(_cut(parts, None if width is None else width - 9 - bar - 16 - len(str(item.tokens))),
+                       style="dim")
+            out.append("\n")
     if not pack.items:
         out.append("No memory enters this prompt.\n", style="italic")
     if pack.left_out or pack.low_relevance_count:
         out.append("\nLeft out\n", style="bold")
         for x in pack.left_out:
-            out.append(f"  #{x.id:<5}{x.reason:<14}")
-            append(out, x.detail, style="dim", single_line=True)
-            out.append("  ")
-            append(out, x.text, single_line=True)
+            line = f"{x.reason:<14}{one_line(x.detail)}  {one_line(x.text)}"
+            out.append(f"  #{x.id:<5}")
+            append(out, _cut(line, None if width is None else width - 8), single_line=True)
             out.append("\n")
         if pack.unlisted_low_relevance:
             out.append(f"  … and {pack.unlisted_low_relevance} more under the relevance floor\n", style="dim")
     return out
 
 
+def _cut(text: str, width: int | None) -> str:
+    """``text`` on one line, cut to ``width`` cells with ``…`` (``None``: whole)."""
+    text = one_line(text)
+    if width is None or cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"
+    return set_cell_size(text, width - 1) + "…"
+
+
 class ContextScreen(BestieScreen):
     """Type a request, pick its user/channel/project, and watch the memory block it would get."""
 
     VIEW_TITLE = "Context"
-    # The pack, not the query box, has focus first: the number keys, q and ? must keep working.
-    AUTO_FOCUS = "#context-pack"
+    # Typing a request is what the view is for: the cursor starts in the query box. Inside it, keys
+    # are text (digits included); esc leaves it (then 1–7, q, ? work), alt+1…7 and ctrl+q work anyway.
+    AUTO_FOCUS = "#context-query"
     BINDINGS = [
         Binding("slash", "focus_query", "Query", id="context.query"),
-        Binding("escape", "focus_pack", "To pack", id="context.pack", show=False),
+        Binding("escape", "focus_pack", "Leave box", id="context.pack"),
         Binding("j,down", "scroll_down", "Down", id="context.down", show=False),
         Binding("k,up", "scroll_up", "Up", id="context.up", show=False),
         Binding("g,home", "scroll_home", "Top", id="context.top", show=False),
@@ -94,9 +111,9 @@ class ContextScreen(BestieScreen):
         with Vertical(id="context-body"):
             yield Input(placeholder="type a request; the memory block updates as you type", id="context-query")
             with Horizontal(id="context-request"):
-                yield Select([], prompt="user (none)", id="context-user")
-                yield Select([], prompt="channel (none)", id="context-channel")
-                yield Select([], prompt="project (none)", id="context-project")
+                yield Select([], prompt="no user", id="context-user")
+                yield Select([], prompt="no channel", id="context-channel")
+                yield Select([], prompt="no project", id="context-project")
                 yield Input("600", placeholder="budget", type="integer", id="context-budget")
             yield Static("", id="context-summary")
             with VerticalScroll(id="context-pack"):
@@ -105,6 +122,17 @@ class ContextScreen(BestieScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.refresh_data()
+
+    def on_screen_suspend(self) -> None:
+        from textual.screen import ModalScreen
+
+        self._under_modal = isinstance(self.app.screen, ModalScreen)  # help, a dialog: not leaving the view
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        if not getattr(self, "_under_modal", False):
+            self.action_focus_query()  # entering the view: the cursor is where the typing goes
+        self._under_modal = False
 
     # ------------------------------------------------------------------ data
     def refresh_data(self) -> None:
@@ -177,7 +205,16 @@ class ContextScreen(BestieScreen):
         line.append(f"  ·  {len(pack.core)} core, {len(pack.working)} working  ·  governance {pack.governance}")
         line.append(f"  ·  core cap {pack.core_cap}")
         summary.update(line)
-        body.update(pack_text(pack))
+        body.update(pack_text(pack, self._pack_width()))
+
+    def _pack_width(self) -> int:
+        box = self.query_one("#context-pack")
+        return max(20, (box.content_size.width or self.app.size.width - 6) - 3)  # less a scrollbar
+
+    def on_resize(self, event) -> None:
+        if self.pack is not None:
+            self.call_after_refresh(lambda: self.query_one("#context-pack-text", Static).update(
+                pack_text(self.pack, self._pack_width())))
 
     # ------------------------------------------------------------------ events
     def on_input_changed(self, event: Input.Changed) -> None:

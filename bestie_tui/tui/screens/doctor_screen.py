@@ -32,6 +32,7 @@ class DoctorScreen(BestieScreen):
         Binding("r", "analyze", "Re-run", id="doctor.run"),
         Binding("t", "jump", "Show in Tiers", id="doctor.jump"),
         Binding("c", "cleanup", "Cleanup plan", id="doctor.cleanup"),
+        Binding("i", "details", "Scores", id="doctor.details"),
         Binding("j", "tree('cursor_down')", "Down", show=False, id="doctor.down"),
         Binding("k", "tree('cursor_up')", "Up", show=False, id="doctor.up"),
         Binding("g", "tree('scroll_home')", "Top", show=False, id="doctor.top"),
@@ -41,7 +42,10 @@ class DoctorScreen(BestieScreen):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.report = None
+        self.status = None
         self.busy = False
+        #: Show how each group was found (level, cosine, kind) beside its plain heading (key i).
+        self.details = False
 
     def compose_body(self) -> ComposeResult:
         with Vertical(id="doctor-body"):
@@ -95,13 +99,16 @@ class DoctorScreen(BestieScreen):
 
     def _show(self, status) -> None:
         self.busy = False
+        self.status = status
         self.report = report = status.report
         self.query_one(ProgressBar).display = False
         line = Text()
         line.append(f"Health {status.health.score:g}/100", style="bold")
         if status.change is not None:
             line.append(f"  ({status.change:+g} since the last run)")
-        line.append(f"   ·  {report.total:,} active memories  ·  {report.timings.get('total', 0):.1f} s")
+        line.append(f"   ·  {report.total:,} active memories")
+        if self.details:
+            line.append(f"  ·  {report.timings.get('total', 0):.1f} s")
         self.query_one("#doctor-summary", Static).update(line)
         tree = self.query_one(Tree)
         tree.clear()
@@ -121,10 +128,10 @@ class DoctorScreen(BestieScreen):
     def _duplicates(self, tree: Tree, report) -> None:
         section = tree.root.add(Text(f"Duplicate groups ({len(report.duplicates)})"), expand=True)
         for g in report.duplicates[:SECTION_ITEMS]:
-            label = Text(f"{len(g.members)} × [{g.level}, min cosine {g.score:.2f}] ")
-            if g.user:
-                append(label, f"user {g.user}: ", single_line=True)
-            append(label, g.members[0].text, single_line=True)
+            label = Text(f"{len(g.members)} memories say ")
+            append(label, self._cut(f"“{g.members[0].text.strip().rstrip('.')}”", 20), single_line=True)
+            if self.details:
+                label.append(f"  [{g.level}, min cosine {g.score:.2f}]", style="dim")
             group = section.add(label)
             for m in g.members:
                 self._memory_leaf(group, m, "pinned" if m.pinned else None)
@@ -133,19 +140,22 @@ class DoctorScreen(BestieScreen):
     def _corrections(self, tree: Tree, report) -> None:
         section = tree.root.add(Text(f"Corrections ({len(report.corrections)}) — the newer replaces the older"),
                                 expand=True)
-        for c in report.corrections[:SECTION_ITEMS]:
-            what = f"{c.attribute}: {c.old_value} → {c.new_value}" if c.attribute else c.reason
-            pair = section.add(Text(what))  # data, never markup
-            self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
-            self._memory_leaf(pair, c.newer, "newer")
+        for heading, pairs in self._collapse(report.corrections[:SECTION_ITEMS], self._correction_heading):
+            parent = section.add(Text(f"{len(pairs)} × ") + heading) if len(pairs) > 1 else section
+            for c in pairs:
+                pair = parent.add(heading if len(pairs) == 1 else self._plain_pair(c.older, c.newer, "→"))
+                self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
+                self._memory_leaf(pair, c.newer, "newer")
         self._more(section, len(report.corrections))
 
     def _contradictions(self, tree: Tree, report) -> None:
         section = tree.root.add(Text(f"Contradiction candidates ({len(report.contradictions)})"), expand=True)
-        for c in report.contradictions[:SECTION_ITEMS]:
-            pair = section.add(data(f"[{c.kind}] {c.reason}", single_line=True))
-            self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
-            self._memory_leaf(pair, c.newer, "newer, pinned" if c.newer.pinned else "newer")
+        for heading, pairs in self._collapse(report.contradictions[:SECTION_ITEMS], self._contradiction_heading):
+            parent = section.add(Text(f"{len(pairs)} × ") + heading) if len(pairs) > 1 else section
+            for c in pairs:
+                pair = parent.add(heading if len(pairs) == 1 else self._plain_pair(c.older, c.newer, "or"))
+                self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
+                self._memory_leaf(pair, c.newer, "newer, pinned" if c.newer.pinned else "newer")
         self._more(section, len(report.contradictions))
 
     def _findings(self, tree: Tree, title: str, findings) -> None:
@@ -154,13 +164,61 @@ class DoctorScreen(BestieScreen):
             self._memory_leaf(section, f.memory, f.reason)
         self._more(section, len(findings))
 
+    # ------------------------------------------------------------------ plain headings
+    def _correction_heading(self, c) -> Text:
+        label = Text("newer says ") if not c.attribute else Text(f"{c.attribute.replace('_', ' ')} changed: ")
+        append(label, self._cut(f"{c.old_value} → {c.new_value}" if c.attribute else c.reason, 30), single_line=True)
+        if self.details:
+            label.append(f"  [{c.reason}]", style="dim")
+        return label
+
+    def _contradiction_heading(self, c) -> Text:
+        label = Text("these disagree: ")
+        append(label, self._cut(c.reason, 30), single_line=True)
+        if self.details:
+            label.append(f"  [{c.kind}, cosine {c.score:.2f}]", style="dim")
+        return label
+
+    def _plain_pair(self, older, newer, joiner: str) -> Text:
+        label = Text()
+        append(label, self._cut(f"#{older.id} “{older.text.strip()}” {joiner} #{newer.id} “{newer.text.strip()}”", 24),
+               single_line=True)
+        return label
+
     @staticmethod
-    def _memory_leaf(parent, memory, note: str | None = None) -> None:
+    def _collapse(items, heading) -> list[tuple[Text, list]]:
+        """Items grouped under one heading when their headings read the same (order kept)."""
+        groups: dict[str, tuple[Text, list]] = {}
+        for item in items:
+            label = heading(item)
+            groups.setdefault(label.plain, (label, []))[1].append(item)
+        return list(groups.values())
+
+    def _cut(self, text: str, indent: int) -> str:
+        """``text`` on one line, cut with ``…`` to the tree's width less ``indent`` cells."""
+        from rich.cells import cell_len, set_cell_size
+
+        from ..display import one_line
+
+        width = max(20, (self.query_one(Tree).content_size.width or self.app.size.width - 4) - indent)
+        text = one_line(text)
+        return text if cell_len(text) <= width else set_cell_size(text, width - 1) + "…"
+
+    def _memory_leaf(self, parent, memory, note: str | None = None) -> None:
         label = Text(f"#{memory.id} ")
         if note:
             append(label, f"({note}) ", style="italic", single_line=True)
-        append(label, memory.text, single_line=True)
+        append(label, self._cut(memory.text, 16 + len(label.plain)), single_line=True)
         parent.add_leaf(label, data=memory.id)
+
+    def action_details(self) -> None:
+        self.details = not self.details
+        if self.status is not None:
+            self._show(self.status)
+
+    def on_resize(self, event) -> None:
+        if self.status is not None:
+            self.call_after_refresh(self._show, self.status)
 
     @staticmethod
     def _more(section, total: int) -> None:

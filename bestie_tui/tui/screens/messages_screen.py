@@ -28,6 +28,8 @@ PREVIEW_LIMIT = 1000
 PREVIEW_HINT = "Press c to preview history compression."
 ROLE_CYCLE = (None, "user", "assistant", "system")
 TEXT_WIDTH = 80
+#: Below this many columns the side panel gives its width to the table (the text column needs it).
+NARROW = 130
 
 
 def _one_line(text: str, width: int = TEXT_WIDTH) -> str:
@@ -81,12 +83,12 @@ class MessagesScreen(BestieScreen):
             yield Static("", id="messages-caption")
             with Horizontal(id="messages-main"):
                 table = DataTable(id="messages-table", cursor_type="row", zebra_stripes=True)
-                table.add_column("id", key="id")
-                table.add_column("time", key="time")
-                table.add_column("role", key="role")
-                table.add_column("who", key="who")
+                table.add_column("id", key="id", width=5)
+                table.add_column("when", key="time", width=12)
+                table.add_column("role", key="role", width=9)
+                table.add_column("who", key="who", width=8)
                 table.add_column("ctx", key="ctx", width=7)
-                table.add_column("text", key="text")
+                table.add_column("text", key="text", width=20)
                 yield table
                 with VerticalScroll(id="messages-side"):
                     yield Static("", id="messages-detail")
@@ -120,15 +122,33 @@ class MessagesScreen(BestieScreen):
         table = self.table
         cursor = table.cursor_row
         table.clear()
-        zone = self.store.owner_zone
+        from bestie_tui.text.clock import ago
+
+        now = self.store.clock()
+        width = self._fit_text_column()
         for m in self.rows:
-            table.add_row(Text(str(m.id)), Text(when(m.created_at, zone)), Text(m.role),
-                          Text(_one_line(m.user or "-", 14)), self._mark(m.id), Text(_one_line(m.text)),
+            table.add_row(Text(str(m.id)), Text(ago(m.created_at, now)), Text(m.role),
+                          Text(_one_line(m.user or "-", 8)), self._mark(m.id), Text(_one_line(m.text, width)),
                           key=str(m.id))
         if self.rows:
             table.move_cursor(row=min(max(cursor, 0), len(self.rows) - 1))
         self._update_caption()
         self._show_detail()
+
+    def _fit_text_column(self) -> int:
+        """Give the text column the table's remaining width (cells); returns it."""
+        table = self.table
+        self.set_class(self.app.size.width < NARROW, "-narrow")
+        side = 0 if self.app.size.width < NARROW else max(36, self.app.size.width * 2 // 5)
+        total = (table.size.width or self.app.size.width - side) - 2  # the vertical scrollbar
+        others = sum(c.width + 2 * table.cell_padding for key, c in table.columns.items() if key != "text")
+        width = max(10, total - others - 2 * table.cell_padding)
+        column = table.columns[next(k for k in table.columns if k == "text")]
+        column.width, column.auto_width = width, False
+        return width
+
+    def on_resize(self, event) -> None:
+        self.call_after_refresh(self.refresh_data)
 
     def _mark(self, message_id: int) -> Text:
         mark = self.preview_marks.get(message_id, "")
@@ -158,7 +178,8 @@ class MessagesScreen(BestieScreen):
         detail = self.query_one("#messages-detail", Static)
         m = self.selected
         if m is None:
-            empty = "No messages match." if (self.query_text or self.role) else "No messages yet."
+            empty = ("No messages match." if (self.query_text or self.role) else
+                     "No messages yet: the assistant logs its chats here; bestie memory import FILE brings a history in.")
             detail.update(Text(empty))
             return
         text = Text()

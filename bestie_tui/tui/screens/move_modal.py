@@ -48,7 +48,8 @@ class MoveModal(ModalScreen[str | None]):
         with Vertical(id="move-dialog", classes="dialog"):
             yield Static(Text(f"Move #{self.memory_id} to scope", style="bold"), id="move-title")
             yield OptionList(*options, id="move-options")
-            note = "Pinned: the layer stays as it is." if self.pinned else "The layer follows the scope."
+            note = ("Pinned: the layer stays, except that core goes to core." if self.pinned
+                    else "The layer follows the scope.")
             yield Static(Text(note + "  enter picks · esc cancels"), id="move-note")
 
     def on_mount(self) -> None:

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static, Tab, Tabs
 
 from bestie_tui.errors import BestieError
-from bestie_tui.store.models import LAYERS
+from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.text.words import tokens
 
@@ -42,6 +42,7 @@ class TiersScreen(BestieScreen):
                 key_display="]"),
         Binding("left_square_bracket", "cycle_tier(-1)", "Previous tier", id="tiers.previous",
                 show=False, key_display="["),
+        Binding("n", "new_memory", "New", id="tiers.new"),
         Binding("p", "toggle_pin", "Pin/unpin", id="tiers.pin"),
         Binding("m", "move", "Move scope", id="tiers.move"),
         Binding("e", "edit", "Edit", id="tiers.edit"),
@@ -101,7 +102,10 @@ class TiersScreen(BestieScreen):
     def _empty_text(self) -> str:
         if self.query_text:
             return f"No {self.tier} memories match this filter (esc clears it)."
-        return f"No memories in the {self.tier} tier. Keys c / w / a switch tiers."
+        if not any(self.store.tier_counts().values()):
+            return ("No memories yet. Press n to add one, or: bestie memory import FILE · "
+                    "bestie memory add KIND TEXT · bestie tui --demo to look around.")
+        return f"No memories in the {self.tier} tier. Keys c / w / a switch tiers; n adds one."
 
     def _update_caption(self) -> None:
         total = self.memory_list.total
@@ -212,6 +216,29 @@ class TiersScreen(BestieScreen):
             self.notify("No memory selected.", severity="warning")
         return memory
 
+    def action_new_memory(self) -> None:
+        from .add_memory_modal import AddMemoryModal
+
+        def added(values: dict | None) -> None:
+            if not values:
+                return
+            try:
+                result = self.store.add_result(values["kind"], values["text"], scope=values["scope"],
+                                               ttl=values["ttl"], user=self.store.get_setting("owner.user"))
+            except BestieError as exc:  # the write gate's refusal, a bad TTL: one line, nothing written
+                self.notify(str(exc), severity="error", markup=False)
+                return
+            self.notify(result.message, markup=False)
+            self.changed()
+            self.call_after_refresh(self._show_added, result.memory.id)
+
+        self.app.push_screen(AddMemoryModal(), added)
+
+    def _show_added(self, memory_id: int) -> None:
+        select = getattr(self, "select_memory", None)
+        if select is not None:
+            select(memory_id)
+
     def _apply(self, change: Callable[[], MemoryRecord], done: str) -> None:
         """Run one store write; a refusal becomes a one-line notice and nothing changes."""
         try:
@@ -236,7 +263,9 @@ class TiersScreen(BestieScreen):
 
         def moved(scope: str | None) -> None:
             if scope and scope != memory.scope:
-                self._apply(lambda: self.store.move(memory.id, scope), f"Moved #{memory.id} to scope {scope}.")
+                kept = memory.pinned and scope != "core" and memory.layer != SCOPE_DEFAULT_LAYER[scope]
+                note = f" It is pinned, so it stays in the {memory.layer} layer." if kept else ""
+                self._apply(lambda: self.store.move(memory.id, scope), f"Moved #{memory.id} to scope {scope}.{note}")
 
         self.app.push_screen(MoveModal(memory.id, memory.scope, memory.pinned), moved)
 
@@ -269,7 +298,13 @@ class TiersScreen(BestieScreen):
     def action_restore(self) -> None:
         if (memory := self._with_selected()) is None:
             return
-        self._apply(lambda: self.store.restore(memory.id), f"Restored #{memory.id}.")
+        try:
+            after = self.store.restore(memory.id)
+        except BestieError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        self.notify(self.store.restore_message(memory, after) + ".", markup=False)
+        self.changed()  # the Archive list reloads: the restored row leaves it
 
     def action_supersede(self) -> None:
         if (memory := self._with_selected()) is None:
@@ -285,16 +320,13 @@ class TiersScreen(BestieScreen):
     def action_copy_text(self) -> None:
         if (memory := self._with_selected()) is None:
             return
-        import pyperclip
+        from ..clipboard import NO_CLIPBOARD, copy_text
 
-        try:
-            pyperclip.copy(memory.text)
-        except pyperclip.PyperclipException as exc:
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else "no clipboard mechanism"
-            self.notify(f"No clipboard available here, nothing was copied ({first_line}).",
-                        severity="warning", markup=False, timeout=8)
+        where = copy_text(self.app, memory.text)
+        if where is None:
+            self.notify(NO_CLIPBOARD, severity="warning", markup=False, timeout=8)
             return
-        self.notify(f"Copied the text of #{memory.id} to the clipboard.", markup=False)
+        self.notify(f"Copied the text of #{memory.id} to the {where}.", markup=False)
 
     # ------------------------------------------------------------------ palette
     def palette_commands(self) -> Iterable[tuple[str, str, object]]:

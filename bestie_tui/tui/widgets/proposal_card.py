@@ -28,6 +28,7 @@ def proposal_meta(record: MemoryRecord, tz: tzinfo = UTC) -> Text:
         ("created", when(record.created_at, tz, seconds=True)),
         ("session", record.session or "—"),
         ("channel", record.channel or "—"),
+        ("project", record.project or "—"),  # every binding shows: user, session, channel, project
         ("scope", record.scope),
     ]
     for name, value in fields:

@@ -1,0 +1,80 @@
+"""Cleanup and rebalance never surprise: after a fresh import of old, never-used memories nothing is
+archived by default; protected kinds are never pre-selected; a large plan asks a second time."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from cleanup_import import old_import
+from conftest import FROZEN_NOW
+
+from bestie_tui.hygiene.plan_apply import apply_plan
+from bestie_tui.hygiene.plan_build import build_cleanup_plan, build_rebalance_plan
+from bestie_tui.store.models import Memory
+from bestie_tui.store.transfer import import_data
+
+
+def archived(store) -> int:
+    return Memory.select().where(Memory.layer == "archive").count()
+
+
+def test_a_fresh_import_of_old_records_is_not_unused(store):
+    import_data(store, old_import(FROZEN_NOW, n=300))
+    for build in (build_cleanup_plan, build_rebalance_plan):
+        plan = build(store)
+        assert [o for o in plan.operations if o.action == "archive"] == []
+        apply_plan(store, plan, yes=True)
+    assert archived(store) == 0
+
+
+def test_unused_records_are_shown_but_not_selected_and_protected_kinds_never(store, clock):
+    import_data(store, old_import(FROZEN_NOW, n=60))
+    clock.advance(timedelta(days=120).total_seconds())  # now really unused since the import
+    low = store.add("note", "Zq.", confidence=0.2)  # low-value: never used, low confidence
+    low_id = low.id
+    Memory.update(created_at=FROZEN_NOW - timedelta(days=300)).where(Memory.id == low_id).execute()
+    decision = Memory.get(Memory.kind == "decision")
+    Memory.update(stale=True).where(Memory.id == decision.id).execute()
+    plan = build_cleanup_plan(store)
+    archives = {o.records[0].id: o for o in plan.operations if o.action == "archive"}
+    assert len(archives) == 61
+    selected = {i for i, o in archives.items() if o.selected}
+    assert selected == {low_id}
+    assert "not selected: a decision" in archives[decision.id].reason
+    plan = build_rebalance_plan(store)
+    assert {o.records[0].id for o in plan.selected_operations() if o.action == "archive"} == {low_id}
+    assert len([o for o in plan.operations if o.action == "archive"]) == 61
+
+
+def test_the_demo_decision_on_deploy_days_is_not_preselected(tmp_path, clock):
+    from bestie_tui.cli.demo import populate
+    from bestie_tui.store.memory_store import MemoryStore
+
+    demo = MemoryStore(tmp_path / "demo.db", clock=clock)
+    with demo.bound():
+        populate(demo, now=FROZEN_NOW)
+        clock.advance(timedelta(days=400).total_seconds())
+        plan = build_rebalance_plan(demo)
+        chosen = [o.records[0].text for o in plan.selected_operations()]
+        assert not any("Deploys go out on Tuesdays" in t for t in chosen)
+        assert any("Deploys go out on Tuesdays" in o.records[0].text for o in plan.operations)
+    demo.close()
+
+
+def test_a_plan_changing_over_a_fifth_asks_again_with_the_count(store, run, tmp_path):
+    doc = old_import(FROZEN_NOW, n=50)
+    for m in doc["memories"][:20]:
+        m["stale"], m["kind"] = True, "preference"  # marked stale: selected for archive
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    assert run("memory", "import", str(path)).exit_code == 0
+    dry = run("memory", "cleanup", "--dry-run")
+    assert "This plan changes 20 of 50 active memories (40 %)." in dry.output
+    refused = run("memory", "cleanup", "--apply", "--yes")
+    assert refused.exit_code == 2
+    assert "--confirm-count 20" in refused.output
+    assert archived(store) == 0
+    ok = run("memory", "cleanup", "--apply", "--yes", "--confirm-count", "20")
+    assert ok.exit_code == 0, ok.output
+    assert archived(store) == 20
