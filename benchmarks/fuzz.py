@@ -41,7 +41,7 @@ from pathlib import Path
 import click
 from click.testing import CliRunner
 
-SKIP = {("tui",), ("memory", "maintenance", "install"), ("memory", "maintenance", "remove")}
+SKIP = {("tui",), ("mcp",), ("memory", "maintenance", "install"), ("memory", "maintenance", "remove")}
 SKIP_OPTIONS = {"db", "channel", "crontab_file", "output", "design_dir"}
 
 WORDS = ["tea", "green", "bike", "Hà", "Nội", "jazz", "records", "sister", "manager", "maps", "kites", "the", "not"]
