@@ -15,13 +15,21 @@ from bestie_tui.store import transfer
 from bestie_tui.store.models import Event, Memory
 
 
+def select_archives(plan):
+    """The owner ticks the archive operations (a record that is only unused is shown, not pre-selected)."""
+    for op in plan.operations:
+        if op.action == "archive":
+            op.selected = True
+    return plan
+
+
 def test_a_record_in_a_merge_and_an_archive_gets_both_and_nothing_is_skipped(store, clock):
     old = store.add("note", "My cousin repairs brass lamps on Sundays.")
     twin = store.add("note", "placeholder text")
     store.edit(twin.id, "my cousin REPAIRS brass lamps, on sundays!")  # a twin that slipped in by an edit
     lone = store.add("note", "The landlord collects tide tables.")
-    clock.advance(400 * 86400)  # all three unused for over a year: stale as well
-    plan = build_cleanup_plan(store)
+    clock.advance(400 * 86400)  # all three unused for over a year
+    plan = select_archives(build_cleanup_plan(store))
     actions = {o.action for o in plan.selected_operations() if old.id in o.ids}
     assert actions == {"merge", "archive"}  # the dry run shows both for the same record
     result = apply_plan(store, plan, yes=True)
@@ -41,7 +49,7 @@ def test_the_batched_apply_writes_one_event_per_change_in_order(store, clock):
     ids = [store.add("note", t).id for t in ("I paint clay pots.", "placeholder", "I order sourdough.")]
     store.edit(ids[1], "i paint CLAY pots!")
     clock.advance(400 * 86400)
-    plan = build_cleanup_plan(store)
+    plan = select_archives(build_cleanup_plan(store))
     result = apply_plan(store, plan, yes=True)
     with store.bound():
         events = list(Event.select().where(Event.batch == result.batch).order_by(Event.id))

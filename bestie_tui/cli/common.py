@@ -45,11 +45,18 @@ USAGE_ARG_CHARS = 24
 
 
 def one_line(message: str) -> str:
-    """``message`` safe to print as one line: control, line-separator and bidi characters shown as
+    """``message`` safe to print as one line: a secret in what it quotes redacted (``[redacted: …]``,
+    the write gate's own detector), control, line-separator and bidi characters shown as
     visible escapes (``\\n``, ``\\x1b``, ``\\u202e``), so an error can neither run an escape sequence
     (an OSC 52 writes the clipboard) nor end its own line."""
+    import re
+
+    from bestie_tui.store.gate.secrets import redact
     from bestie_tui.text.words import printable
 
+    # What an error quotes ('…', as repr writes a value) came from the user and may be a token: any
+    # secret there is redacted. The error's own words are left alone ("pass --format" is no password).
+    message = re.sub(r"'[^'\n]*'", lambda m: redact(m.group())[0], message)
     text = printable(message)
     return text.replace("\n", "\\n").replace("\t", "\\t").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 

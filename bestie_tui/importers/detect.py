@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,18 +12,10 @@ FORMATS = ("bestie", "mem0", "openclaw", "chatgpt")
 
 
 def _json(path: Path) -> Any:
-    from bestie_tui.store.transfer import FORMAT
+    """The file's JSON, within the import limits (``transfer.read_json_file``)."""
+    from bestie_tui.store.transfer import read_json_file
 
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(f"cannot read {path}: {exc}") from exc
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from exc
-    except RecursionError:
-        raise ImportFormatError(f"{path} nests too deeply to be a {FORMAT}") from None
+    return read_json_file(path, "an import file")
 
 
 def detect(path: str | Path, data: Any = None) -> str:
@@ -73,10 +64,17 @@ def load(path: str | Path, format: str | None = None, user: str | None = None) -
         format = format or detect(path, raw)
         if format == "bestie":
             data = raw
-        elif format == "mem0":
-            data = mem0.convert(raw, user, str(path))
         else:
-            data = chatgpt.convert(raw, user, str(path))
+            convert = mem0.convert if format == "mem0" else chatgpt.convert
+            try:
+                data = convert(raw, user, str(path))
+            except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
+                # A field of an unexpected shape deep in a foreign file ("create_time": "soon",
+                # "message": "hi"): one line naming the file and the format, nothing imported.
+                if isinstance(exc, ImportFormatError):
+                    raise
+                raise ImportFormatError(f"{path} is not a well-formed {format} export: a field has the wrong "
+                                        f"type or value ({type(exc).__name__}); nothing was imported") from None
     from bestie_tui.store.full_export import check_schema
 
     transfer.validate(data, str(path))  # its messages first: they name the field in plain words

@@ -184,6 +184,10 @@ def _migrate(db: SqliteDatabase, from_version: int) -> None:
 ANALYSIS_LIMIT = 1000
 
 
+#: Below this many memories the planner needs no statistics: opening such a file writes nothing.
+STATISTICS_MIN_ROWS = 2000
+
+
 def planner_statistics(db: SqliteDatabase, *, refresh: bool = False) -> None:
     """Give SQLite's query planner statistics of the ``memory`` table (``ANALYZE`` with
     ``ANALYSIS_LIMIT``) when it has none, when the table grew past four times the rows they were
@@ -200,8 +204,8 @@ def planner_statistics(db: SqliteDatabase, *, refresh: bool = False) -> None:
             largest = db.execute_sql("SELECT MAX(id) FROM memory").fetchone()[0] or 0
             if rows is not None and largest <= 4 * rows + 100:
                 return
-            if rows is None and largest == 0:
-                return  # nothing to learn from an empty table yet
+            if rows is None and largest < STATISTICS_MIN_ROWS:
+                return  # a small table plans well without them, and a read leaves its file as it was
         db.execute_sql(f"PRAGMA analysis_limit = {ANALYSIS_LIMIT}")
         db.execute_sql("ANALYZE memory")
     except OperationalError:

@@ -72,6 +72,24 @@ def check_schema(data: Any, where: str = "import data") -> None:
         raise ImportFormatError(f"{where}: {place or 'the top level'}: {message}")
 
 
+def _check_event_states(events: list[dict[str, Any]]) -> None:
+    """An event's ``before``/``after`` is JSON text (the record or setting as it was) or null:
+    a tampered one would break ``history``, ``inspect`` and ``undo`` later, so it is refused now.
+
+    Raises:
+        ImportFormatError: naming the event's place in the file.
+    """
+    for i, event in enumerate(events):
+        for key in ("before", "after"):
+            value = event.get(key) if isinstance(event, dict) else None
+            if value is None:
+                continue
+            try:
+                json.loads(value)
+            except (TypeError, ValueError, RecursionError):
+                raise ImportFormatError(f"events[{i}].{key} is not the JSON of a record or setting; nothing was imported") from None
+
+
 @uses_store
 def export_full(store: MemoryStore) -> dict[str, Any]:
     """``transfer.export_data`` of the whole database plus ``events`` and ``settings``."""
@@ -94,6 +112,7 @@ def import_any(store: MemoryStore, data: dict[str, Any], allow_secrets: bool = F
     transfer.validate(data)
     check_schema(data)
     events = data.get("events") or []
+    _check_event_states(events)
     with store.db.atomic():
         restore = bool(events) and not Event.select().exists()
         result = FullImportResult(transfer.import_data(store, data, allow_secrets=allow_secrets))

@@ -86,8 +86,15 @@ def known_kind(kind: str) -> str:
 
 def check_kind(kind: str) -> str:
     """A memory kind is an identifier such as ``communication_preference`` (letters, digits, ``_.-``,
-    at most 64 characters). Returns it stripped; raises InvalidValueError otherwise."""
+    at most 64 characters) that is not a secret. Returns it stripped; raises InvalidValueError
+    otherwise (without echoing a secret)."""
     kind = (kind or "").strip() if isinstance(kind, str) else kind
+    if isinstance(kind, str) and kind:
+        from bestie_tui.store.gate.secrets import detect_secret
+
+        found = detect_secret(kind)
+        if found:  # never stored, never echoed: a model or a foreign file may put a token here
+            raise InvalidValueError(f"refused: the memory kind looks like {found}; secrets are never stored")
     if not isinstance(kind, str) or not _KIND.match(kind):
         raise InvalidValueError(
             f"memory kind must be a word such as preference or project_context, not {kind!r}"

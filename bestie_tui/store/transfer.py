@@ -70,6 +70,19 @@ def export_data(store: MemoryStore, user: str | None = None) -> dict[str, Any]:
 
 def load_import_file(path: str | Path) -> dict[str, Any]:
     """Read and validate an import file. Raises ImportFormatError with the reason; reads only."""
+    data = read_json_file(path)
+    validate(data, str(path))
+    return data
+
+
+def read_json_file(path: str | Path, what: str = "a bestie export") -> Any:
+    """The JSON in ``path``, read within the import limits: at most ``limits.IMPORT_FILE_MAX``
+    bytes, UTF-8, no number past Python's digit limit. Every importer reads its JSON here.
+
+    Raises:
+        ImportFormatError: unreadable, too large, not JSON, too deep, or a number with too many digits
+        (``what`` names what the file should have been).
+    """
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -92,10 +105,9 @@ def load_import_file(path: str | Path) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from exc
     except RecursionError:
-        raise ImportFormatError(f"{path} nests too deeply to be a bestie export") from None
+        raise ImportFormatError(f"{path} nests too deeply to be {what}") from None
     except ValueError:  # a whole number past Python's digit limit (int_max_str_digits)
-        raise ImportFormatError(f"{path} holds a number with too many digits to be a bestie export") from None
-    validate(data, str(path))
+        raise ImportFormatError(f"{path} holds a number with too many digits to be {what}") from None
     return data
 
 

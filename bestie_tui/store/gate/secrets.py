@@ -20,6 +20,7 @@ Every rule runs in linear time in ``len(text)`` (see ``benchmarks/gate.py``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bestie_tui.store.gate.fold import view
@@ -105,6 +106,9 @@ def secret_kinds(text: str) -> list[str]:
     return list(dict.fromkeys(m.phrase for m in find_secrets(text or "")))
 
 
+_MARKER = re.compile(r"\[redacted: [^\]\n]{1,40}\]")
+
+
 def redact(text: str) -> tuple[str, list[str]]:
     """``(redacted text, short names of the kinds redacted)``. Each secret becomes
     ``[redacted: NAME]`` (e.g. ``[redacted: password]``); the rest of the text is kept. A text
@@ -113,6 +117,12 @@ def redact(text: str) -> tuple[str, list[str]]:
     if not found:
         return text, []
     nfc = view(text).nfc
+    # A marker already in the text ("my password is [redacted: password]") is not itself a secret:
+    # redacting twice gives the same text, so a logged message survives export → import unchanged.
+    marks = [(m.start(), m.end()) for m in _MARKER.finditer(nfc)]
+    found = [m for m in found if not any(m.start < end and start < m.end for start, end in marks)]
+    if not found:
+        return text, []
     parts, pos = [], 0
     for m in found:
         parts += [nfc[pos:m.start], f"[redacted: {m.name}]"]
