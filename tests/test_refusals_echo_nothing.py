@@ -78,3 +78,11 @@ def test_a_tampered_full_export_is_refused_before_anything_is_written(tmp_path):
     result = run(b, "import", str(out))
     assert result.exit_code == 1 and "events[0].after" in result.stderr
     assert json.loads(run(b, "list", "--json").stdout) == []
+
+
+def test_an_argument_that_is_not_utf8_is_refused_before_an_access_is_recorded(db_path):
+    assert run(db_path, "add", "fact", "--", "User likes green tea.").exit_code == 0
+    before = json.loads(run(db_path, "inspect", "1", "--json").stdout)["memory"]["access_count"]
+    result = run(db_path, "context", "--user", "p1", "--record-access", "--", "green tea \udc80")
+    assert result.exit_code == 1 and "not valid UTF-8" in result.stderr
+    assert json.loads(run(db_path, "inspect", "1", "--json").stdout)["memory"]["access_count"] == before

@@ -82,9 +82,38 @@ def _clean_usage(exc: click.ClickException) -> None:
         exc._bestie_clean = True  # type: ignore[attr-defined]
 
 
+def _all_text_encodable(values) -> bool:
+    """False when a string among ``values`` (or inside a tuple of them) holds lone surrogates: bytes
+    that were not UTF-8 on the command line."""
+    for value in values:
+        items = value if isinstance(value, tuple | list) else (value,)
+        for item in items:
+            if isinstance(item, str):
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+    return True
+
+
+class BestieCommand(click.Command):
+    """A command whose arguments are checked before it runs: one that is not valid UTF-8 is refused
+    before anything is read or written (not half-way, after an access was recorded)."""
+
+    def invoke(self, ctx: click.Context):
+        if not _all_text_encodable(ctx.params.values()):
+            raise click.ClickException("an argument is not valid UTF-8 text (check the terminal's encoding); "
+                                       "nothing was changed")
+        return super().invoke(ctx)
+
+
 class BestieGroup(click.Group):
     """A group that turns core errors into a one-line message and exit code 1, and shows usage
-    errors with the arguments they quote shortened and escaped (``shortened``)."""
+    errors with the arguments they quote shortened and escaped (``shortened``). Its commands are
+    ``BestieCommand``s and its subgroups ``BestieGroup``s."""
+
+    command_class = BestieCommand
+    group_class = type
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:
