@@ -211,3 +211,11 @@ def echo_diff(text: str) -> None:
             click.echo(paint(line, bold=True))
         else:
             click.echo(line)
+
+
+class TextToolGroup(BestieGroup):
+    """``bestie context``: tools over conversation text that record nothing, so text that is not
+    valid UTF-8 (lone surrogates) is taken and shown escaped rather than refused up front."""
+
+    command_class = click.Command
+

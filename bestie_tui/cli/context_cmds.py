@@ -17,7 +17,7 @@ import click
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.text.words import printable
 
-from .common import AppContext, BestieGroup, db_option
+from .common import AppContext, TextToolGroup, db_option
 
 pass_app = click.make_pass_decorator(AppContext)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
@@ -115,7 +115,7 @@ def _artifact_specs(ctx, param, values):
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
 
-@click.group(cls=BestieGroup)
+@click.group(cls=TextToolGroup)
 @db_option
 def context() -> None:
     """Compress a conversation, build a prompt pack (or the Engineer's), estimate tokens, show settings.
