@@ -86,3 +86,14 @@ def test_forget_requests_wait_for_the_owner_who_confirms_or_dismisses(run, db_pa
     store = MemoryStore(db_path)
     assert store.get(a.id).status == "approved"
     store.close()
+
+
+def test_the_per_turn_commands_on_an_empty_store_and_odd_text(run):
+    assert run("memory", "forget-requests", "confirm", "99").exit_code == 1
+    assert run("memory", "forget-requests", "dismiss", "abc").exit_code == 2
+    empty = run("memory", "recall", "", "--user", "u")
+    assert empty.exit_code == 1 and "query is empty" in empty.output
+    odd = run("memory", "recall", "--user", "u", "--", "\x1b]52;c;aGk=\x07 tea")
+    assert odd.exit_code == 0 and "\x1b" not in odd.output
+    blank = run("memory", "propose-turn", "--user", "u", "--", "   ")
+    assert blank.exit_code == 1 and "text is empty" in blank.output
