@@ -100,3 +100,20 @@ def test_export_openclaw_writes_memory_md_that_imports_back_as_the_same_memories
         ("communication_preference", "Answer in Vietnamese, briefly.", "pending"),
         ("fact", "Works at a bakery in Hoi An.", "pending")]
     store.close()
+
+
+def test_a_mem0_numeric_user_id_names_its_user_and_a_list_as_user_id_is_refused_whole(run, db_path, tmp_path):
+    numbered = tmp_path / "numbered.json"
+    numbered.write_text(json.dumps({"results": [{"id": "a", "memory": "Walks the dog at six", "user_id": 5},
+                                                {"id": "b", "memory": "Drinks green tea", "user_id": None}]}))
+    result = run("memory", "import", str(numbered), "--format", "mem0", "--user", "lan")
+    assert result.exit_code == 0, result.output
+    store = _store(db_path)
+    assert sorted((m.text, m.user) for m in store.list()) == [("Drinks green tea", "lan"), ("Walks the dog at six", "5")]
+    store.close()
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"results": [{"id": "c", "memory": "Sleeps late", "user_id": ["x"]}]}))
+    refused = run("memory", "import", str(broken), "--format", "mem0")
+    assert refused.exit_code == 1
+    assert refused.output.strip().count("\n") == 0 and "results[0].user_id" in refused.output
+    assert "Sleeps late" not in [m.text for m in MemoryStore(db_path).list()]

@@ -19,6 +19,22 @@ def records(data: Any) -> list[Any] | None:
     return None
 
 
+def _owner(value: Any, default: str | None, where: str) -> str | None:
+    """A Mem0 ``user_id`` as this store's user: text as it is, a whole number (some deployments key
+    users by number) as its decimal text, missing or null as ``default``.
+
+    Raises:
+        ImportFormatError: any other value (a list, an object, true/false, a fraction).
+    """
+    if value is None:
+        return default
+    if isinstance(value, str):
+        return value if value.strip() else default
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise ImportFormatError(f"{where} is not a user name or number")
+
+
 def convert(data: Any, user: str | None = None, where: str = "mem0 file") -> dict[str, Any]:
     """Each memory as a pending proposal of its ``user_id`` (``user`` when it has none); the kind is
     its first category (``metadata.category`` or ``categories[0]``), else ``note``.
@@ -37,7 +53,7 @@ def convert(data: Any, user: str | None = None, where: str = "mem0 file") -> dic
         metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
         categories = item.get("categories") if isinstance(item.get("categories"), list) else []
         label = metadata.get("category") or (categories[0] if categories else None)
-        owner = item.get("user_id") if isinstance(item.get("user_id"), str) else user
+        owner = _owner(item.get("user_id"), user, f"{where}: results[{i}].user_id")
         memories.append(proposal(text, kind_of(label), source="import:mem0", user=owner,
                                  created_at=utc_iso(item.get("created_at"), f"{where}: results[{i}].created_at")))
     return envelope(memories, [])
