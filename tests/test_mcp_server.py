@@ -43,7 +43,8 @@ async def test_an_agent_remembers_recalls_and_is_refused_over_a_real_stdio_sessi
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "bestie_tui", "--db", str(db), "mcp", "--user", "ana"],
         env={**os.environ, "BESTIE_CHANNEL": "desktop"})
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    errlog = (tmp_path / "server-stderr.txt").open("w+")
+    async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = {t.name: t for t in (await session.list_tools()).tools}
         assert set(tools) == {"recall", "remember", "log_message", "search", "forget_request"}
@@ -75,6 +76,9 @@ async def test_an_agent_remembers_recalls_and_is_refused_over_a_real_stdio_sessi
         other = _error(await session.call_tool("forget_request", {"memory_id": mine.id + 1}))
         assert f"no active memory #{mine.id + 1}" in other
 
+    errlog.seek(0)
+    assert errlog.read().strip() == ""  # refusals answered the client; nothing repeated on stderr
+    errlog.close()
     store = MemoryStore(db)
     try:
         [pending] = store.list(status="pending")

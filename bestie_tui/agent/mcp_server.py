@@ -65,7 +65,9 @@ def build_server(store, binding: Binding) -> Any:
         MissingExtraError: the ``mcp`` package is not installed.
     """
     server_class, tool_error = _server_class()
-    server = server_class(name="bestie-memory", instructions=INSTRUCTIONS)
+    # WARNING: a refused call (a secret, an unknown id) is the client's answer, not a log record; the
+    # SDK's INFO records repeat each refusal on stderr over several lines
+    server = server_class(name="bestie-memory", instructions=INSTRUCTIONS, log_level="WARNING")
 
     def call(fn, *args, **kwargs):
         try:
