@@ -139,28 +139,42 @@ def shares(cells: dict) -> dict[str, float]:
 
 
 def tune(conversations, workdir: Path) -> None:
-    """One knob at a time around the defaults (``recall.*``), on the given conversations only."""
+    """A grid over the ``recall.*`` weights on the given conversations only: each question's candidates
+    are gathered once (``recall.candidates``) and re-ranked per setting (``retrieval.recall.rank``)."""
+    import itertools
     from dataclasses import replace
 
-    from bestie_tui.retrieval.recall import Knobs
+    from bestie_tui.retrieval.recall import Knobs, candidates, rank
 
-    stores = [(conv, *message_store(conv, workdir)) for conv in conversations]
-    base = Knobs.of(stores[0][1])
-    grid = {"neighbour": (0.0, 0.25, 0.5, 0.75, 1.0), "person": (0.0, 0.15, 0.3, 0.5, 0.8),
-            "time": (0.0, 0.1, 0.2, 0.4, 0.8), "recency": (0.0, 0.02, 0.05)}
-    rows = []
-    for knob, values in grid.items():
-        for value in values:
-            knobs = replace(base, **{knob: value})
-            sums = defaultdict(lambda: {k: [0.0, 0.0, 0] for k in KS})
-            for conv, store, ids, targets in stores:
-                _score(sums, recall_ranker(store, channel=f"locomo:{conv['sample_id']}", knobs=knobs), conv, targets, ids)
-            got = shares(sums)
-            rows.append([knob, str(value), f"{got['share@5']:.1f}", f"{got['share@10']:.1f}", f"{got['share@25']:.1f}"])
-            print(" | ".join(rows[-1]), flush=True)
-    for _, store, _, _ in stores:
+    questions = []  # (category, evidence, candidates, targets by message id)
+    for conv in conversations:
+        store, ids, targets = message_store(conv, workdir)
+        base = Knobs.of(store)
+        by_id = dict(zip(ids, (t for _, t in targets)))
+        for qa in locomo.qa_items(conv):
+            if qa.category in CATEGORIES and qa.evidence:
+                found = candidates(store, qa.question, "owner", channel=f"locomo:{conv['sample_id']}", session=None,
+                                   role=None, limit=max(KS), exclude=(), governance="governed", knobs=base, dense=None)
+                questions.append((qa.category, set(qa.evidence), found, by_id))
         store.close()
-    print(table(f"recall knobs, one at a time around {base}", ["knob", "value", "@5", "@10", "@25"], rows))
+    grid = {"neighbour": (0.3, 0.5, 0.7, 1.0), "person": (0.0, 0.3, 0.6, 1.0),
+            "time": (0.0, 0.2, 0.5), "recency": (0.0, 0.02)}
+    rows = []
+    for values in itertools.product(*grid.values()):
+        knobs = replace(base, **dict(zip(grid, values)))
+        sums = defaultdict(lambda: {k: [0.0, 0.0, 0] for k in KS})
+        for category, evidence, found, by_id in questions:
+            top = [c.id for _, _, c in rank(found, knobs, max(KS))]
+            for k in KS:
+                got = len(evidence & set().union(*(by_id[i] for i in top[:k]))) if top else 0
+                for cat in (category, 0):
+                    sums[cat][k][0] += got / len(evidence)
+                    sums[cat][k][2] += 1
+        got = shares(sums)
+        rows.append([*map(str, values), f"{got['share@5']:.1f}", f"{got['share@10']:.1f}", f"{got['share@25']:.1f}"])
+    rows.sort(key=lambda r: (-float(r[-2]), -float(r[-3])))
+    print(table(f"recall weights on {len(questions)} questions, best share@10 first (top 15)",
+                [*grid, "@5", "@10", "@25"], rows[:15]))
 
 
 def main(path: str | None = None, as_json: bool = False, tuning: bool = False) -> None:

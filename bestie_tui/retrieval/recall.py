@@ -30,7 +30,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bestie_tui.errors import InvalidValueError
@@ -79,6 +78,23 @@ def recall_settings(store: MemoryStore) -> dict[str, Any]:
     with store.bound():
         stored = {row.key: json.loads(row.value) for row in Setting.select().where(Setting.key.startswith("recall."))}
     return {**RECALL_DEFAULTS, **{k: v for k, v in stored.items() if k in RECALL_DEFAULTS}}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One turn ``rank`` may order: its row, its own base score, its best neighbour's, whether it is
+    by the one person the request names, whether it says when (for a time question), its age in days
+    and its session neighbours' ids."""
+
+    id: int
+    row: Any
+    own: float
+    best_neighbour: float
+    by_person: bool
+    says_when: bool
+    age_days: float | None
+    prev_id: int | None
+    next_id: int | None
 
 
 @dataclass(frozen=True)
@@ -150,14 +166,28 @@ def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | N
     if limit == 0 or not query.strip():
         return []
     knobs = knobs or Knobs.of(store)
+    ranked = rank(candidates(store, query, user, channel=channel, session=session, role=role, limit=limit,
+                             exclude=exclude, governance=mode, knobs=knobs, dense=dense), knobs, limit)
+    shown = _context_rows([c for _, _, c in ranked]) if context else {}
+    return [RecallHit(_message_record(c.row), total, parts,
+                      [shown[c.prev_id]] if c.prev_id in shown else [],
+                      [shown[c.next_id]] if c.next_id in shown else []) for total, parts, c in ranked]
+
+
+@uses_store
+def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str | None, session: str | None,
+               role: str | None, limit: int, exclude: Collection[int], governance: str, knobs: Knobs,
+               dense: Dense | None) -> list[Candidate]:
+    """What ``rank`` orders: the best-scored turns this request may see (at least ``knobs.candidates``
+    of them, widened until ``2 · limit`` pass governance) and their unscored session neighbours, each
+    with the signals of the module docstring. Arguments as for ``recall``."""
+    mode = governance
     scored = get_index(store, doc_index.MESSAGE).all_scores(query)
     if scored is None:
         return []
     import numpy as np
 
     ids, base = scored
-    if dense is not None:
-        base = base.copy()
     nonzero = int(np.count_nonzero(base))
     excluded = set(exclude)
     want = max(knobs.candidates, 4 * limit)
@@ -166,8 +196,7 @@ def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | N
     taken = 0
     while True:  # the best-scored turns, widened until enough of them are this request's to see
         take = min(want, nonzero)
-        order: Any = np.argsort(-base, kind="stable")[taken:take] if take > taken else []
-        pool = [int(ids[i]) for i in order]
+        pool = [int(ids[i]) for i in _best(base, take)[taken:]]
         taken = take
         for start in range(0, len(pool), 500):
             for row in Message.select().where(Message.id.in_(pool[start:start + 500]) & cond):
@@ -205,37 +234,49 @@ def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | N
     person = next(iter(named)) if len(named) == 1 else None
     time_question = cues.is_time_question(query)
     now = store.clock()
-    hits = []
+    out = []
     for i in cand:
         prev_id, next_id = neighbours.get(i, (None, None))
         best = max(near.get(prev_id, 0.0) if prev_id else 0.0, near.get(next_id, 0.0) if next_id else 0.0)
-        parts = _parts(own[i], best, rows[i], speakers[i] == person if person else False,
-                       time_question, knobs, now)
-        total = sum(parts.values())
-        if total > 0 and (own[i] > 0 or parts["neighbour"] > 0):
-            hits.append((total, rows[i].created_at, i, parts))
-    hits.sort(key=lambda h: (-h[0], -(h[1].timestamp() if h[1] else 0.0), -h[2]))
-    hits = hits[:limit]
-    shown = _context_rows(hits, neighbours, rows) if context else {}
-    out = []
-    for total, _, i, parts in hits:
-        prev_id, next_id = neighbours.get(i, (None, None))
-        out.append(RecallHit(_message_record(rows[i]), total, parts,
-                             [shown[prev_id]] if context and prev_id in shown else [],
-                             [shown[next_id]] if context and next_id in shown else []))
+        at = rows[i].created_at
+        out.append(Candidate(i, rows[i], own[i], best, bool(person) and speakers[i] == person,
+                             time_question and cues.has_time_expression(_own_text(rows[i].text)),
+                             max(0.0, (now - at).total_seconds() / 86400) if at is not None else None,
+                             prev_id, next_id))
     return out
 
 
-def _parts(own: float, best: float, row: Any, by_person: bool, time_question: bool, knobs: Knobs,
-           now: datetime) -> dict[str, float]:
-    relevance, neighbour = own, knobs.neighbour * best
+def rank(found: Sequence[Candidate], knobs: Knobs, limit: int) -> list[tuple[float, dict[str, float], Candidate]]:
+    """``(score, parts, candidate)`` of the ``limit`` best candidates under ``knobs``, best first
+    (ties: newer first). Pure arithmetic: the benchmark re-ranks one set of candidates per setting."""
+    hits = []
+    for c in found:
+        parts = _parts(c, knobs)
+        total = sum(parts.values())
+        if total > 0 and (c.own > 0 or parts["neighbour"] > 0):
+            hits.append((total, parts, c))
+    hits.sort(key=lambda h: (-h[0], -(h[2].row.created_at.timestamp() if h[2].row.created_at else 0.0), -h[2].id))
+    return hits[:limit]
+
+
+def _best(scores: Any, k: int) -> Any:
+    """Positions of the ``k`` best scores, best first (a partial sort: 1M scores cost one pass)."""
+    import numpy as np
+
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    cut = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+    return cut[np.lexsort((cut, -scores[cut]))]
+
+
+def _parts(c: Candidate, knobs: Knobs) -> dict[str, float]:
+    relevance, neighbour = c.own, knobs.neighbour * c.best_neighbour
     smooth = relevance + neighbour
-    person = smooth * knobs.person if by_person else 0.0
-    time = (smooth + person) * knobs.time if time_question and cues.has_time_expression(_own_text(row.text)) else 0.0
+    person = smooth * knobs.person if c.by_person else 0.0
+    time = (smooth + person) * knobs.time if c.says_when else 0.0
     recency = 0.0
-    if knobs.recency > 0 and row.created_at is not None and smooth > 0:
-        age = max(0.0, (now - row.created_at).total_seconds() / 86400)
-        recency = knobs.recency * math.pow(2.0, -age / max(knobs.half_life_days, 1e-9))
+    if knobs.recency > 0 and c.age_days is not None and smooth > 0:
+        recency = knobs.recency * math.pow(2.0, -c.age_days / max(knobs.half_life_days, 1e-9))
     return {"relevance": relevance, "neighbour": neighbour, "person": person, "time": time, "recency": recency}
 
 
@@ -259,12 +300,11 @@ def _fuse(own: dict[int, float], dense: Sequence[float], cand: list[int]) -> dic
     return {i: top * (0.5 * a + 0.5 * b) for i, a, b in zip(cand, norm(lexical), norm(dense))}
 
 
-def _context_rows(hits: list, neighbours: dict, rows: dict) -> dict[int, MessageRecord]:
-    wanted = {n for _, _, i, _ in hits for n in neighbours.get(i, (None, None)) if n is not None}
-    out = {i: _message_record(rows[i]) for i in wanted if i in rows}
-    missing = sorted(wanted - set(out))
-    for start in range(0, len(missing), 500):
-        out.update((r.id, _message_record(r)) for r in Message.select().where(Message.id.in_(missing[start:start + 500])))
+def _context_rows(found: list[Candidate]) -> dict[int, MessageRecord]:
+    wanted = sorted({n for c in found for n in (c.prev_id, c.next_id) if n is not None})
+    out: dict[int, MessageRecord] = {}
+    for start in range(0, len(wanted), 500):
+        out.update((r.id, _message_record(r)) for r in Message.select().where(Message.id.in_(wanted[start:start + 500])))
     return out
 
 
