@@ -40,6 +40,35 @@ def seed_store(path: Path, docs: list[Doc], now: datetime) -> tuple[MemoryStore,
     return store, ids
 
 
+def seed_messages(path: Path, turns: list[tuple[str, datetime, str, str]], now: datetime,
+                  user: str = "owner") -> tuple[MemoryStore, list[int]]:
+    """A real temp-file store holding ``turns`` — ``(text, at, session, channel)`` — as chat messages of
+    ``user`` (one bulk insert; the message index is built on the first recall). Returns the store and
+    the message ids, in turn order."""
+    from bestie_tui.store.models import Message
+
+    store = MemoryStore(path, clock=lambda: now)
+    rows = [dict(role="user", text=text, user=user, channel=channel, session=session, created_at=at,
+                 terms=textmod.search_text(text)) for text, at, session, channel in turns]
+    with store.bound(), store.db.atomic():
+        for start in range(0, len(rows), 500):
+            Message.insert_many(rows[start:start + 500]).execute()
+        ids = [i for (i,) in Message.select(Message.id).order_by(Message.id).tuples()]
+    return store, ids
+
+
+def recall_ranker(store: MemoryStore, user: str = "owner", channel: str | None = None,
+                  knobs=None) -> Callable[[str, int], list[int]]:
+    """Message ids in the order history recall (``retrieval.recall``) ranks them for a request of
+    ``user`` on ``channel``."""
+    from bestie_tui.retrieval.recall import recall
+
+    def rank(query: str, k: int) -> list[int]:
+        return [h.message.id for h in recall(store, query, user, channel=channel, limit=k, context=False,
+                                             knobs=knobs)]
+    return rank
+
+
 def relevance_only(store: MemoryStore) -> None:
     """Zero every weight but relevance: the lexical relevance alone orders the records."""
     from bestie_tui.retrieval.scoring import PARTS

@@ -6,14 +6,24 @@ Usage::
 
 Per conversation, a fresh real store holds either every dialog turn (``"Speaker: text"``, with a
 shared photo's caption, dated by its session) or every per-session observation, as approved memories
-of one user. Each QA item of categories 1–4 with evidence is a query; its evidence turns are the
+of one user; and a third store holds the turns as *chat messages* of that user (session
+``conv-26:session_1``, channel ``locomo:conv-26``, dated as ``benchmarks/locomo.py`` converts them),
+ranked by history recall (``retrieval.recall``). Each QA item of categories 1–4 with evidence is a query; its evidence turns are the
 targets (an observation hits the evidence turns it cites). For k = 5, 10, 25 it prints recall as the
 share of evidence turns found and as "any evidence turn found", by category and overall, for:
 
+* ``recall`` (turns only) — ``recall(store, question, user)`` over the messages, ``recall.*`` settings;
 * ``scorer`` — ``build_context`` with the default weights (what a prompt gets);
 * ``relevance only`` — the same with every weight but relevance set to 0;
 * ``fts5 plain`` — FTS5 (unicode61) bm25, query words joined by OR;
 * ``fts5 porter+stop`` — FTS5 with the porter tokenizer, English stop words dropped from the query.
+
+``--json`` prints ``{"turns": {"share@5", "share@10", "share@25"}, "observations": {…}}`` for this
+project's ranker (``recall`` for turns, ``scorer`` for observations), in percent.
+
+``--tune`` searches the ``recall.*`` weights on the given file (the 7 shared conversations only:
+never tune on held-out data) over a small grid, one knob at a time around the defaults, and prints
+turns share@10 (and @5) of each setting tried.
 
 Data: LoCoMo (Maharana et al., ACL 2024), CC BY-NC 4.0, read by path and never copied.
 """
@@ -34,8 +44,10 @@ from retrieval_common import (  # noqa: E402
     RANKERS,
     Doc,
     fts5_ranker,
+    recall_ranker,
     relevance_only,
     scorer_ranker,
+    seed_messages,
     seed_store,
     table,
 )
@@ -52,11 +64,28 @@ def corpora(conv, kind: str) -> list[tuple[Doc, set[str]]]:
     return [(Doc(o.text, o.session.at), set(o.dia_ids)) for o in locomo.observations(conv, dated)]
 
 
+def rankers(kind: str) -> tuple[str, ...]:
+    return (("recall",) if kind == "turns" else ()) + RANKERS
+
+
+def message_store(conv, workdir: Path):
+    """The conversation's turns as chat messages of ``owner``: ``(store, ids, targets)``."""
+    turns = [(f"{t.speaker}: {t.text}", t.at, s.key, f"locomo:{conv['sample_id']}", t.dia_id)
+             for s in locomo.sessions(conv) for t in s.turns]
+    now = max(t[1] for t in turns) + timedelta(days=1)
+    store, ids = seed_messages(workdir / f"{conv['sample_id']}-messages.db", [t[:4] for t in turns], now)
+    return store, ids, [(None, {t[4]}) for t in turns]
+
+
 def evaluate(conversations, kind: str, workdir: Path) -> dict:
     """``{ranker: {category: {k: [share sum, any sum, n]}}}`` over every conversation."""
-    sums = {r: defaultdict(lambda: {k: [0.0, 0.0, 0] for k in KS}) for r in RANKERS}
+    sums = {r: defaultdict(lambda: {k: [0.0, 0.0, 0] for k in KS}) for r in rankers(kind)}
     for conv in conversations:
         docs = corpora(conv, kind)
+        if kind == "turns":
+            store, ids, targets = message_store(conv, workdir)
+            _score(sums["recall"], recall_ranker(store, channel=f"locomo:{conv['sample_id']}"), conv, targets, ids)
+            store.close()
         now = max(d.at for d, _ in docs) + timedelta(days=1)
         for variant in ("scorer", "relevance only"):
             store, ids = seed_store(workdir / f"{conv['sample_id']}-{kind}-{variant}.db", [d for d, _ in docs], now)
@@ -93,24 +122,78 @@ def report(kind: str, sums: dict, seconds: float) -> str:
         header = ["ranker"] + [f"{CATEGORIES.get(c, 'overall')} @{k}" for c in (1, 2, 3, 4) for k in (10,)] + \
                  [f"overall @{k}" for k in KS]
         rows = []
-        for r in RANKERS:
+        for r in sums:
             cats = sums[r]
             row = [r] + [f"{100 * cats[c][10][idx] / max(cats[c][10][2], 1):.1f}" for c in (1, 2, 3, 4)]
             row += [f"{100 * cats[0][k][idx] / max(cats[0][k][2], 1):.1f}" for k in KS]
             rows.append(row)
-        n = sums[RANKERS[0]][0][KS[0]][2]
+        n = sums["scorer"][0][KS[0]][2]
         lines.append(table(f"LoCoMo {kind}: recall (%), {metric}; {n} questions (categories 1–4)", header, rows))
     lines.append(f"\n({kind}: {seconds:.0f} s wall clock, shared 2-core machine)")
     return "\n".join(lines)
 
 
-def main(path: str | None = None) -> None:
+def shares(cells: dict) -> dict[str, float]:
+    """``{"share@5": …, …}`` in percent from one ranker's overall cells."""
+    return {f"share@{k}": round(100 * cells[0][k][0] / max(cells[0][k][2], 1), 1) for k in KS}
+
+
+def tune(conversations, workdir: Path) -> None:
+    """A grid over the ``recall.*`` weights on the given conversations only: each question's candidates
+    are gathered once (``recall.candidates``) and re-ranked per setting (``retrieval.recall.rank``)."""
+    import itertools
+    from dataclasses import replace
+
+    from bestie_tui.retrieval.recall import Knobs, candidates, rank
+
+    questions = []  # (category, evidence, candidates, targets by message id)
+    for conv in conversations:
+        store, ids, targets = message_store(conv, workdir)
+        base = Knobs.of(store)
+        by_id = dict(zip(ids, (t for _, t in targets)))
+        for qa in locomo.qa_items(conv):
+            if qa.category in CATEGORIES and qa.evidence:
+                found = candidates(store, qa.question, "owner", channel=f"locomo:{conv['sample_id']}", session=None,
+                                   role=None, limit=max(KS), exclude=(), governance="governed", knobs=base, dense=None)
+                questions.append((qa.category, set(qa.evidence), found, by_id))
+        store.close()
+    grid = {"neighbour": (0.3, 0.5, 0.7, 1.0), "person": (0.0, 0.3, 0.6, 1.0),
+            "time": (0.0, 0.2, 0.5), "recency": (0.0, 0.02)}
+    rows = []
+    for values in itertools.product(*grid.values()):
+        knobs = replace(base, **dict(zip(grid, values)))
+        sums = defaultdict(lambda: {k: [0.0, 0.0, 0] for k in KS})
+        for category, evidence, found, by_id in questions:
+            top = [c.id for _, _, c in rank(found, knobs, max(KS))]
+            for k in KS:
+                got = len(evidence & set().union(*(by_id[i] for i in top[:k]))) if top else 0
+                for cat in (category, 0):
+                    sums[cat][k][0] += got / len(evidence)
+                    sums[cat][k][2] += 1
+        got = shares(sums)
+        rows.append([*map(str, values), f"{got['share@5']:.1f}", f"{got['share@10']:.1f}", f"{got['share@25']:.1f}"])
+    rows.sort(key=lambda r: (-float(r[-2]), -float(r[-3])))
+    print(table(f"recall weights on {len(questions)} questions, best share@10 first (top 15)",
+                [*grid, "@5", "@10", "@25"], rows[:15]))
+
+
+def main(path: str | None = None, as_json: bool = False, tuning: bool = False) -> None:
+    import json
+
     conversations = locomo.load_conversations(path or DEFAULT_DATA)
+    out = {}
     with tempfile.TemporaryDirectory() as tmp:
+        if tuning:
+            tune(conversations, Path(tmp))
+            return
         for kind in ("turns", "observations"):
             started = time.perf_counter()
             sums = evaluate(conversations, kind, Path(tmp))
-            print(report(kind, sums, time.perf_counter() - started), flush=True)
+            out[kind] = shares(sums["recall" if kind == "turns" else "scorer"])
+            if not as_json:
+                print(report(kind, sums, time.perf_counter() - started), flush=True)
+    if as_json:
+        print(json.dumps(out))
 
 
 def cli() -> None:
@@ -118,7 +201,10 @@ def cli() -> None:
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("path", nargs="?", help="LoCoMo file (default: ../shared/data/locomo_dev.json)")
-    main(parser.parse_args().path)
+    parser.add_argument("--json", action="store_true", help="only this project's shares, as JSON")
+    parser.add_argument("--tune", action="store_true", help="search the recall.* weights (shared data only)")
+    args = parser.parse_args()
+    main(args.path, args.json, args.tune)
 
 
 if __name__ == "__main__":

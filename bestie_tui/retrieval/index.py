@@ -320,6 +320,16 @@ class MemoryIndex:
             out[known] = scores[positions[known]]
             return out, (self._best(scores, k) if k > 0 else [])
 
+    def all_scores(self, query: str) -> tuple[Any, Any] | None:
+        """``(ids, relevance)``: every indexed document's id (a sorted int64 numpy array) and its
+        relevance to ``query`` (float64 in [0, 1], aligned), or None when the query has no stored
+        feature. History recall smooths these along the session order."""
+        self.ensure_fresh()
+        with self._lock, self._reading():
+            self._load_if_moved(self._db)
+            scores = self._scores(query)
+            return None if scores is None else (self._doc_ids, scores)
+
     def top(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` indexed memories most relevant to ``query``: ``(memory id, relevance)``, best
         first (ties: lower id), relevance > 0 only."""
@@ -445,14 +455,17 @@ class MemoryIndex:
             return IndexStats(self._fits, self._updates, rows, features_seen, round(self._fit_seconds, 4))
 
 
-_INDEXES: weakref.WeakKeyDictionary[Any, MemoryIndex] = weakref.WeakKeyDictionary()
+_INDEXES: weakref.WeakKeyDictionary[Any, dict[str, MemoryIndex]] = weakref.WeakKeyDictionary()
 _REGISTRY_LOCK = threading.Lock()
 
 
-def get_index(store: MemoryStore) -> MemoryIndex:
-    """The one ``MemoryIndex`` of ``store`` (created on first call; it reads nothing until queried)."""
+def get_index(store: MemoryStore, collection: str = doc_index.MEMORY) -> MemoryIndex:
+    """The one ``MemoryIndex`` of ``store`` for ``collection`` (``"memory"``, or ``"message"``: the
+    chat history, each turn with its session neighbours' text), created on first call; it reads
+    nothing until queried."""
     with _REGISTRY_LOCK:
-        index = _INDEXES.get(store)
+        per_store = _INDEXES.setdefault(store, {})
+        index = per_store.get(collection)
         if index is None:
-            index = _INDEXES[store] = MemoryIndex(store)
+            index = per_store[collection] = MemoryIndex(store, collection)
         return index

@@ -60,11 +60,33 @@ REBUILD_MIN = 2000
 _TF_CAP = 65535
 _CHUNK = 500  # bound parameters per IN (...)
 
-#: What each collection indexes: ``(SQL of every document (id, text) by id, SQL of some documents)``.
-SOURCES: dict[str, tuple[str, str]] = {
-    MEMORY: ("SELECT id, text FROM memory WHERE status = 'approved' ORDER BY id",
-             "SELECT id, text FROM memory WHERE status = 'approved' AND id IN ({})"),
-}
+MESSAGE = "message"
+
+#: What the ``memory`` collection indexes: ``(SQL of every document (id, text) by id, SQL of some)``.
+_MEMORY_ALL = "SELECT id, text FROM memory WHERE status = 'approved' ORDER BY id"
+_MEMORY_SOME = "SELECT id, text FROM memory WHERE status = 'approved' AND id IN ({})"
+#: A chat message is indexed with the text of the turns just before and after it in its session
+#: (same user and session, in ``(created_at, id)`` order): a short reply ("Yeah, me too!") is found
+#: by the topic of the turn it answers. A message without a session is indexed alone. At most 3× the
+#: message text (``benchmarks/latency.py`` measures the growth).
+_NEIGHBOURS = ("WINDOW w AS (PARTITION BY user, session ORDER BY created_at, id)")
+_MESSAGE_DOC = ("text || CASE WHEN session IS NULL THEN '' ELSE COALESCE(char(10) || LAG(text) OVER w, '') "
+                "|| COALESCE(char(10) || LEAD(text) OVER w, '') END")
+_MESSAGE_ALL = f"SELECT id, {_MESSAGE_DOC} FROM message {_NEIGHBOURS} ORDER BY id"
+_MESSAGE_SOME = (f"SELECT id, {_MESSAGE_DOC} FROM message WHERE session IN "
+                 f"(SELECT session FROM message WHERE id IN ({{}})) {_NEIGHBOURS}")
+#: The session neighbours (previous and next turn) of the messages after a mark: appending a turn
+#: changes the indexed text of the turn before it.
+_MESSAGE_NEIGHBOURS = (
+    "SELECT (SELECT p.id FROM message p WHERE p.session = m.session AND p.user IS m.user AND "
+    "(p.created_at < m.created_at OR (p.created_at = m.created_at AND p.id < m.id)) "
+    "ORDER BY p.created_at DESC, p.id DESC LIMIT 1), "
+    "(SELECT n.id FROM message n WHERE n.session = m.session AND n.user IS m.user AND "
+    "(n.created_at > m.created_at OR (n.created_at = m.created_at AND n.id > m.id)) "
+    "ORDER BY n.created_at, n.id LIMIT 1) FROM message m WHERE m.id > ? AND m.session IS NOT NULL")
+#: Session order lookups of the message collection (its neighbours, recall's context turns).
+MESSAGE_ORDER_INDEX = "CREATE INDEX IF NOT EXISTS message_session_order ON message (session, created_at, id)"
+COLLECTIONS = (MEMORY, MESSAGE)
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS ix_meta (collection TEXT PRIMARY KEY, format INTEGER NOT NULL, "
@@ -100,6 +122,7 @@ def create_tables(db: Any) -> None:
     """Create the index tables (idempotent); run by the schema migration."""
     for statement in SCHEMA:
         db.execute_sql(statement)
+    db.execute_sql(MESSAGE_ORDER_INDEX)
 
 
 @lru_cache(maxsize=1)
@@ -119,9 +142,12 @@ def read_meta(db: Any, collection: str = MEMORY) -> IndexMeta | None:
     return IndexMeta(*row) if row else None
 
 
-def event_mark(db: Any) -> tuple[int, int]:
-    """``(min event id, max event id)``, ``(0, 0)`` for an empty log: two primary-key lookups."""
-    low, high = db.execute_sql("SELECT MIN(id), MAX(id) FROM event").fetchone()
+def event_mark(db: Any, collection: str = MEMORY) -> tuple[int, int]:
+    """``(min id, max id)`` of what moves the collection, ``(0, 0)`` when empty: two primary-key
+    lookups. For ``memory`` the event log; for ``message`` the message table itself (messages are
+    appended without events; an erase or an undone import drops its messages from the index)."""
+    table = "message" if collection == MESSAGE else "event"
+    low, high = db.execute_sql(f"SELECT MIN(id), MAX(id) FROM {table}").fetchone()
     return (low or 0, high or 0)
 
 
@@ -139,7 +165,7 @@ def status(db: Any, collection: str = MEMORY, *, count: bool = False) -> str:
         return "stale"
     if count and _count_source(db, collection) != meta.docs:
         return "stale"
-    low, high = event_mark(db)
+    low, high = event_mark(db, collection)
     if (low, high) == (meta.event_low, meta.event_high):
         return "current"
     if (meta.event_low and low != meta.event_low) or high < meta.event_high:
@@ -165,8 +191,7 @@ def sync(db: Any, collection: str = MEMORY, *, count: bool = False, rebuild_ok: 
         return "rebuilt"
     meta = read_meta(db, collection)
     assert meta is not None  # "behind" means there is a meta row
-    changed = [m for (m,) in db.execute_sql(
-        "SELECT DISTINCT memory_id FROM event WHERE id > ? AND memory_id IS NOT NULL", (meta.event_high,)).fetchall()]
+    changed = _changed_since(db, collection, meta.event_high)
     if len(changed) > max(REBUILD_MIN, REBUILD_SHARE * meta.docs):
         if not rebuild_ok:  # a large write (a cleanup): the next reader rebuilds, outside its lock
             return "left"
@@ -174,6 +199,50 @@ def sync(db: Any, collection: str = MEMORY, *, count: bool = False, rebuild_ok: 
         return "rebuilt"
     apply_changes(db, changed, collection)
     return "applied"
+
+
+def _changed_since(db: Any, collection: str, mark: int) -> list[int]:
+    """The documents to re-read after the mark: those the newer events name (``memory``), or the newer
+    messages and their session neighbours (``message``)."""
+    if collection != MESSAGE:
+        return [m for (m,) in db.execute_sql(
+            "SELECT DISTINCT memory_id FROM event WHERE id > ? AND memory_id IS NOT NULL", (mark,)).fetchall()]
+    new = [i for (i,) in db.execute_sql("SELECT id FROM message WHERE id > ?", (mark,)).fetchall()]
+    around = {i for row in db.execute_sql(_MESSAGE_NEIGHBOURS, (mark,)).fetchall() for i in row if i is not None}
+    return sorted(set(new) | around)
+
+
+def session_neighbours(db: Any, ids: Sequence[int]) -> dict[int, tuple[int | None, int | None]]:
+    """``message id → (previous id, next id)`` in its session (same user and session, ``(created_at,
+    id)`` order; ``None`` at a session's ends and for a message without a session), for those of
+    ``ids`` that exist. Index lookups on ``message_session_order``."""
+    out: dict[int, tuple[int | None, int | None]] = {}
+    wanted = sorted({int(i) for i in ids})
+    base = _MESSAGE_NEIGHBOURS.replace("SELECT (SELECT", "SELECT m.id, (SELECT", 1).split(" FROM message m WHERE")[0]
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start:start + _CHUNK]
+        rows = db.execute_sql(f"{base} FROM message m WHERE m.id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        out.update((i, (p, n)) for i, p, n in rows)
+    return out
+
+
+def _all_documents(db: Any, collection: str) -> Any:
+    """A cursor of every document ``(id, text)`` of ``collection``, by id."""
+    if collection == MESSAGE:
+        db.execute_sql(MESSAGE_ORDER_INDEX)  # an older file gets it on its first message index build
+        return db.execute_sql(_MESSAGE_ALL)
+    return db.execute_sql(_MEMORY_ALL)
+
+
+def _some_documents(db: Any, collection: str, ids: list[int]) -> dict[int, str]:
+    """``id → indexed text`` of those of ``ids`` that are documents of ``collection`` now."""
+    marks = ",".join("?" * len(ids))
+    if collection == MESSAGE:
+        wanted = set(ids)
+        return {i: t for i, t in db.execute_sql(_MESSAGE_SOME.format(marks), ids).fetchall() if i in wanted} | {
+            i: t for i, t in db.execute_sql(f"SELECT id, text FROM message WHERE session IS NULL AND id IN ({marks})",
+                                            ids).fetchall()}
+    return dict(db.execute_sql(_MEMORY_SOME.format(marks), ids).fetchall())
 
 
 # ---------------------------------------------------------------------------------------- packing
@@ -210,8 +279,7 @@ def rebuild(db: Any, collection: str = MEMORY, progress: Callable[[int, int], No
     Returns:
         The number of documents indexed.
     """
-    everything, _ = SOURCES[collection]
-    mark = event_mark(db)
+    mark = event_mark(db, collection)
     _drop(db, collection)
     total = _count_source(db, collection)
     vocab: dict[tuple[int, str], int] = {}
@@ -219,7 +287,7 @@ def rebuild(db: Any, collection: str = MEMORY, progress: Callable[[int, int], No
     next_id = (db.execute_sql("SELECT MAX(id) FROM ix_term").fetchone()[0] or 0) + 1
     first_id = next_id
     docs = word_total = char_total = 0
-    for block, rows in _by_block(db.execute_sql(everything)):
+    for block, rows in _by_block(_all_documents(db, collection)):
         postings: dict[int, list[int]] = {}
         lengths: list[int] = []
         for doc_id, text in rows:
@@ -254,8 +322,8 @@ def rebuild(db: Any, collection: str = MEMORY, progress: Callable[[int, int], No
 
 
 def _count_source(db: Any, collection: str) -> int:
-    everything, _ = SOURCES[collection]
-    sql = everything.replace("SELECT id, text", "SELECT COUNT(*)", 1).replace(" ORDER BY id", "")
+    sql = ("SELECT COUNT(*) FROM message" if collection == MESSAGE
+           else "SELECT COUNT(*) FROM memory WHERE status = 'approved'")
     return int(db.execute_sql(sql).fetchone()[0])
 
 
@@ -307,7 +375,6 @@ def apply_changes(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> 
     is compared with the text it was indexed with) and move the mark to the log's current end."""
     meta = read_meta(db, collection)
     assert meta is not None  # sync rebuilds a missing index before it applies changes
-    _, some = SOURCES[collection]
     old: dict[int, str] = {}
     new: dict[int, str] = {}
     ids = sorted(set(doc_ids))
@@ -316,7 +383,7 @@ def apply_changes(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> 
         marks = ",".join("?" * len(chunk))
         old.update(db.execute_sql(f"SELECT doc_id, text FROM ix_doc WHERE collection = ? AND doc_id IN ({marks})",
                                   (collection, *chunk)).fetchall())
-        new.update(db.execute_sql(some.format(marks), chunk).fetchall())
+        new.update(_some_documents(db, collection, chunk))
     changed = [i for i in ids if old.get(i) != new.get(i)]
     docs, word_total, char_total = meta.docs, meta.word_total, meta.char_total
     if changed:
@@ -341,7 +408,7 @@ def apply_changes(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> 
         _apply_postings(db, collection, delta)
         _apply_lengths(db, collection, length_edits)
         _apply_docs(db, collection, changed, new)
-    _write_meta(db, collection, docs, word_total, char_total, event_mark(db))
+    _write_meta(db, collection, docs, word_total, char_total, event_mark(db, collection))
 
 
 def drop_documents(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> None:

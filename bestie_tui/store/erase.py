@@ -122,8 +122,10 @@ def erase_user(store: MemoryStore, user: str, *, actor: str = "owner") -> EraseR
         named = (fn.json_extract(Event.before, "$.user") == user) | (fn.json_extract(Event.after, "$.user") == user)
         purged = _purge_events(Event.memory_id.in_(ids) | named) if ids else _purge_events(named)
         memories = Memory.delete().where(Memory.user == user).execute()
+        message_ids = [r.id for r in Message.select(Message.id).where(Message.user == user)]
         messages = Message.delete().where(Message.user == user).execute()
         doc_index.drop_documents(store.db, ids)  # the search index holds their text and terms too
+        doc_index.drop_documents(store.db, message_ids, doc_index.MESSAGE)
         scrubbed = _scrub_records(texts)
         counts = {"memories": memories, "messages": messages, "events_purged": purged}
         store.record_event(batch, "erase", None, None, counts, actor, note=PURGED_NOTE)

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.errors import InvalidValueError, NotFoundError
+from bestie_tui.store import doc_index
 from bestie_tui.store.models import Event, Memory, Message, Setting
 from bestie_tui.store.records import UndoResult
 from bestie_tui.store.support import row_values, snapshot
@@ -94,6 +95,7 @@ def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None
                     ids = [int(i) for i in after[IMPORTED_MESSAGES]]
                     for start in range(0, len(ids), 500):
                         messages_removed += Message.delete().where(Message.id.in_(ids[start:start + 500])).execute()
+                    doc_index.drop_documents(store.db, ids, doc_index.MESSAGE)
                     store.record_event(batch, "undo", None, after, None, actor, note="undo import (messages)")
                 continue
             current = _revert_memory(event, before, after, last.batch)

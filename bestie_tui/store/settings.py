@@ -61,6 +61,19 @@ DEFAULT_TUNING: dict[str, float] = {
     "score.whenHalfLifeDays": 7.0,
     "score.duplicateCosine": 0.9,
 }
+#: History recall (``retrieval.recall``): key → default. The weights were chosen on the 7 shared
+#: LoCoMo conversations by ``benchmarks/retrieval_locomo.py --tune`` (its docstring has the grid).
+RECALL_DEFAULTS: dict[str, Any] = {
+    "recall.neighbour": 0.5,      # α: a turn's score + α · the better of its two neighbours' scores
+    "recall.person": 0.3,         # × (1 + this) for a turn by, or a memory bound to, the person named
+    "recall.time": 0.2,           # × (1 + this) for a turn with a time expression, for a time question
+    "recall.recency": 0.0,        # + this · 2^(−age / recall.halfLifeDays)
+    "recall.halfLifeDays": 90.0,
+    "recall.candidates": 200,     # best-scored turns looked at before governance and smoothing
+    "recall.segment": True,       # build_context adds a "from past conversations" segment
+    "recall.tokenShare": 0.25,    # of the token budget, at most, for that segment
+    "recall.excerpts": 3,         # turns the segment quotes, at most
+}
 #: ``context.*`` settings the ``conversation`` package reads, with their defaults.
 CONTEXT_DEFAULTS: dict[str, Any] = {
     "context.compressThreshold": 40,
@@ -95,7 +108,8 @@ INT_RANGES: dict[str, tuple[int, int]] = {"memory.coreTokenCap": (1, 100_000),
                                           "memory.undoRetentionDays": (0, 36_500),
                                           "context.summaryChars": (80, 1_000_000),
                                           "context.buildStateMaxChars": (1, 1_000_000),
-                                          "context.crossStackMaxChars": (1, 1_000_000)}
+                                          "context.crossStackMaxChars": (1, 1_000_000),
+                                          "recall.candidates": (1, 100_000), "recall.excerpts": (0, 100)}
 
 
 def known_settings() -> dict[str, Any]:
@@ -104,6 +118,7 @@ def known_settings() -> dict[str, Any]:
     known.update({f"score.{part}": weight for part, weight in DEFAULT_WEIGHTS.items()})
     known.update(DEFAULT_TUNING)
     known.update(CONTEXT_DEFAULTS)
+    known.update(RECALL_DEFAULTS)
     known.update({key: None for key in TEXT_SETTINGS})
     known.update(ZONE_SETTINGS)
     known.update(OWNER_SETTINGS)
