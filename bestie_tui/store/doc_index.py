@@ -99,7 +99,7 @@ class IndexMeta:
 def create_tables(db: Any) -> None:
     """Create the index tables (idempotent); run by the schema migration."""
     for statement in SCHEMA:
-        db.execute_sql(statement)
+        db.execute_sql(db.table_ddl(statement))
 
 
 @lru_cache(maxsize=1)
@@ -297,8 +297,7 @@ def _write_meta(db: Any, collection: str, docs: int, word_total: int, char_total
 
 
 def _executemany(db: Any, sql: str, rows: list[tuple]) -> None:
-    if rows:
-        db.cursor().executemany(sql, rows)
+    db.run_many(sql, rows)  # an engine hook of the store's database class (``store.db``)
 
 
 # ------------------------------------------------------------------------------- incremental
