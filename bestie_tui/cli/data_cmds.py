@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from bestie_tui.paths import write_private_text
+from bestie_tui.store import backup as store_backup
 from bestie_tui.store import transfer
 from bestie_tui.store.models import ROLES
 from bestie_tui.text.clock import show
@@ -139,7 +140,7 @@ def clear(app, yes) -> None:
     """Delete every memory, message and event after writing a backup (settings are kept)."""
     if not yes:
         raise click.UsageError("clear deletes every memory and message; add --yes to confirm (a backup is written first)")
-    backup = transfer.clear(app.store())
+    backup = store_backup.clear(app.store())
     click.echo(f"cleared; backup written to {backup}")
 
 

@@ -238,7 +238,7 @@ def import_times(store) -> dict[int, datetime]:
 
     rows = store.db.execute_sql(
         f"SELECT memory_id, MAX(at) FROM {Event._meta.table_name} "
-        "WHERE action = 'import' AND undone = 0 AND memory_id IS NOT NULL GROUP BY memory_id")
+        "WHERE action = 'import' AND NOT undone AND memory_id IS NOT NULL GROUP BY memory_id")
     out = {}
     for memory_id, at in rows:
         out[memory_id] = at if isinstance(at, datetime) else datetime.fromisoformat(str(at))

@@ -301,7 +301,7 @@ def put_record(store, key: str, value: Any) -> None:
         if value is None:
             Setting.delete().where(Setting.key == key).execute()
         else:
-            Setting.replace(key=key, value=json.dumps(value, ensure_ascii=False)).execute()
+            Setting.put(key, json.dumps(value, ensure_ascii=False))
 
 
 @uses_store

@@ -132,13 +132,13 @@ def import_any(store: MemoryStore, data: dict[str, Any], allow_secrets: bool = F
                 continue
             try:
                 if key in settings_mod.INTERNAL:
-                    Setting.replace(key=key, value=json.dumps(value, ensure_ascii=False)).execute()
+                    Setting.put(key, json.dumps(value, ensure_ascii=False))
                     continue
                 value = settings_mod.validate(key, value)
                 if store.get_setting(key) == value:
                     continue
                 if restore:  # the restored history already holds the change that set it
-                    Setting.replace(key=key, value=json.dumps(value)).execute()
+                    Setting.put(key, json.dumps(value))
                 else:
                     store.set_setting(key, value, actor="import")
                 result.settings_restored.append(key)
