@@ -13,21 +13,23 @@ from bestie_tui.paths import write_private_text
 from bestie_tui.store import backup as store_backup
 from bestie_tui.store import transfer
 from bestie_tui.store.models import ROLES
-from bestie_tui.text.clock import show
+from bestie_tui.text.clock import ago
 from bestie_tui.text.words import clip, json_text, printable
 
 from .common import json_option, memory, pass_app
 from .render import emit_json, message_line
 
 
-def _print_messages(items, as_json: bool, empty: str, tz=UTC) -> None:
+def _print_messages(items, as_json: bool, empty: str, tz=UTC, store=None) -> None:
+    """Messages as JSON or one line each; with ``store``, times read "3 min ago" by its clock."""
     if as_json:
         emit_json([m.to_dict() for m in items])
     elif not items:
         click.echo(empty)
     else:
+        now = store.clock() if store is not None else None
         for m in items:
-            click.echo(message_line(m, tz))
+            click.echo(message_line(m, tz, now))
 
 
 @memory.group(invoke_without_command=True)
@@ -42,7 +44,7 @@ def messages(ctx: click.Context, limit, role, user, as_json) -> None:
         return
     store = ctx.obj.store()
     _print_messages(store.messages(limit=limit, role=role, user=user), as_json,
-                    f"no messages from user {user!r}" if user else "no messages", store.owner_zone)
+                    f"no messages from user {user!r}" if user else "no messages", store.owner_zone, store)
 
 
 @messages.command("search")
@@ -57,7 +59,7 @@ def messages_search(app, query, limit, role, user, as_json) -> None:
     store = app.store()
     items = store.messages(limit=limit, role=role, query=query, user=user)
     _print_messages(items, as_json, f"no message matches {clip(query)!r}" + (f" for user {user!r}" if user else ""),
-                    store.owner_zone)
+                    store.owner_zone, store)
 
 
 @memory.command("export")
@@ -230,10 +232,11 @@ def history(app, limit, as_json) -> None:
         return
     if not events:
         click.echo("no changes recorded")
+    now = store.clock()
     for e in events:
         target = f"#{e.memory_id}" if e.memory_id else (e.after or {}).get("key", "-") if e.after else "-"
         mark = " (undone)" if e.undone else ""
-        click.echo(f"{show(e.at, store.owner_zone, seconds=True)}  {e.action:<14} {target:<22} by {e.actor}{mark}")
+        click.echo(f"{ago(e.at, now):<13}  {e.action:<14} {target:<22} by {e.actor}{mark}")
 
 
 def _value_or_default(stored, default):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from bestie_tui.text.clock import show
+from bestie_tui.text.clock import ago
 from bestie_tui.text.words import printable
 
 from .common import echo_diff, json_option, memory, pass_app
@@ -326,9 +326,10 @@ def hygiene_trend(app, limit, as_json) -> None:
     if not snaps:
         click.echo("no snapshots yet: run `bestie memory hygiene status`")
         return
+    now = store.clock()
     for s in snaps:
         bar = "█" * int(round(s.health / 5))
         c = s.counts
-        click.echo(f"{show(s.at, store.owner_zone, zone_name=False)}  {s.health:5.1f}  {bar:<20}  "
+        click.echo(f"{ago(s.at, now):<13}  {s.health:5.1f}  {bar:<20}  "
                    f"dup {c.get('duplicate_groups', 0)}  conflicts {c.get('contradictions', 0)}  "
                    f"stale {c.get('stale', 0)}  total {c.get('total', 0)}")
