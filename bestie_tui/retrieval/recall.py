@@ -42,6 +42,8 @@ from bestie_tui.store.models import ROLES, Message, Setting
 from bestie_tui.store.records import MessageRecord, iso
 from bestie_tui.store.settings import RECALL_DEFAULTS
 from bestie_tui.store.support import _message_record
+from bestie_tui.text.analysis import stop_words
+from bestie_tui.text.words import tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     from bestie_tui.store.memory_store import MemoryStore
@@ -95,6 +97,9 @@ class Candidate:
     age_days: float | None
     prev_id: int | None
     next_id: int | None
+    #: Query words (folded, stop words left out) in the turn's own text: between equal scores (a turn
+    #: and its neighbour indexed with each other's text), the turn that says it comes first.
+    own_words: int = 0
 
 
 @dataclass(frozen=True)
@@ -234,28 +239,31 @@ def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str
     person = next(iter(named)) if len(named) == 1 else None
     time_question = cues.is_time_question(query)
     now = store.clock()
+    words = set(tokens(query)) - stop_words()
     out = []
     for i in cand:
         prev_id, next_id = neighbours.get(i, (None, None))
-        best = max(near.get(prev_id, 0.0) if prev_id else 0.0, near.get(next_id, 0.0) if next_id else 0.0)
+        side = [near.get(n, 0.0) for n in (prev_id, next_id) if n is not None]
         at = rows[i].created_at
-        out.append(Candidate(i, rows[i], own[i], best, bool(person) and speakers[i] == person,
+        out.append(Candidate(i, rows[i], own[i], max(side, default=0.0), bool(person) and speakers[i] == person,
                              time_question and cues.has_time_expression(_own_text(rows[i].text)),
                              max(0.0, (now - at).total_seconds() / 86400) if at is not None else None,
-                             prev_id, next_id))
+                             prev_id, next_id, len(words & set(tokens(rows[i].text))) if own[i] > 0 else 0))
     return out
 
 
 def rank(found: Sequence[Candidate], knobs: Knobs, limit: int) -> list[tuple[float, dict[str, float], Candidate]]:
     """``(score, parts, candidate)`` of the ``limit`` best candidates under ``knobs``, best first
-    (ties: newer first). Pure arithmetic: the benchmark re-ranks one set of candidates per setting."""
+    (ties: the one whose own text has more of the query's words, then newer). Pure arithmetic:
+    the benchmark re-ranks one set of candidates per setting."""
     hits = []
     for c in found:
         parts = _parts(c, knobs)
         total = sum(parts.values())
         if total > 0 and (c.own > 0 or parts["neighbour"] > 0):
             hits.append((total, parts, c))
-    hits.sort(key=lambda h: (-h[0], -(h[2].row.created_at.timestamp() if h[2].row.created_at else 0.0), -h[2].id))
+    hits.sort(key=lambda h: (-round(h[0], 9), -h[2].own_words,
+                             -(h[2].row.created_at.timestamp() if h[2].row.created_at else 0.0), -h[2].id))
     return hits[:limit]
 
 
