@@ -91,3 +91,24 @@ def test_agent_recall_and_the_cli_print_the_segment(run, db_path):
     data = json.loads(run("memory", "recall", "passport", "--user", "ana", "--json").output)
     assert data["history"][0]["parts"]["relevance"] > 0
     assert run("memory", "recall", "passport", "--user", "bob").output.strip() == ""
+
+
+def test_messages_search_ranks_with_recall_and_shows_the_turns_around_each_hit(run, db_path):
+    store = MemoryStore(db_path)
+    ids = log(store, "s1", ["Linh: I signed up for contemporary dance classes", "Minh: Yeah, me too!",
+                            "Linh: see you at the studio"])
+    log(store, "s2", ["contemporary dance in another session"], user="bob")
+    store.close()
+    out = run("memory", "messages", "search", "contemporary dance", "--user", "ana")
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    hit = next(n for n, line in enumerate(lines) if "I signed up for contemporary dance" in line and not line.startswith("  "))
+    assert lines[hit + 1].startswith("  ") and "Yeah, me too!" in lines[hit + 1]  # the next turn, dimmed
+    assert "another session" not in out.output
+    data = json.loads(run("memory", "messages", "search", "contemporary dance", "--user", "ana", "--json").output)
+    assert data[0]["id"] in ids[:2] and data[0]["parts"]["relevance"] > 0
+    assert {m["id"] for h in data for m in h["before"] + h["after"]} <= set(ids)
+    only = json.loads(run("memory", "messages", "search", "dance", "--session", "s2", "--json").output)
+    assert [m["user"] for m in only] == ["bob"]
+    everyone = json.loads(run("memory", "messages", "search", "contemporary dance", "--json").output)
+    assert {m["user"] for m in everyone} == {"ana", "bob"}

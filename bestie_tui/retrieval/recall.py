@@ -126,8 +126,12 @@ class RecallHit:
                 "before": [m.to_dict() for m in self.before], "after": [m.to_dict() for m in self.after]}
 
 
-def _governed(user: str | None, channel: str | None, mode: str, session: str | None, role: str | None):
-    cond = (Message.user == user) | Message.user.is_null() if user is not None else Message.user.is_null()
+def _governed(user: str | None, channel: str | None, mode: str, session: str | None, role: str | None,
+              every_user: bool = False):
+    if every_user:
+        cond = Message.id.is_null(False)
+    else:
+        cond = (Message.user == user) | Message.user.is_null() if user is not None else Message.user.is_null()
     if mode == "governed":
         cond &= Message.channel.is_null() if channel is None else (Message.channel.is_null() | (Message.channel == channel))
     if session is not None:
@@ -141,7 +145,7 @@ def _governed(user: str | None, channel: str | None, mode: str, session: str | N
 def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | None = None,
            session: str | None = None, role: str | None = None, limit: int = 10, context: bool = True,
            exclude: Collection[int] = (), governance: str | None = None, knobs: Knobs | None = None,
-           dense: Dense | None = None) -> list[RecallHit]:
+           dense: Dense | None = None, every_user: bool = False) -> list[RecallHit]:
     """The ``limit`` turns of ``user``'s history that best answer ``query``, best first (ties: newer
     first), each with its score parts and (``context``) the turns around it.
 
@@ -156,6 +160,8 @@ def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | N
         governance: ``governed`` / ``full``; default the ``memory.governance`` setting.
         knobs: weights; default the store's ``recall.*`` settings.
         dense: an optional embedder (module docstring), fused by min–max normalisation.
+        every_user: the owner's own search of the whole history (``bestie memory messages search``
+            without ``--user``, the console's Messages view): no user condition. Never for a request.
 
     Returns:
         A list of ``RecallHit``; empty when nothing in the history shares a feature with the query.
@@ -172,7 +178,8 @@ def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | N
         return []
     knobs = knobs or Knobs.of(store)
     ranked = rank(candidates(store, query, user, channel=channel, session=session, role=role, limit=limit,
-                             exclude=exclude, governance=mode, knobs=knobs, dense=dense), knobs, limit)
+                             exclude=exclude, governance=mode, knobs=knobs, dense=dense, every_user=every_user),
+                  knobs, limit)
     shown = _context_rows([c for _, _, c in ranked]) if context else {}
     return [RecallHit(_message_record(c.row), total, parts,
                       [shown[c.prev_id]] if c.prev_id in shown else [],
@@ -182,7 +189,7 @@ def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | N
 @uses_store
 def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str | None, session: str | None,
                role: str | None, limit: int, exclude: Collection[int], governance: str, knobs: Knobs,
-               dense: Dense | None) -> list[Candidate]:
+               dense: Dense | None, every_user: bool = False) -> list[Candidate]:
     """What ``rank`` orders: the best-scored turns this request may see (at least ``knobs.candidates``
     of them, widened until ``2 · limit`` pass governance) and their unscored session neighbours, each
     with the signals of the module docstring. Arguments as for ``recall``."""
@@ -196,7 +203,7 @@ def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str
     nonzero = int(np.count_nonzero(base))
     excluded = set(exclude)
     want = max(knobs.candidates, 4 * limit)
-    cond = _governed(user, channel, mode, session, role)
+    cond = _governed(user, channel, mode, session, role, every_user)
     rows: dict[int, Any] = {}
     taken = 0
     while True:  # the best-scored turns, widened until enough of them are this request's to see
