@@ -157,8 +157,8 @@ def tune(conversations, workdir: Path) -> None:
                                    role=None, limit=max(KS), exclude=(), governance="governed", knobs=base, dense=None)
                 questions.append((qa.category, set(qa.evidence), found, by_id))
         store.close()
-    grid = {"neighbour": (0.3, 0.5, 0.7, 1.0), "person": (0.0, 0.3, 0.6, 1.0),
-            "time": (0.0, 0.2, 0.5), "recency": (0.0, 0.02)}
+    grid = {"neighbour": (0.5, 0.75, 1.0, 1.5, 2.0), "person": (0.0, 0.5, 1.0, 1.5, 2.5),
+            "time": (0.0, 0.25, 0.5, 0.8, 1.2), "recency": (0.0, 0.02)}
     rows = []
     for values in itertools.product(*grid.values()):
         knobs = replace(base, **dict(zip(grid, values)))

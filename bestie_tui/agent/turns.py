@@ -27,8 +27,9 @@ class Recall:
     Attributes:
         block: the memory block exactly as it goes into the prompt (``""`` when nothing applies).
         pack: the ``ContextPack`` behind it (records, scores, what was left out and why).
-        history: earlier chat turns recalled for the request — a seam for history recall, empty
-            until the store can recall history.
+        history: earlier chat turns recalled for the request (the block's recall segment,
+            ``retrieval.recall``): each ``{"message_id", "session", "line", "tokens", "score", "parts"}``;
+            empty when the ``recall.segment`` setting is off or nothing in the history applies.
     """
 
     block: str
@@ -55,8 +56,9 @@ def check_text(text: Any, what: str = "text") -> str:
 
 @uses_store
 def recall(store, query: str, *, user: str | None, channel: str | None = None, project: str | None = None,
-           token_budget: int | None = None) -> Recall:
-    """The memory block a prompt for ``query`` gets (``assembly.build_context``), recording access
+           token_budget: int | None = None, session: str | None = None) -> Recall:
+    """The memory block a prompt for ``query`` gets (``assembly.build_context``, with the recall
+    segment of past conversations, never the current ``session``'s recent turns), recording access
     of the included memories as a real prompt does.
 
     Raises:
@@ -66,8 +68,9 @@ def recall(store, query: str, *, user: str | None, channel: str | None = None, p
 
     check_text(query, "query")
     pack = build_context(store, query, user, channel, project,
-                         DEFAULT_TOKEN_BUDGET if token_budget is None else token_budget, record_access=True)
-    return Recall(pack.render(), pack, history=[])
+                         DEFAULT_TOKEN_BUDGET if token_budget is None else token_budget, record_access=True,
+                         history=True, session=session)
+    return Recall(pack.render(), pack, history=[r.to_dict() for r in pack.recalled])
 
 
 @uses_store

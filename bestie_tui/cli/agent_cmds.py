@@ -64,15 +64,17 @@ def propose_turn_cmd(app: AppContext, text, user, channel, project, session, as_
 
 @memory.command("recall")
 @click.argument("query")
-@_binding("channel", "project")
+@_binding("channel", "project", "session")
 @click.option("--budget", type=click.IntRange(0), default=None, help="Token budget of the block (default 600).")
 @json_option
 @pass_app
-def recall_cmd(app: AppContext, query, user, channel, project, budget, as_json) -> None:
-    """Print the memory block a prompt for QUERY gets (its memories' access is recorded)."""
+def recall_cmd(app: AppContext, query, user, channel, project, session, budget, as_json) -> None:
+    """Print the memory block a prompt for QUERY gets, with its excerpts of past conversations (the
+    recall segment; never the current --session's recent turns). Its memories' access is recorded."""
     from bestie_tui.agent.turns import recall
 
-    result = recall(app.store(), query, user=user, channel=channel, project=project, token_budget=budget)
+    result = recall(app.store(), query, user=user, channel=channel, project=project, token_budget=budget,
+                    session=session)
     if as_json:
         emit_json(result.to_dict())
     elif result.block:

@@ -52,14 +52,36 @@ def messages(ctx: click.Context, limit, role, user, as_json) -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--role", type=click.Choice(ROLES))
 @click.option("--user", help="Only this user's messages.")
+@click.option("--session", help="Only this session's messages.")
 @json_option
 @pass_app
-def messages_search(app, query, limit, role, user, as_json) -> None:
-    """Chat messages matching QUERY (case-, accent- and inflection-tolerant)."""
+def messages_search(app, query, limit, role, user, session, as_json) -> None:
+    """Chat messages for QUERY, best first (history recall: each turn with the turns around it,
+    shown dimmed); a query recall finds nothing for falls back to the tolerant text filter."""
+    from bestie_tui.retrieval.recall import recall
+
     store = app.store()
-    items = store.messages(limit=limit, role=role, query=query, user=user)
-    _print_messages(items, as_json, f"no message matches {clip(query)!r}" + (f" for user {user!r}" if user else ""),
-                    store.owner_zone, store)
+    hits = recall(store, query, user, session=session, role=role, limit=limit, governance="full",
+                  every_user=user is None)
+    empty = f"no message matches {clip(query)!r}" + (f" for user {user!r}" if user else "")
+    if not hits:
+        items = [m for m in store.messages(limit=None if session else limit, role=role, query=query, user=user)
+                 if session is None or m.session == session][:limit]
+        _print_messages(items, as_json, empty, store.owner_zone, store)
+        return
+    if as_json:
+        emit_json([{**h.message.to_dict(), "score": round(h.score, 4), "parts": {k: round(v, 4) for k, v in h.parts.items()},
+                    "before": [m.to_dict() for m in h.before], "after": [m.to_dict() for m in h.after]} for h in hits])
+        return
+    now = store.clock()
+    for n, hit in enumerate(hits):
+        if n:
+            click.echo("")
+        for m in hit.before:
+            click.echo(click.style("  " + message_line(m, store.owner_zone, now), dim=True))
+        click.echo(message_line(hit.message, store.owner_zone, now))
+        for m in hit.after:
+            click.echo(click.style("  " + message_line(m, store.owner_zone, now), dim=True))
 
 
 @memory.command("export")

@@ -152,12 +152,14 @@ def _normalize_pins(pins: dict[str, str] | Iterable[tuple[str, str]] | None) -> 
 
 @uses_store
 def memory_block(store, query: str, user: str | None, channel: str | None, project: str | None,
-                 token_budget: int, token_mode: str, record_access: bool = True):
-    """``assembly.build_context`` (imported lazily) → ``(ContextPack, rendered block text)``."""
+                 token_budget: int, token_mode: str, record_access: bool = True, exclude_texts: Iterable[str] = ()):
+    """``assembly.build_context`` (imported lazily) → ``(ContextPack, rendered block text)``, with the
+    recall segment of past conversations (unless ``recall.segment`` is off), never quoting a turn
+    whose text is in ``exclude_texts`` (the pack's own history)."""
     from bestie_tui.retrieval.assembly import build_context
 
     pack = build_context(store, query, user, channel, project, token_budget, token_mode=token_mode,
-                         record_access=record_access)
+                         record_access=record_access, history=True, exclude_texts=exclude_texts)
     return pack, pack.render()
 
 
@@ -241,13 +243,17 @@ def build_pack(task: str | None, history: Iterable[dict[str, Any]] = (), *,
     def memory(tokens: int, record: bool) -> tuple[Any, dict[str, str] | None]:
         if store is None:
             return None, None
-        pack, block = (memory_fn or memory_block)(store, query or task, user, channel, project, tokens,
-                                                  token_mode, record)
+        if memory_fn is not None:
+            pack, block = memory_fn(store, query or task, user, channel, project, tokens, token_mode, record)
+        else:
+            pack, block = memory_block(store, query or task, user, channel, project, tokens, token_mode, record,
+                                       exclude_texts=[str(m.get("content", "")) for m in history if isinstance(m, dict)])
         return pack, (make_pin(MEMORY_BLOCK, block) if block else None)
 
     def tokens_of(msgs: Iterable[dict[str, Any]]) -> int:
         return sum(message_tokens(m, token_mode) for m in msgs)
 
+    history = list(history)  # read twice: the recall segment skips what the history already holds
     mem_budget = memory_tokens if memory_tokens is not None else (
         min(DEFAULT_MEMORY_TOKENS, budget // 4) if budget else DEFAULT_MEMORY_TOKENS)
     # With a budget the block may be rebuilt smaller, so access is recorded once, at the end.

@@ -42,6 +42,8 @@ from bestie_tui.store.models import ROLES, Message, Setting
 from bestie_tui.store.records import MessageRecord, iso
 from bestie_tui.store.settings import RECALL_DEFAULTS
 from bestie_tui.store.support import _message_record
+from bestie_tui.text.analysis import stop_words
+from bestie_tui.text.words import tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     from bestie_tui.store.memory_store import MemoryStore
@@ -95,6 +97,9 @@ class Candidate:
     age_days: float | None
     prev_id: int | None
     next_id: int | None
+    #: Query words (folded, stop words left out) in the turn's own text: between equal scores (a turn
+    #: and its neighbour indexed with each other's text), the turn that says it comes first.
+    own_words: int = 0
 
 
 @dataclass(frozen=True)
@@ -121,8 +126,12 @@ class RecallHit:
                 "before": [m.to_dict() for m in self.before], "after": [m.to_dict() for m in self.after]}
 
 
-def _governed(user: str | None, channel: str | None, mode: str, session: str | None, role: str | None):
-    cond = (Message.user == user) | Message.user.is_null() if user is not None else Message.user.is_null()
+def _governed(user: str | None, channel: str | None, mode: str, session: str | None, role: str | None,
+              every_user: bool = False):
+    if every_user:
+        cond = Message.id.is_null(False)
+    else:
+        cond = (Message.user == user) | Message.user.is_null() if user is not None else Message.user.is_null()
     if mode == "governed":
         cond &= Message.channel.is_null() if channel is None else (Message.channel.is_null() | (Message.channel == channel))
     if session is not None:
@@ -136,7 +145,7 @@ def _governed(user: str | None, channel: str | None, mode: str, session: str | N
 def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | None = None,
            session: str | None = None, role: str | None = None, limit: int = 10, context: bool = True,
            exclude: Collection[int] = (), governance: str | None = None, knobs: Knobs | None = None,
-           dense: Dense | None = None) -> list[RecallHit]:
+           dense: Dense | None = None, every_user: bool = False) -> list[RecallHit]:
     """The ``limit`` turns of ``user``'s history that best answer ``query``, best first (ties: newer
     first), each with its score parts and (``context``) the turns around it.
 
@@ -151,6 +160,8 @@ def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | N
         governance: ``governed`` / ``full``; default the ``memory.governance`` setting.
         knobs: weights; default the store's ``recall.*`` settings.
         dense: an optional embedder (module docstring), fused by min–max normalisation.
+        every_user: the owner's own search of the whole history (``bestie memory messages search``
+            without ``--user``, the console's Messages view): no user condition. Never for a request.
 
     Returns:
         A list of ``RecallHit``; empty when nothing in the history shares a feature with the query.
@@ -167,7 +178,8 @@ def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | N
         return []
     knobs = knobs or Knobs.of(store)
     ranked = rank(candidates(store, query, user, channel=channel, session=session, role=role, limit=limit,
-                             exclude=exclude, governance=mode, knobs=knobs, dense=dense), knobs, limit)
+                             exclude=exclude, governance=mode, knobs=knobs, dense=dense, every_user=every_user),
+                  knobs, limit)
     shown = _context_rows([c for _, _, c in ranked]) if context else {}
     return [RecallHit(_message_record(c.row), total, parts,
                       [shown[c.prev_id]] if c.prev_id in shown else [],
@@ -177,7 +189,7 @@ def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | N
 @uses_store
 def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str | None, session: str | None,
                role: str | None, limit: int, exclude: Collection[int], governance: str, knobs: Knobs,
-               dense: Dense | None) -> list[Candidate]:
+               dense: Dense | None, every_user: bool = False) -> list[Candidate]:
     """What ``rank`` orders: the best-scored turns this request may see (at least ``knobs.candidates``
     of them, widened until ``2 · limit`` pass governance) and their unscored session neighbours, each
     with the signals of the module docstring. Arguments as for ``recall``."""
@@ -191,7 +203,7 @@ def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str
     nonzero = int(np.count_nonzero(base))
     excluded = set(exclude)
     want = max(knobs.candidates, 4 * limit)
-    cond = _governed(user, channel, mode, session, role)
+    cond = _governed(user, channel, mode, session, role, every_user)
     rows: dict[int, Any] = {}
     taken = 0
     while True:  # the best-scored turns, widened until enough of them are this request's to see
@@ -234,28 +246,31 @@ def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str
     person = next(iter(named)) if len(named) == 1 else None
     time_question = cues.is_time_question(query)
     now = store.clock()
+    words = set(tokens(query)) - stop_words()
     out = []
     for i in cand:
         prev_id, next_id = neighbours.get(i, (None, None))
-        best = max(near.get(prev_id, 0.0) if prev_id else 0.0, near.get(next_id, 0.0) if next_id else 0.0)
+        side = [near.get(n, 0.0) for n in (prev_id, next_id) if n is not None]
         at = rows[i].created_at
-        out.append(Candidate(i, rows[i], own[i], best, bool(person) and speakers[i] == person,
+        out.append(Candidate(i, rows[i], own[i], max(side, default=0.0), bool(person) and speakers[i] == person,
                              time_question and cues.has_time_expression(_own_text(rows[i].text)),
                              max(0.0, (now - at).total_seconds() / 86400) if at is not None else None,
-                             prev_id, next_id))
+                             prev_id, next_id, len(words & set(tokens(rows[i].text))) if own[i] > 0 else 0))
     return out
 
 
 def rank(found: Sequence[Candidate], knobs: Knobs, limit: int) -> list[tuple[float, dict[str, float], Candidate]]:
     """``(score, parts, candidate)`` of the ``limit`` best candidates under ``knobs``, best first
-    (ties: newer first). Pure arithmetic: the benchmark re-ranks one set of candidates per setting."""
+    (ties: the one whose own text has more of the query's words, then newer). Pure arithmetic:
+    the benchmark re-ranks one set of candidates per setting."""
     hits = []
     for c in found:
         parts = _parts(c, knobs)
         total = sum(parts.values())
         if total > 0 and (c.own > 0 or parts["neighbour"] > 0):
             hits.append((total, parts, c))
-    hits.sort(key=lambda h: (-h[0], -(h[2].row.created_at.timestamp() if h[2].row.created_at else 0.0), -h[2].id))
+    hits.sort(key=lambda h: (-round(h[0], 9), -h[2].own_words,
+                             -(h[2].row.created_at.timestamp() if h[2].row.created_at else 0.0), -h[2].id))
     return hits[:limit]
 
 

@@ -64,9 +64,9 @@ DEFAULT_TUNING: dict[str, float] = {
 #: History recall (``retrieval.recall``): key → default. The weights were chosen on the 7 shared
 #: LoCoMo conversations by ``benchmarks/retrieval_locomo.py --tune`` (its docstring has the grid).
 RECALL_DEFAULTS: dict[str, Any] = {
-    "recall.neighbour": 0.5,      # α: a turn's score + α · the better of its two neighbours' scores
-    "recall.person": 0.3,         # × (1 + this) for a turn by, or a memory bound to, the person named
-    "recall.time": 0.2,           # × (1 + this) for a turn with a time expression, for a time question
+    "recall.neighbour": 1.0,      # α: a turn's score + α · the better of its two neighbours' scores
+    "recall.person": 1.0,         # × (1 + this) for a turn by, or a memory bound to, the person named
+    "recall.time": 0.5,           # × (1 + this) for a turn with a time expression, for a time question
     "recall.recency": 0.0,        # + this · 2^(−age / recall.halfLifeDays)
     "recall.halfLifeDays": 90.0,
     "recall.candidates": 200,     # best-scored turns looked at before governance and smoothing
