@@ -27,6 +27,7 @@ from bestie_tui.errors import BestieError, ImportFormatError
 from bestie_tui.store import settings as settings_mod
 from bestie_tui.store import transfer
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.db import sync_sequences
 from bestie_tui.store.models import Event, Setting
 from bestie_tui.store.records import ImportResult, iso
 
@@ -124,6 +125,7 @@ def import_any(store: MemoryStore, data: dict[str, Any], allow_secrets: bool = F
                 values = {f: e.get(f) for f in _EVENT_FIELDS}
                 values.update(id=e["id"] + offset, at=_naive(e["at"]), undone=bool(values["undone"]))
                 Event.insert(**values).execute()
+            sync_sequences(store.db)  # ids written by hand: the next generated one comes after them
             result.events_restored = len(events)
         else:
             result.events_kept_local = len(events)
