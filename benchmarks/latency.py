@@ -3,6 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/latency.py [--sizes 1000,10000,100000] [--queries 200]
+    .venv/bin/python benchmarks/latency.py --db postgresql://… [engines.py's options]  (SQLite beside PostgreSQL)
 
 For each size N, a real temp-file store holds N approved memories: the MSC/PersonaChat persona facts
 of ../shared/data/msc_personas_all.json, one user per persona (the file's 65,245 facts repeat, with
@@ -112,6 +113,11 @@ def measure(size: int, facts, queries: int, one_user: bool, workdir: Path) -> li
 
 
 def main() -> None:
+    if "--db" in sys.argv:  # the same tables on PostgreSQL beside SQLite: benchmarks/engines.py
+        import engines
+
+        engines.main()
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=200)
