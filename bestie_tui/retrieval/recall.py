@@ -10,6 +10,9 @@ after it in its session, so nothing is refitted per process). The score of a tur
                           · (1 + time · [q asks when / how long and m holds a time expression])
                 + recency · 2^(−age(m) / halfLifeDays)
 
+A turn whose ``smooth(m)`` is under ``recall.minScore`` (default 0.1, the floor memories have in
+``score.minRelevance``) is no hit: a few shared character n-grams are not a match.
+
 ``prev``/``next`` are the turns just before and after in the same session of the same user. The
 named person is read from a turn's leading ``Name:`` label (``cues.speaker_of``) and only counts when
 the request names exactly one of the speakers it meets. Every weight is a ``recall.*`` setting; the
@@ -63,6 +66,7 @@ class Knobs:
     recency: float
     half_life_days: float
     candidates: int
+    min_score: float = 0.0
 
     @classmethod
     def of(cls, store: MemoryStore) -> Knobs:
@@ -70,7 +74,7 @@ class Knobs:
         values = recall_settings(store)
         return cls(float(values["recall.neighbour"]), float(values["recall.person"]), float(values["recall.time"]),
                    float(values["recall.recency"]), float(values["recall.halfLifeDays"]),
-                   int(values["recall.candidates"]))
+                   int(values["recall.candidates"]), float(values["recall.minScore"]))
 
 
 def recall_settings(store: MemoryStore) -> dict[str, Any]:
@@ -267,7 +271,7 @@ def rank(found: Sequence[Candidate], knobs: Knobs, limit: int) -> list[tuple[flo
     for c in found:
         parts = _parts(c, knobs)
         total = sum(parts.values())
-        if total > 0 and (c.own > 0 or parts["neighbour"] > 0):
+        if total > 0 and parts["relevance"] + parts["neighbour"] >= max(knobs.min_score, 1e-12):
             hits.append((total, parts, c))
     hits.sort(key=lambda h: (-round(h[0], 9), -h[2].own_words,
                              -(h[2].row.created_at.timestamp() if h[2].row.created_at else 0.0), -h[2].id))
