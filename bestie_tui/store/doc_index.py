@@ -147,7 +147,8 @@ def event_mark(db: Any, collection: str = MEMORY) -> tuple[int, int]:
     lookups. For ``memory`` the event log; for ``message`` the message table itself (messages are
     appended without events; an erase or an undone import drops its messages from the index)."""
     table = "message" if collection == MESSAGE else "event"
-    low, high = db.execute_sql(f"SELECT MIN(id), MAX(id) FROM {table}").fetchone()
+    # two subqueries: SQLite answers a lone MIN or MAX from the key, but scans for both in one SELECT
+    low, high = db.execute_sql(f"SELECT (SELECT MIN(id) FROM {table}), (SELECT MAX(id) FROM {table})").fetchone()
     return (low or 0, high or 0)
 
 
