@@ -137,7 +137,7 @@ def _governed(user: str | None, channel: str | None, mode: str, session: str | N
     parts: list[str] = []
     params: list[Any] = []
     if not every_user:
-        parts.append("user IS NULL" if user is None else "(user = ? OR user IS NULL)")
+        parts.append('"user" IS NULL' if user is None else '("user" = ? OR "user" IS NULL)')
         params += [] if user is None else [user]
     if mode == "governed":
         parts.append("channel IS NULL" if channel is None else "(channel = ? OR channel IS NULL)")
@@ -159,7 +159,7 @@ def _turns(db: Any, ids: Sequence[int], where: tuple[str, list[Any]] | None = No
     for start in range(0, len(wanted), 500):
         chunk = wanted[start:start + 500]
         for i, role, text, user, channel, session, at in db.execute_sql(
-                f"SELECT id, role, text, user, channel, session, created_at FROM message WHERE id IN "
+                f'SELECT id, role, text, "user", channel, session, created_at FROM message WHERE id IN '
                 f"({','.join('?' * len(chunk))}) AND {condition}", [*chunk, *params]).fetchall():
             when = at if isinstance(at, datetime) else datetime.fromisoformat(str(at))  # NOT NULL column
             out[i] = MessageRecord(id=i, role=role, text=text, user=user, channel=channel, session=session,
