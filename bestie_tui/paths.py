@@ -32,11 +32,21 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
-def default_db_path() -> Path:
-    """Database used when neither ``--db`` nor ``BESTIE_DB`` is given: ``<data dir>/memory.db``."""
+#: What a PostgreSQL URL starts with (``--db``/``BESTIE_DB`` take one where they take a file).
+DATABASE_URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_database_url(location: object) -> bool:
+    """True when ``location`` is a PostgreSQL URL rather than a file path."""
+    return isinstance(location, str) and location.startswith(DATABASE_URL_SCHEMES)
+
+
+def default_db_path() -> Path | str:
+    """Database used when neither ``--db`` nor ``BESTIE_DB`` is given: ``<data dir>/memory.db``.
+    ``BESTIE_DB`` may name a file or a ``postgresql://`` URL (returned as the string it is)."""
     env = os.environ.get("BESTIE_DB")
     if env:
-        return Path(env).expanduser()
+        return env if is_database_url(env) else Path(env).expanduser()
     return data_dir() / "memory.db"
 
 
@@ -45,8 +55,11 @@ def demo_db_path() -> Path:
     return data_dir() / "demo.db"
 
 
-def backup_dir(db_path: Path) -> Path:
-    """Backups of a database go beside it, in ``<db dir>/backups``."""
+def backup_dir(db_path: Path | str) -> Path:
+    """Backups of a database go beside it, in ``<db dir>/backups``; those of a PostgreSQL database
+    (a URL) in the data directory's ``backups``."""
+    if is_database_url(db_path):
+        return data_dir() / "backups"
     return Path(db_path).resolve().parent / "backups"
 
 

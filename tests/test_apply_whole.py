@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bestie_tui.hygiene.plan_apply import apply_plan
 from bestie_tui.hygiene.plan_build import build_cleanup_plan
-from bestie_tui.store import transfer
+from bestie_tui.store import backup as store_backup
 from bestie_tui.store.models import Event, Memory
 
 
@@ -89,7 +89,7 @@ def test_clear_writes_its_backup_under_a_temporary_name_then_renames(store, monk
         return original(sql, params, *args, **kwargs)
 
     monkeypatch.setattr(store.db, "execute_sql", spy)
-    backup = transfer.clear(store)
+    backup = store_backup.clear(store)
     [written] = seen
     assert ".partial" in Path(written).name and written != str(backup)
     assert backup.exists() and sqlite3.connect(backup).execute("select count(*) from memory").fetchone() == (1,)
@@ -109,7 +109,7 @@ def test_a_killed_backup_leaves_no_file_named_like_a_backup(store, monkeypatch):
 
     monkeypatch.setattr(store.db, "execute_sql", dies)
     try:
-        transfer.clear(store)
+        store_backup.clear(store)
     except KeyboardInterrupt:
         pass
     from bestie_tui.paths import backup_dir

@@ -9,6 +9,8 @@ from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.retrieval.search import search
 from bestie_tui.text.tokens import count_tokens
 
+pytestmark = pytest.mark.both_engines
+
 
 @pytest.fixture
 def linh(store):

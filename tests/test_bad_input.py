@@ -18,6 +18,7 @@ from bestie_tui.errors import (
     SchemaError,
     StorageError,
 )
+from bestie_tui.store import backup as store_backup
 from bestie_tui.store import transfer
 from bestie_tui.store.db import APPLICATION_ID
 from bestie_tui.store.memory_store import MemoryStore
@@ -129,7 +130,7 @@ def test_ttl_too_far_away(store, ttl):
 
 def test_undo_after_clear_points_at_the_backup(store):
     store.add("note", "Before the clear")
-    backup = transfer.clear(store)
+    backup = store_backup.clear(store)
     with pytest.raises(NotFoundError, match="clear") as info:
         store.undo()
     assert str(backup) in str(info.value)

@@ -169,7 +169,8 @@ def test_report_shows_the_user_of_a_group_and_plain_metadata_wording(run, db_pat
     for t in SEED:
         run("memory", "add", "preference", t, "--user", "an")
     out = run("memory", "analyze").output
-    assert "user an" in out and "min cosine" in out and "cosine ≥" not in out
+    assert "user an" in out and "cosine" not in out  # scores only behind --details
+    assert "lowest cosine" in run("memory", "analyze", "--details").output
     from bestie_tui.hygiene.doctor import run_doctor
     from bestie_tui.store.memory_store import MemoryStore
     from bestie_tui.store.models import Memory

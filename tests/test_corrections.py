@@ -11,6 +11,8 @@ import pytest
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.corrections import find_related
 
+pytestmark = pytest.mark.both_engines
+
 
 @pytest.fixture
 def hanoi(store, clock):

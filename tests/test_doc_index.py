@@ -6,7 +6,6 @@ and that a huge memory id costs nothing."""
 from __future__ import annotations
 
 import math
-import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -15,9 +14,13 @@ import pytest
 
 from bestie_tui.retrieval.bm25 import CHAR_B, CHAR_K1, K1, WORD_SHARE, B
 from bestie_tui.retrieval.index import MemoryIndex, get_index
+from bestie_tui.store import backup as store_backup
 from bestie_tui.store import doc_index
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.text.analysis import char_ngrams, features, query_features
+from tests.conftest import make_read_only, raw_connect
+
+pytestmark = pytest.mark.both_engines
 
 TEXTS = [
     "Linh prefers short replies in Vietnamese",
@@ -30,7 +33,7 @@ TEXTS = [
 
 def index_rows(db_path) -> dict[str, list[tuple]]:
     """Every index table as sorted rows, term ids replaced by the terms (ids differ between builds)."""
-    conn = sqlite3.connect(db_path)
+    conn = raw_connect(db_path)
     try:
         terms = {tid: (part, term) for tid, part, term in conn.execute("SELECT id, part, term FROM ix_term")}
         return {
@@ -46,7 +49,7 @@ def index_rows(db_path) -> dict[str, list[tuple]]:
 
 def test_each_write_updates_the_stored_index_in_its_own_transaction(store, db_path):
     ids = [store.add("note", t, user="linh").id for t in TEXTS]
-    conn = sqlite3.connect(db_path)
+    conn = raw_connect(db_path)
     docs, mark = conn.execute("SELECT docs, event_high FROM ix_meta WHERE collection = 'memory'").fetchone()
     assert docs == len(TEXTS)
     assert mark == conn.execute("SELECT MAX(id) FROM event").fetchone()[0]  # nothing left to catch up
@@ -75,7 +78,7 @@ def test_incremental_upkeep_equals_a_full_rebuild(store, db_path):
 def test_a_new_process_loads_the_index_instead_of_refitting(store, db_path):
     for t in TEXTS:
         store.add("note", t, user="linh")
-    built = sqlite3.connect(db_path).execute("SELECT built_at FROM ix_meta").fetchone()
+    built = raw_connect(db_path).execute("SELECT built_at FROM ix_meta").fetchone()
     code = (
         "import sys\n"
         "from bestie_tui.store.memory_store import MemoryStore\n"
@@ -90,7 +93,7 @@ def test_a_new_process_loads_the_index_instead_of_refitting(store, db_path):
     relevance, fits = out.stdout.splitlines()[0].split()
     assert float(relevance) > 0.5 and fits == "0"
     assert out.stdout.splitlines()[1] == "False False"
-    assert sqlite3.connect(db_path).execute("SELECT built_at FROM ix_meta").fetchone() == built
+    assert raw_connect(db_path).execute("SELECT built_at FROM ix_meta").fetchone() == built
 
 
 @pytest.mark.parametrize("damage", [
@@ -100,7 +103,7 @@ def test_a_new_process_loads_the_index_instead_of_refitting(store, db_path):
 ])
 def test_a_missing_or_stale_index_is_rebuilt_on_first_use(store, db_path, damage):
     ids = [store.add("note", t, user="linh").id for t in TEXTS]
-    conn = sqlite3.connect(db_path)
+    conn = raw_connect(db_path)
     conn.execute(damage)
     conn.commit()
     conn.close()
@@ -116,9 +119,9 @@ def test_a_write_that_skipped_the_index_is_caught_up_from_the_event_log(store, d
     ids = [store.add("note", t, user="linh").id for t in TEXTS]
     index = get_index(store)
     assert index.relevance("kayak", ids).max() == 0.0
-    conn = sqlite3.connect(db_path)  # an older tool: it writes the row and its event, not the index
+    conn = raw_connect(db_path)  # an older tool: it writes the row and its event, not the index
     conn.execute("UPDATE memory SET text = 'Kayak trip on the river' WHERE id = ?", (ids[2],))
-    conn.execute("INSERT INTO event (batch, memory_id, action, actor, at, undone) VALUES ('x:1', ?, 'edit', 'tool', '2026-01-01', 0)",
+    conn.execute("INSERT INTO event (batch, memory_id, action, actor, at, undone) VALUES ('x:1', ?, 'edit', 'tool', '2026-01-01', FALSE)",
                  (ids[2],))
     conn.commit()
     conn.close()
@@ -130,11 +133,10 @@ def test_a_write_that_skipped_the_index_is_caught_up_from_the_event_log(store, d
 def test_clear_empties_the_index(store, db_path):
     for t in TEXTS:
         store.add("note", t, user="linh")
-    from bestie_tui.store import transfer
 
-    transfer.clear(store)
+    store_backup.clear(store)
     assert get_index(store).top("coffee", 5) == []
-    assert sqlite3.connect(db_path).execute("SELECT COUNT(*) FROM ix_posting").fetchone() == (0,)
+    assert raw_connect(db_path).execute("SELECT COUNT(*) FROM ix_posting").fetchone() == (0,)
 
 
 def test_reindex_command_rebuilds_with_a_count(run, store):
@@ -204,7 +206,7 @@ def test_a_huge_memory_id_costs_one_row_not_an_array_of_its_size(store, db_path)
         store.db.execute_sql(
             "INSERT INTO memory (id, text, kind, status, scope, layer, pinned, stale, access_count, confidence, "
             "created_at, updated_at, norm, terms) VALUES (?, 'Kayak trip on the river', 'note', 'approved', "
-            "'project', 'working', 0, 0, 0, 0.8, '2026-01-01', '2026-01-01', 'kayak trip on the river', 'kayak')",
+            "'project', 'working', FALSE, FALSE, 0, 0.8, '2026-01-01', '2026-01-01', 'kayak trip on the river', 'kayak')",
             (huge,))
         store.record_event("import:x", "import", huge, None, None, "owner")
         doc_index.sync(store.db)
@@ -223,7 +225,7 @@ def test_an_older_schema_file_is_migrated_in_place_and_indexed_on_first_use(tmp_
     first = MemoryStore(path)
     first.add("note", "Linh drinks egg coffee on weekends", user="linh")
     first.close()
-    conn = sqlite3.connect(path)  # turn it into a file of the version before the index: no index tables
+    conn = raw_connect(path)  # turn it into a file of the version before the index: no index tables
     for table in ("ix_meta", "ix_term", "ix_posting", "ix_block", "ix_doc"):
         conn.execute(f"DROP TABLE {table}")
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
@@ -242,10 +244,10 @@ def test_a_read_only_database_still_answers_from_the_index_it_has(store, db_path
     ids = [store.add("note", t, user="linh").id for t in TEXTS]
     store.close()
     ro = MemoryStore(db_path)
-    ro.db.execute_sql("PRAGMA query_only = 1")
-    conn = sqlite3.connect(db_path)
+    make_read_only(ro.db)
+    conn = raw_connect(db_path)
     conn.execute("UPDATE memory SET text = 'Kayak trip' WHERE id = ?", (ids[0],))
-    conn.execute("INSERT INTO event (batch, memory_id, action, actor, at, undone) VALUES ('x:1', ?, 'edit', 't', '2026-01-01', 0)",
+    conn.execute("INSERT INTO event (batch, memory_id, action, actor, at, undone) VALUES ('x:1', ?, 'edit', 't', '2026-01-01', FALSE)",
                  (ids[0],))
     conn.commit()
     conn.close()
@@ -256,7 +258,7 @@ def test_a_read_only_database_still_answers_from_the_index_it_has(store, db_path
 
 def test_counts_match_the_analyzers(store, db_path):
     store.add("note", "coffee coffee coffee tea", user="linh")
-    conn = sqlite3.connect(db_path)
+    conn = raw_connect(db_path)
     words, chars = features("coffee coffee coffee tea")
     wtotal, ctotal = conn.execute("SELECT word_total, char_total FROM ix_meta").fetchone()
     assert (wtotal, ctotal) == (len(words), len(chars))
@@ -267,10 +269,10 @@ def test_counts_match_the_analyzers(store, db_path):
 
 def test_rows_bulk_loaded_without_events_are_indexed_by_the_next_process(store, db_path):
     store.add("note", "Linh drinks egg coffee on weekends", user="linh")
-    conn = sqlite3.connect(db_path)  # a bulk load: rows only, no event, no index
+    conn = raw_connect(db_path)  # a bulk load: rows only, no event, no index
     conn.execute("INSERT INTO memory (text, kind, status, scope, layer, pinned, stale, access_count, confidence, "
                  "created_at, updated_at, norm, terms) VALUES ('Kayak trip on the river', 'note', 'approved', "
-                 "'project', 'working', 0, 0, 0, 0.8, '2026-01-01', '2026-01-01', 'kayak trip on the river', 'kayak')")
+                 "'project', 'working', FALSE, FALSE, 0, 0.8, '2026-01-01', '2026-01-01', 'kayak trip on the river', 'kayak')")
     conn.commit()
     conn.close()
     fresh = MemoryStore(db_path)
@@ -283,12 +285,12 @@ def test_a_read_only_database_without_an_index_is_a_clear_error(store, db_path):
 
     store.add("note", "Linh drinks egg coffee on weekends", user="linh")
     store.close()
-    conn = sqlite3.connect(db_path)
+    conn = raw_connect(db_path)
     conn.execute("DELETE FROM ix_meta")
     conn.commit()
     conn.close()
     ro = MemoryStore(db_path)
-    ro.db.execute_sql("PRAGMA query_only = 1")
+    make_read_only(ro.db)
     with pytest.raises(StorageError, match="reindex"):
         MemoryIndex(ro).relevance("coffee", [1])
     ro.close()

@@ -69,7 +69,7 @@ def test_a_chain_of_corrections_is_superseded_by_the_newest(store, clock):
 def test_analyze_prints_the_corrections_section(run, store, clock):
     ids = seed(store, clock)
     out = run("memory", "analyze").output
-    assert "corrections: 2" in out and "[residence: Hanoi → Da Lat]" in out
+    assert "corrections: 2" in out and "you: residence changed Hanoi → Da Lat" in out
     assert f"older #{ids['hanoi']:<5} User lives in Hanoi." in out
     data = json.loads(run("memory", "analyze", "--json").output)
     assert [c["newer"]["id"] for c in data["corrections"]] == [ids["dalat"], ids["p8"]]

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bestie_tui.hygiene.doctor import load_active
 from bestie_tui.hygiene.duplicates import find_duplicates
+
+pytestmark = pytest.mark.both_engines
 
 
 def groups_of(store):

@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 
 import jsonschema
+import pytest
 
 from bestie_tui.store.full_export import SCHEMA_PATH, schema
 from bestie_tui.store.memory_store import MemoryStore
+
+pytestmark = pytest.mark.both_engines
 
 
 def test_a_full_export_moves_undo_history_and_policies_to_a_new_database(run, db_path, tmp_path):

@@ -8,6 +8,8 @@ from bestie_tui.errors import InvalidValueError
 from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.retrieval.governance import bindings, governance_status, set_policy
 
+pytestmark = pytest.mark.both_engines
+
 CHANNELS = ("telegram:1", "zalo:2", None)
 PROJECTS = ("bestie", "thesis", None)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bestie_tui.conversation.injected import strip_injected
 from bestie_tui.conversation.pins import (
     ARTIFACT,
@@ -24,6 +26,8 @@ from bestie_tui.conversation.pins import (
 )
 from bestie_tui.conversation.proposals import candidate_statements, guess_kind, propose_from_turn
 from bestie_tui.retrieval.assembly import build_context
+
+pytestmark = pytest.mark.both_engines
 
 INJECTED = ["I prefer concise replies in Vietnamese.", "I always work on the bestie project in the evening."]
 

@@ -9,6 +9,8 @@ from bestie_tui.hygiene.plan_apply import apply_plan
 from bestie_tui.hygiene.plan_build import build_cleanup_plan, build_hygiene_plan, build_rebalance_plan
 from bestie_tui.store.models import Event, Memory
 
+pytestmark = pytest.mark.both_engines
+
 SEED = ["User prefers Vietnamese.", "User wants Vietnamese-first.", "Always answer in Vietnamese with diacritics."]
 APPROVED = "User prefers Vietnamese replies with proper diacritics unless they ask for another language."
 

@@ -5,7 +5,11 @@ injected."""
 
 from __future__ import annotations
 
+import pytest
+
 from bestie_tui.retrieval.assembly import build_context
+
+pytestmark = pytest.mark.both_engines
 
 
 def _injected(store, query: str, user: str = "an") -> list[str]:

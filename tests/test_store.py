@@ -11,6 +11,8 @@ from bestie_tui.errors import InvalidValueError, NotFoundError, PolicyError, Sec
 from bestie_tui.retrieval.search import search
 from bestie_tui.store.models import Event, Memory
 
+pytestmark = pytest.mark.both_engines
+
 
 def test_propose_under_ask_queues_pending(store):
     result = store.propose("Prefers concise replies", "communication_preference", user="linh")
@@ -47,15 +49,16 @@ def test_paused_memory_refuses_assistant_writes_but_owner_can_browse(store):
     "your verification code is 482913",
     "mật khẩu wifi là matkhau123",
 ])
-def test_secret_is_refused_and_written_nowhere(store, db_path, text):
+def test_secret_is_refused_and_written_nowhere(store, db_path, engine, text):
     with pytest.raises(SecretRefusedError) as info:
         store.propose(text, "note")
     secret_part = text.split()[-1]
     assert secret_part not in str(info.value)
     assert store.count() == 0 and Event.select().count() == 0
     store.close()
-    raw = b"".join(p.read_bytes() for p in db_path.parent.glob("memory.db*"))
-    assert secret_part.encode() not in raw
+    if engine == "sqlite":  # no byte of it in the file, its WAL or its shared memory
+        raw = b"".join(p.read_bytes() for p in db_path.parent.glob("memory.db*"))
+        assert secret_part.encode() not in raw
 
 
 def test_luhn_invalid_number_is_not_a_card(store):

@@ -7,7 +7,10 @@ import json
 import pytest
 
 from bestie_tui.errors import ImportFormatError
+from bestie_tui.store import backup as store_backup
 from bestie_tui.store import transfer
+
+pytestmark = pytest.mark.both_engines
 
 
 def seed(store):
@@ -27,7 +30,7 @@ def test_round_trip_export_clear_import(store, tmp_path):
     data = transfer.export_data(store)
     path = tmp_path / "export.json"
     path.write_text(json.dumps(data))
-    backup = transfer.clear(store)
+    backup = store_backup.clear(store)
     assert backup.exists() and store.count() == 0
     result = transfer.import_data(store, transfer.load_import_file(path))
     assert result.memories_added == len(before)
@@ -41,7 +44,7 @@ def test_round_trip_export_clear_import(store, tmp_path):
 def test_import_is_undoable_as_one_step(store):
     seed(store)
     data = transfer.export_data(store)
-    transfer.clear(store)
+    store_backup.clear(store)
     transfer.import_data(store, data)
     store.undo()
     assert store.count() == 0

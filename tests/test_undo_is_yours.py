@@ -12,6 +12,8 @@ from bestie_tui.errors import InvalidValueError, NotFoundError
 from bestie_tui.store.db import SCHEMA_VERSION
 from bestie_tui.store.memory_store import MemoryStore
 
+pytestmark = pytest.mark.both_engines
+
 
 def test_owner_undo_skips_the_assistants_newer_proposal(store):
     pinned = store.add("preference", "Prefers short answers")

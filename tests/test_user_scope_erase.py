@@ -15,14 +15,16 @@ from bestie_tui.errors import NotFoundError
 from bestie_tui.retrieval.search import search
 from bestie_tui.store.erase import erase_user, purge_history, purge_memory
 from bestie_tui.store.memory_store import MemoryStore
+from tests.conftest import stored_bytes
+
+pytestmark = pytest.mark.both_engines
 
 ALICE_SECRETISH = "Alice's private diary code name is Bluebird"
 
 
 def on_disk(path) -> bytes:
-    """Every byte of the database and its WAL, however SQLite left them."""
-    wal = path.with_name(path.name + "-wal")
-    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    """Everything the database holds (``conftest.stored_bytes``)."""
+    return stored_bytes(path)
 
 
 @pytest.fixture
@@ -67,8 +69,11 @@ def test_erase_user_removes_memories_messages_and_history_text_for_good(two_user
     for gone in (b"Bluebird", b"first draft", b"final plan", b"morning"):
         assert gone not in raw, gone
     assert b"Bob prefers tea with lemon" in raw
-    backup = db_path.parent / "backups"
-    assert result.backup.startswith(str(backup)) and b"Bluebird" in on_disk(__import__("pathlib").Path(result.backup))
+    from pathlib import Path
+
+    from bestie_tui.paths import backup_dir
+
+    assert result.backup.startswith(str(backup_dir(db_path))) and b"Bluebird" in Path(result.backup).read_bytes()
 
 
 def test_erase_is_not_undoable_and_undo_never_resurrects_erased_text(two_users):

@@ -24,7 +24,7 @@ def _put(store, value: list[dict[str, Any]]) -> None:
 
     with store.db.atomic():
         if value:
-            Setting.replace(key=KEY, value=json.dumps(value, ensure_ascii=False)).execute()
+            Setting.put(KEY, json.dumps(value, ensure_ascii=False))
         else:
             Setting.delete().where(Setting.key == KEY).execute()
 

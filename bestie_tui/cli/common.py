@@ -19,10 +19,19 @@ class AppContext:
         self.db = db
         self._store = None
 
-    def db_path(self) -> Path:
+    def db_path(self) -> Path | str:
+        """The SQLite file, or the PostgreSQL URL as given (``--db postgresql://…``)."""
         from ..paths import default_db_path
+        from ..store.db import is_url
 
+        if self.db and is_url(self.db):
+            return self.db
         return Path(self.db).expanduser() if self.db else default_db_path()
+
+    def db_exists(self) -> bool:
+        """Whether the chosen database is there to read (a server is, until opening it says otherwise)."""
+        where = self.db_path()
+        return isinstance(where, str) or where.exists()
 
     def store(self):
         if self._store is None:
@@ -140,6 +149,10 @@ class BestieGroup(click.Group):
                                        "nothing was changed") from None
 
 
+DB_HELP = ("SQLite database file, or a postgresql://user@host/dbname URL "
+           "(default: BESTIE_DB or the user data dir's memory.db).")
+
+
 def db_option(func):
     """``--db PATH`` on a group: overrides the root option, ``BESTIE_DB`` and the default."""
 
@@ -150,7 +163,7 @@ def db_option(func):
 
     return click.option(
         "--db", type=click.Path(dir_okay=False), expose_value=False, callback=remember, is_eager=True,
-        help="SQLite database file (default: BESTIE_DB or the user data dir's memory.db).",
+        help=DB_HELP,
     )(func)
 
 

@@ -88,7 +88,7 @@ def _plural(n: int, word: str) -> str:
 def _settings(app: AppContext) -> dict[str, Any]:
     from bestie_tui.conversation.config import context_settings
 
-    return context_settings(app.store() if app.db_path().exists() else None)
+    return context_settings(app.store() if app.db_exists() else None)
 
 
 def _summarizer(chars: int | None, settings: dict[str, Any]):
@@ -183,7 +183,7 @@ def _history(app, history_src: str | None, user: str | None) -> list[dict[str, A
     """The conversation: ``--history`` FILE or ``-``, else the newest 500 messages in the database."""
     if history_src:
         return parse_messages(_read(history_src), "standard input" if history_src == "-" else history_src)
-    if not app.db_path().exists():
+    if not app.db_exists():
         return []
     rows = app.store().messages(limit=500)
     return [{"role": m.role, "content": m.text, "created_at": m.created_at.isoformat(),
@@ -332,7 +332,7 @@ def settings_cmd(app, as_json) -> None:
     (bestie memory config) or an environment variable (FREETEXT_…), which wins."""
     from bestie_tui.conversation.config import env_names, setting_sources
 
-    sources = setting_sources(app.store() if app.db_path().exists() else None)
+    sources = setting_sources(app.store() if app.db_exists() else None)
     names = env_names()
     rows = [{"key": k, "value": v, "source": src, "env": names.get(k, [])} for k, (v, src) in sources.items()]
     if as_json:

@@ -10,23 +10,26 @@ from pathlib import Path
 import click
 
 from bestie_tui.paths import write_private_text
+from bestie_tui.store import backup as store_backup
 from bestie_tui.store import transfer
 from bestie_tui.store.models import ROLES
-from bestie_tui.text.clock import show
+from bestie_tui.text.clock import ago
 from bestie_tui.text.words import clip, json_text, printable
 
 from .common import json_option, memory, pass_app
 from .render import emit_json, message_line
 
 
-def _print_messages(items, as_json: bool, empty: str, tz=UTC) -> None:
+def _print_messages(items, as_json: bool, empty: str, tz=UTC, store=None) -> None:
+    """Messages as JSON or one line each; with ``store``, times read "3 min ago" by its clock."""
     if as_json:
         emit_json([m.to_dict() for m in items])
     elif not items:
         click.echo(empty)
     else:
+        now = store.clock() if store is not None else None
         for m in items:
-            click.echo(message_line(m, tz))
+            click.echo(message_line(m, tz, now))
 
 
 @memory.group(invoke_without_command=True)
@@ -41,7 +44,7 @@ def messages(ctx: click.Context, limit, role, user, as_json) -> None:
         return
     store = ctx.obj.store()
     _print_messages(store.messages(limit=limit, role=role, user=user), as_json,
-                    f"no messages from user {user!r}" if user else "no messages", store.owner_zone)
+                    f"no messages from user {user!r}" if user else "no messages", store.owner_zone, store)
 
 
 @messages.command("search")
@@ -64,20 +67,21 @@ def messages_search(app, query, limit, role, user, session, as_json) -> None:
     if not hits:
         items = [m for m in store.messages(limit=None if session else limit, role=role, query=query, user=user)
                  if session is None or m.session == session][:limit]
-        _print_messages(items, as_json, empty, store.owner_zone)
+        _print_messages(items, as_json, empty, store.owner_zone, store)
         return
     if as_json:
         emit_json([{**h.message.to_dict(), "score": round(h.score, 4), "parts": {k: round(v, 4) for k, v in h.parts.items()},
                     "before": [m.to_dict() for m in h.before], "after": [m.to_dict() for m in h.after]} for h in hits])
         return
+    now = store.clock()
     for n, hit in enumerate(hits):
         if n:
             click.echo("")
         for m in hit.before:
-            click.echo(click.style("  " + message_line(m, store.owner_zone), dim=True))
-        click.echo(message_line(hit.message, store.owner_zone))
+            click.echo(click.style("  " + message_line(m, store.owner_zone, now), dim=True))
+        click.echo(message_line(hit.message, store.owner_zone, now))
         for m in hit.after:
-            click.echo(click.style("  " + message_line(m, store.owner_zone), dim=True))
+            click.echo(click.style("  " + message_line(m, store.owner_zone, now), dim=True))
 
 
 @memory.command("export")
@@ -160,7 +164,7 @@ def clear(app, yes) -> None:
     """Delete every memory, message and event after writing a backup (settings are kept)."""
     if not yes:
         raise click.UsageError("clear deletes every memory and message; add --yes to confirm (a backup is written first)")
-    backup = transfer.clear(app.store())
+    backup = store_backup.clear(app.store())
     click.echo(f"cleared; backup written to {backup}")
 
 
@@ -250,10 +254,11 @@ def history(app, limit, as_json) -> None:
         return
     if not events:
         click.echo("no changes recorded")
+    now = store.clock()
     for e in events:
         target = f"#{e.memory_id}" if e.memory_id else (e.after or {}).get("key", "-") if e.after else "-"
         mark = " (undone)" if e.undone else ""
-        click.echo(f"{show(e.at, store.owner_zone, seconds=True)}  {e.action:<14} {target:<22} by {e.actor}{mark}")
+        click.echo(f"{ago(e.at, now):<13}  {e.action:<14} {target:<22} by {e.actor}{mark}")
 
 
 def _value_or_default(stored, default):

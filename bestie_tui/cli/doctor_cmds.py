@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from bestie_tui.text.clock import show
+from bestie_tui.text.clock import ago
 from bestie_tui.text.words import printable
 
 from .common import echo_diff, json_option, memory, pass_app
@@ -27,53 +27,75 @@ def _short(text: str, width: int = 90) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def print_report(report, limit: int) -> None:
-    """The doctor report as text: a heading with the count per section, then up to ``limit`` items."""
+def print_report(report, limit: int, details: bool = False, now=None) -> None:
+    """The doctor report as text: a heading with the count per section, then up to ``limit`` items,
+    each named in plain words (``hygiene.wording``); ``details`` adds how each was found (rungs,
+    TF-IDF cosines). Items whose headings read the same share one heading with a count."""
+    from bestie_tui.hygiene import wording
+
+    now = now or report.generated_at
     c = report.counts()
     click.echo(f"doctor: {c['total']} active memories"
                + (f" of user {printable(report.user)}" if report.user else "")
                + (f" (mode {report.mode})" if report.mode else ""))
     if report.mode in (None, "duplicates"):
         click.echo(f"\nduplicate groups: {c['duplicate_groups']} ({c['redundant']} redundant records)")
-        for g in report.duplicates[:limit]:
-            owner = f" (user {printable(g.user)})" if g.user else ""
-            click.echo(f"  [{g.level}, min cosine {g.score:.2f}] " + " ".join(f"#{i}" for i in g.ids) + owner)
-            for m in g.members[:6]:
-                click.echo(f"      #{m.id:<5} {_pin(m)}{_short(m.text)}")
-            if len(g.members) > 6:
-                click.echo(f"      … and {len(g.members) - 6} more")
+        for _key, groups in wording.collapse(report.duplicates[:limit], wording.duplicate_collapse_key):
+            single = groups[0].user if len(groups) == 1 and groups[0].user else None
+            click.echo("  " + printable(wording.duplicates_collapsed_heading(groups))
+                       + (f" (user {printable(single)})" if single else ""))
+            for g in groups:
+                owner = f"user {printable(g.user)}" if g.user and len(groups) > 1 else ""
+                found = wording.duplicate_details(g) if details else ""
+                if owner or found:
+                    click.echo("    " + " · ".join(x for x in (" ".join(f"#{i}" for i in g.ids), owner, found) if x))
+                for m in g.members[:6]:
+                    click.echo(f"      #{m.id:<5} {_pin(m)}{_short(m.text)}")
+                if len(g.members) > 6:
+                    click.echo(f"      … and {len(g.members) - 6} more")
     if report.mode in (None, "conflicts"):
         click.echo(f"\ncorrections: {c.get('corrections', 0)} (the newer record replaces the older; cleanup supersedes them)")
-        for k in getattr(report, "corrections", [])[:limit]:
-            what = f"{k.attribute}: {k.old_value} → {k.new_value}" if k.attribute else k.reason
-            click.echo(f"  [{printable(what)}]")
-            click.echo(f"      older #{k.older.id:<5} {_pin(k.older)}{_short(k.older.text)}")
-            click.echo(f"      newer #{k.newer.id:<5} {_pin(k.newer)}{_short(k.newer.text)}")
-        click.echo(f"\ncontradiction candidates: {c['contradictions']} "
-                   f"({c['negation_pairs']} negated twins kept out of duplicate groups)")
-        for k in report.contradictions[:limit]:
-            click.echo(f"  [{k.kind}] {k.reason}")
-            click.echo(f"      older #{k.older.id:<5} {_pin(k.older)}{_short(k.older.text)}")
-            click.echo(f"      newer #{k.newer.id:<5} {_pin(k.newer)}{_short(k.newer.text)}")
+        _pairs(report.corrections[:limit], wording.correction_heading,
+               wording.correction_details if details else None, "corrections")
+        click.echo(f"\ncontradiction candidates: {c['contradictions']}"
+                   + (f" ({c['negation_pairs']} negated twins kept out of duplicate groups)" if details else ""))
+        _pairs(report.contradictions[:limit], wording.contradiction_heading,
+               wording.contradiction_details if details else None, "pairs")
     if report.mode in (None, "stale"):
-        _findings("stale memories", report.stale, limit)
+        _findings("stale memories", report.stale, limit, now)
     if report.mode is None:
-        _findings("low-value noisy memories", report.noisy, limit)
+        _findings("low-value noisy memories", report.noisy, limit, now)
         core = report.core
         state = f"{core.over} over" if core.over else "within"
         click.echo(f"\npinned/core memories: {len(report.pinned)} (core {core.tokens}/{core.cap} tokens, {state} its cap)")
         for m in report.pinned[:limit]:
             flag = "pinned" if m.pinned else "core"
             click.echo(f"  #{m.id:<5} [{flag}] {_short(m.text)}")
-        _findings("memories missing metadata", report.missing_metadata, limit)
+        _findings("memories missing metadata", report.missing_metadata, limit, now)
     if max(len(report.duplicates), len(report.contradictions), len(getattr(report, "corrections", []))) > limit:
         click.echo(f"\n(first {limit} per section; --limit N or --json for all)")
+    if not details and (report.duplicates or report.contradictions or report.corrections):
+        click.echo("(--details shows how each was found)")
 
 
-def _findings(title: str, items, limit: int) -> None:
+def _pairs(items, heading, details, unit: str) -> None:
+    from bestie_tui.hygiene import wording
+
+    for text, pairs in wording.collapse(items, heading):
+        click.echo("  " + printable(wording.collapsed_heading(text, pairs, unit)))
+        for k in pairs:
+            if details is not None:
+                click.echo(f"    [{printable(details(k))}]")
+            click.echo(f"      older #{k.older.id:<5} {_pin(k.older)}{_short(k.older.text)}")
+            click.echo(f"      newer #{k.newer.id:<5} {_pin(k.newer)}{_short(k.newer.text)}")
+
+
+def _findings(title: str, items, limit: int, now) -> None:
+    from bestie_tui.hygiene.wording import finding_reason
+
     click.echo(f"\n{title}: {len(items)}")
     for f in items[:limit]:
-        click.echo(f"  #{f.memory.id:<5} {_short(f.memory.text, 60):<60}  {printable(f.reason)}")
+        click.echo(f"  #{f.memory.id:<5} {_short(f.memory.text, 60):<60}  {printable(finding_reason(f, now))}")
 
 
 @memory.command()
@@ -81,9 +103,10 @@ def _findings(title: str, items, limit: int) -> None:
 @click.option("--user", help="Only memories bound to this user.")
 @click.option("--limit", type=click.IntRange(min=1), default=SECTION_LIMIT, show_default=True,
               help="Items shown per section (text output).")
+@click.option("--details", is_flag=True, help="Show how each group or pair was found (rungs, TF-IDF cosines).")
 @json_option
 @pass_app
-def analyze(app, mode, user, limit, as_json) -> None:
+def analyze(app, mode, user, limit, details, as_json) -> None:
     """Doctor report: duplicates, corrections, contradictions, stale, noisy, pinned/core, missing metadata."""
     from bestie_tui.hygiene.doctor import run_doctor
     from bestie_tui.hygiene.health import record_snapshot
@@ -95,7 +118,7 @@ def analyze(app, mode, user, limit, as_json) -> None:
     if as_json:
         emit_json(report.to_dict())
     else:
-        print_report(report, limit)
+        print_report(report, limit, details)
 
 
 def _non_empty_fingerprint(_ctx, _param, value):
@@ -303,9 +326,10 @@ def hygiene_trend(app, limit, as_json) -> None:
     if not snaps:
         click.echo("no snapshots yet: run `bestie memory hygiene status`")
         return
+    now = store.clock()
     for s in snaps:
         bar = "█" * int(round(s.health / 5))
         c = s.counts
-        click.echo(f"{show(s.at, store.owner_zone, zone_name=False)}  {s.health:5.1f}  {bar:<20}  "
+        click.echo(f"{ago(s.at, now):<13}  {s.health:5.1f}  {bar:<20}  "
                    f"dup {c.get('duplicate_groups', 0)}  conflicts {c.get('contradictions', 0)}  "
                    f"stale {c.get('stale', 0)}  total {c.get('total', 0)}")

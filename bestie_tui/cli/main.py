@@ -9,12 +9,12 @@ from __future__ import annotations
 import click
 
 from .. import DISTRIBUTION
-from .common import AppContext, BestieGroup, db_option
+from .common import DB_HELP, AppContext, BestieGroup, db_option
 
 
 @click.group(cls=BestieGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", type=click.Path(dir_okay=False), envvar="BESTIE_DB",
-              help="SQLite database file (default: BESTIE_DB or the user data dir's memory.db).")
+              help=DB_HELP)
 @click.version_option(package_name=DISTRIBUTION, prog_name="bestie")
 @click.pass_context
 def cli(ctx: click.Context, db: str | None) -> None:

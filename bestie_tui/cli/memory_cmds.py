@@ -220,7 +220,7 @@ def inspect(app: AppContext, memory_id: int, as_json: bool) -> None:
     if as_json:
         emit_json({"memory": m.to_dict(), "events": [e.to_dict() for e in events]})
         return
-    memory_detail(m, store.owner_zone)
+    memory_detail(m, store.owner_zone, store.clock())
     click.echo("history:")
     for e in events:
         mark = " (undone)" if e.undone else ""

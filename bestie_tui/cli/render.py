@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from bestie_tui.store.records import MEMORY_FIELDS, MemoryRecord, MessageRecord, iso
-from bestie_tui.text.clock import show
-from bestie_tui.text.words import json_text, printable
+from bestie_tui.text.clock import ago, exact, show
+from bestie_tui.text.words import json_text, printable, yes_no
 
 
 def emit_json(data: Any) -> None:
@@ -60,23 +60,28 @@ def memory_lines(items: Iterable[MemoryRecord], now: datetime | None = None, emp
         click.echo(memory_line(m, now))
 
 
-def memory_detail(m: MemoryRecord, tz: tzinfo = UTC) -> None:
-    """Every field, one per line, the text first; times on the owner's clock ``tz``."""
+def memory_detail(m: MemoryRecord, tz: tzinfo = UTC, now: datetime | None = None) -> None:
+    """Every field, one per line, the text first; times on the owner's clock ``tz`` (with
+    "3 days ago" beside them when ``now``, naive UTC, is given); flags as yes/no."""
     click.echo(f"#{m.id}  {printable(m.text)}")
     for name in MEMORY_FIELDS:
         if name in ("id", "text"):
             continue
         value = getattr(m, name)
-        if isinstance(value, datetime):
-            value = show(value, tz, seconds=True)
+        if isinstance(value, bool):
+            value = yes_no(value)
+        elif isinstance(value, datetime):
+            value = show(value, tz, seconds=True) if now is None else exact(value, tz, now, seconds=True)
         click.echo(f"  {name:<17} {'-' if value is None else printable(str(value))}")
     click.echo(f"  {'tier':<17} {m.tier}")
 
 
-def message_line(m: MessageRecord, tz: tzinfo = UTC) -> str:
-    """``id  time  role  user  text`` with the time on the owner's clock ``tz``."""
+def message_line(m: MessageRecord, tz: tzinfo = UTC, now: datetime | None = None) -> str:
+    """``id  time  role  user  text``: the time as "3 min ago" when ``now`` (naive UTC) is given,
+    else on the owner's clock ``tz`` (a file's messages, which have no "now")."""
     who = m.user or "-"
-    return f"{m.id:<6} {show(m.created_at, tz)}  {m.role:<9} {printable(who):<12} {printable(m.text).replace(chr(10), ' ')}"
+    at = f"{ago(m.created_at, now):<13}" if now is not None else show(m.created_at, tz)
+    return f"{m.id:<6} {at}  {m.role:<9} {printable(who):<12} {printable(m.text).replace(chr(10), ' ')}"
 
 
 def kv(pairs: Iterable[tuple[str, Any]]) -> None:

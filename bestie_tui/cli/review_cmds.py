@@ -64,7 +64,7 @@ def pending_inspect(app, memory_id, as_json) -> None:
         emit_json({"memory": m.to_dict(), "related": [_related_json(r) for r in related],
                    "similar": [{"score": s, "memory": r.to_dict()} for r, s in similar]})
         return
-    memory_detail(m, store.owner_zone)
+    memory_detail(m, store.owner_zone, store.clock())
     if related:
         click.echo("relation to approved memories:")
         for r in related:

@@ -42,6 +42,12 @@ class Contradiction:
     newer: MemoryRecord
     reason: str
     score: float = 1.0
+    #: what the two disagree about, where the reader framed it (``facts.Relation``'s fields)
+    subject: str | None = None
+    attribute: str | None = None
+    old_value: str | None = None
+    new_value: str | None = None
+    basis: str = "none"
 
     @property
     def resolvable(self) -> bool:
@@ -88,8 +94,9 @@ def find_contradictions(records: Sequence[MemoryRecord], analysis: DuplicateAnal
         if p.relation.kind not in ("contradiction", "event_vs_state"):
             continue
         older, newer = _first(s.members[p.older]), _first(s.members[p.newer])
-        out.append(Contradiction(kind_of(p.relation), older, newer, p.relation.reason,
-                                 p.score if p.score is not None else 1.0))
+        r = p.relation
+        out.append(Contradiction(kind_of(r), older, newer, r.reason, p.score if p.score is not None else 1.0,
+                                 r.subject, r.attribute, r.old_value, r.new_value, r.basis))
     out.sort(key=lambda c: (KINDS.index(c.kind) if c.kind in ("negation", "antonym") else 2, c.newer.id, c.older.id))
     return out
 

@@ -24,6 +24,8 @@ class Correction:
     old_value: str | None
     new_value: str | None
     reason: str
+    #: whose fact it is, as the reader named it (``owner`` for the person the memories are about)
+    subject: str | None = None
 
     @property
     def ids(self) -> tuple[int, int]:
@@ -45,7 +47,7 @@ def find_corrections(analysis: DuplicateAnalysis) -> list[Correction]:
             continue
         older, newer = s.members[p.older][0], s.members[p.newer][0]  # members are ordered by id
         r = p.relation
-        out.append(Correction(older, newer, r.attribute, r.old_value, r.new_value, r.reason))
+        out.append(Correction(older, newer, r.attribute, r.old_value, r.new_value, r.reason, r.subject))
     out.sort(key=lambda c: (c.newer.id, c.older.id))
     return out
 

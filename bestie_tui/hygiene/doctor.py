@@ -44,6 +44,8 @@ class Finding:
 
     memory: MemoryRecord
     reason: str
+    #: the time the reason is about (an expiry), shown as "2 days ago" by ``wording.finding_reason``
+    at: datetime | None = None
 
     def to_dict(self) -> dict:
         return {"id": self.memory.id, "text": self.memory.text, "reason": self.reason}
@@ -236,7 +238,7 @@ def import_times(store) -> dict[int, datetime]:
 
     rows = store.db.execute_sql(
         f"SELECT memory_id, MAX(at) FROM {Event._meta.table_name} "
-        "WHERE action = 'import' AND undone = 0 AND memory_id IS NOT NULL GROUP BY memory_id")
+        "WHERE action = 'import' AND NOT undone AND memory_id IS NOT NULL GROUP BY memory_id")
     out = {}
     for memory_id, at in rows:
         out[memory_id] = at if isinstance(at, datetime) else datetime.fromisoformat(str(at))
@@ -259,7 +261,7 @@ def _stale(records: list[MemoryRecord], now: datetime, stale_days: int,
             continue
         if m.is_expired(now):
             if m.layer != "archive":  # an expired record already archived is dealt with
-                out.append(Finding(m, f"expired {iso(m.expires_at)}"))
+                out.append(Finding(m, f"expired {iso(m.expires_at)}", at=m.expires_at))
         elif m.stale and m.layer != "archive":
             out.append(Finding(m, "marked stale"))
         elif m.layer == "working" and last_use(m, imported) < cutoff:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from bestie_tui.errors import InvalidValueError, PolicyError
 from bestie_tui.hygiene.plans import Operation, Plan, _survivor, merged_binding
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.db import executemany
 from bestie_tui.store.gate import WriteDecision, check_write
 from bestie_tui.store.models import Event, Memory
 from bestie_tui.store.support import snapshot
@@ -105,21 +106,21 @@ class _Writes:
         """Write the kept updates, deletes and events (call inside the apply's transaction)."""
         fields = [f for f in Memory._meta.sorted_fields if f.name != "id"]
         table = Memory._meta.table_name
-        cursor = self.store.db.cursor()
+        db = self.store.db
         if self.dirty:
             sql = (f'UPDATE "{table}" SET ' + ", ".join(f'"{f.column_name}" = ?' for f in fields)
                    + ' WHERE "id" = ?')
-            cursor.executemany(sql, [tuple(f.db_value(getattr(row, f.name)) for f in fields) + (row.id,)
-                                     for row in self.dirty.values()])
+            executemany(db, sql, [tuple(f.db_value(getattr(row, f.name)) for f in fields) + (row.id,)
+                                  for row in self.dirty.values()])
         if self.deleted:
-            cursor.executemany(f'DELETE FROM "{table}" WHERE "id" = ?', [(i,) for i in self.deleted])
+            executemany(db, f'DELETE FROM "{table}" WHERE "id" = ?', [(i,) for i in self.deleted])
         if self.events:
             names = list(self.events[0])
             columns = [Event._meta.fields[name] for name in names]
             sql = (f'INSERT INTO "{Event._meta.table_name}" (' + ", ".join(f'"{c.column_name}"' for c in columns)
-                   + ", \"undone\") VALUES (" + ", ".join("?" for _ in columns) + ", 0)")
-            cursor.executemany(sql, [tuple(c.db_value(e[n]) for c, n in zip(columns, names, strict=True))
-                                     for e in self.events])
+                   + ", \"undone\") VALUES (" + ", ".join("?" for _ in columns) + ", ?)")
+            executemany(db, sql, [tuple(c.db_value(e[n]) for c, n in zip(columns, names, strict=True)) + (False,)
+                                  for e in self.events])
         self.dirty, self.deleted, self.events = {}, {}, []
 
 

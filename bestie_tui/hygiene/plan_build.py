@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bestie_tui.hygiene.plans import Operation, Plan, merged_binding
+from bestie_tui.hygiene.wording import contradiction_heading, finding_reason
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.records import MemoryRecord
 
@@ -66,7 +67,8 @@ def build_cleanup_plan(store, report=None, *, user: str | None = None,
     for f in report.stale:
         action = "expire" if f.reason.startswith("expired") else "archive"
         if f.memory.layer != "archive":
-            op = Operation(f"{action}:{f.memory.id}", action, [f.memory], f.reason, changes={"layer": "archive"})
+            op = Operation(f"{action}:{f.memory.id}", action, [f.memory], finding_reason(f, plan.created_at),
+                           changes={"layer": "archive"})
             if action == "archive":
                 _preselect_archive(op, f.memory, also_stale=f.reason == "marked stale", low_value=low_value)
             plan.operations.append(op)
@@ -95,9 +97,9 @@ def _add_merge(plan: Plan, g) -> None:
     widest of the group's); otherwise, or with two or more pinned members, the group is a note."""
     members, pinned = g.members, [m for m in g.members if m.pinned]
     key = f"merge:{','.join(str(m.id) for m in members)}"
-    label = f"{g.level}, min cosine {g.score:.2f}"
+    label = f"{len(members)} memories say the same"
     if not pinned:
-        plan.operations.append(Operation(key, "merge", members, f"{len(members)} duplicates ({label})",
+        plan.operations.append(Operation(key, "merge", members, label,
                                          text=best_text(members)))
         return
     ids = " ".join(f"#{m.id}" + (" (pinned)" if m.pinned else "") for m in members)
@@ -121,7 +123,7 @@ def _add_merge(plan: Plan, g) -> None:
                           f"({', '.join(extra[:4])}): unpin it to merge them into one clearer record")
         return
     plan.operations.append(Operation(key, "merge", members,
-                                     f"{len(members)} duplicates ({label}) folded into the pinned #{keep.id}",
+                                     f"{label}; folded into the pinned #{keep.id}",
                                      text=keep.text, into=keep))
 
 
@@ -203,7 +205,7 @@ def _add_resolutions(plan: Plan, contradictions) -> None:
         made.add(key)
         target = max(new, key=lambda r: (r.created_at, r.id))
         newer = f"the merged record of {new_merge.key}" if new_merge else f"the newer #{target.id}"
-        op = Operation(key, "supersede", list(old), f"contradiction ({c.kind}): {newer} replaces it",
+        op = Operation(key, "supersede", list(old), f"they disagree ({contradiction_heading(c)}): {newer} replaces it",
                        target=target, source_merge=old_merge.key if old_merge else None,
                        target_merge=new_merge.key if new_merge else None, selected=False, needs_acceptance=True)
         if any(r.pinned for r in old):

@@ -134,9 +134,11 @@ class Digest:
 def fix_prefix(db_path: str | Path, command: str = "memory") -> str:
     """``bestie <command>`` (``memory`` or ``tui``) plus ``--db PATH`` when the database is not the
     default one, so every fix command in a chat message acts on the database the digest was made from."""
-    from bestie_tui.paths import default_db_path
+    from bestie_tui.paths import default_db_path, is_database_url
 
-    if Path(db_path).expanduser().absolute() == default_db_path().expanduser().absolute():
+    if is_database_url(db_path) or is_database_url(default_db_path()):
+        return f"bestie {command}" if db_path == default_db_path() else f"bestie {command} --db {shlex.quote(str(db_path))}"
+    if Path(db_path).expanduser().absolute() == Path(default_db_path()).expanduser().absolute():
         return f"bestie {command}"
     return f"bestie {command} --db {shlex.quote(str(Path(db_path).absolute()))}"
 
@@ -301,7 +303,7 @@ def put_record(store, key: str, value: Any) -> None:
         if value is None:
             Setting.delete().where(Setting.key == key).execute()
         else:
-            Setting.replace(key=key, value=json.dumps(value, ensure_ascii=False)).execute()
+            Setting.put(key, json.dumps(value, ensure_ascii=False))
 
 
 @uses_store

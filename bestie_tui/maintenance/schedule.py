@@ -27,6 +27,7 @@ from typing import Any
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.maintenance.crontab_file import MAX_CRONTAB_BYTES, CrontabError, CrontabTarget, NoCrontabProgram  # noqa: F401 (API)
+from bestie_tui.paths import is_database_url
 from bestie_tui.store.binding import uses_store
 from bestie_tui.text.words import printable
 
@@ -168,7 +169,7 @@ def digest_command(channel: str, db_path: str | Path, env: Mapping[str, str] | N
             check_one_line(env[name], f"${name}")
     channel = str(parse_channel(channel))
     argv = bestie_executable() + ["memory", "digest", "--channel", channel,
-                                  "--db", os.path.abspath(os.path.expanduser(str(db_path)))]
+                                  "--db", str(db_path) if is_database_url(db_path) else os.path.abspath(os.path.expanduser(str(db_path)))]
     prefix = [f"{name}={shlex.quote(os.path.abspath(os.path.expanduser(env[name])))}"
               for name in PASSED_ENV if env.get(name)]
     return " ".join(prefix + [shlex.quote(a) for a in argv])

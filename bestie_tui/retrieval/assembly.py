@@ -45,6 +45,7 @@ from bestie_tui.retrieval.scoring import (
     settings_snapshot,
 )
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.db import group_concat
 from bestie_tui.store.markers import CORE_TITLE, HEADER, WORKING_TITLE, memory_line
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord, iso
@@ -393,7 +394,7 @@ def _eligible_ids(store: MemoryStore, allowed: tuple[str, list[Any]]) -> tuple[A
     import numpy as np
 
     where, params = allowed
-    sql = (f"SELECT t1.layer, group_concat(t1.id) FROM memory AS t1 WHERE ({where}) "
+    sql = (f"SELECT t1.layer, {group_concat(store.db, 't1.id')} FROM memory AS t1 WHERE ({where}) "
            f"AND t1.layer IN ('core', 'working') GROUP BY t1.layer")
     found = {layer: np.fromstring(joined, dtype=np.int64, sep=",")
              for layer, joined in store.db.execute_sql(sql, params).fetchall() if joined}

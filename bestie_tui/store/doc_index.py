@@ -125,8 +125,8 @@ class IndexMeta:
 def create_tables(db: Any) -> None:
     """Create the index tables (idempotent); run by the schema migration."""
     for statement in SCHEMA:
-        db.execute_sql(statement)
-    db.execute_sql(MESSAGE_ORDER_INDEX)
+        db.execute_sql(db.table_ddl(statement))
+    db.execute_sql(db.table_ddl(MESSAGE_ORDER_INDEX))
 
 
 @lru_cache(maxsize=1)
@@ -370,8 +370,7 @@ def _write_meta(db: Any, collection: str, docs: int, word_total: int, char_total
 
 
 def _executemany(db: Any, sql: str, rows: list[tuple]) -> None:
-    if rows:
-        db.cursor().executemany(sql, rows)
+    db.run_many(sql, rows)  # an engine hook of the store's database class (``store.db``)
 
 
 # ------------------------------------------------------------------------------- incremental

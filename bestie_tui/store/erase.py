@@ -23,8 +23,9 @@ from peewee import fn
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store import doc_index
+from bestie_tui.store.backup import take_backup
 from bestie_tui.store.binding import uses_store
-from bestie_tui.store.db import backup_database
+from bestie_tui.store.db import erase_begin, erase_end, json_text
 from bestie_tui.store.history import PURGED_NOTE
 from bestie_tui.store.models import Event, Memory, Message, Setting
 
@@ -51,15 +52,7 @@ class EraseResult:
 
 
 def _backup(store: MemoryStore, label: str) -> Path:
-    from bestie_tui.paths import backup_dir
-
-    stamp = store.clock().strftime("%Y%m%dT%H%M%S")
-    target = backup_dir(store.path) / f"{store.path.stem}-{label}-{stamp}.db"
-    n = 1
-    while target.exists():
-        n += 1
-        target = target.with_name(f"{store.path.stem}-{label}-{stamp}-{n}.db")
-    return backup_database(store.db, target)
+    return take_backup(store, label)
 
 
 def _purge_events(condition) -> int:
@@ -87,16 +80,16 @@ def _scrub_records(texts: set[str]) -> int:
             if isinstance(text, str) and any(t and t in text for t in texts):
                 record["text"] = "[erased: it quoted data of an erased user]"
                 scrubbed += 1
-        Setting.replace(key=key, value=json.dumps(records, ensure_ascii=False)).execute()
+        Setting.put(key, json.dumps(records, ensure_ascii=False))
     return scrubbed
 
 
 def _erasing(store: MemoryStore):
-    store.db.execute_sql("PRAGMA secure_delete = ON")  # this connection zeroes the pages it frees
+    erase_begin(store.db)  # SQLite: this connection zeroes the pages it frees
 
 
 def _flush(store: MemoryStore) -> None:
-    store.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # old page versions leave the WAL file
+    erase_end(store.db)  # old page versions leave the WAL file (SQLite) or the table (VACUUM)
 
 
 @uses_store
@@ -119,7 +112,7 @@ def erase_user(store: MemoryStore, user: str, *, actor: str = "owner") -> EraseR
         ids = [r.id for r in Memory.select(Memory.id).where(Memory.user == user)]
         texts = {r.text for r in Memory.select(Memory.text).where(Memory.user == user)}
         texts |= {r.text for r in Message.select(Message.text).where(Message.user == user)}
-        named = (fn.json_extract(Event.before, "$.user") == user) | (fn.json_extract(Event.after, "$.user") == user)
+        named = (json_text(store.db, Event.before, "user") == user) | (json_text(store.db, Event.after, "user") == user)
         purged = _purge_events(Event.memory_id.in_(ids) | named) if ids else _purge_events(named)
         memories = Memory.delete().where(Memory.user == user).execute()
         message_ids = [r.id for r in Message.select(Message.id).where(Message.user == user)]

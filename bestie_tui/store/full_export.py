@@ -27,6 +27,7 @@ from bestie_tui.errors import BestieError, ImportFormatError
 from bestie_tui.store import settings as settings_mod
 from bestie_tui.store import transfer
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.db import sync_sequences
 from bestie_tui.store.models import Event, Setting
 from bestie_tui.store.records import ImportResult, iso
 
@@ -124,6 +125,7 @@ def import_any(store: MemoryStore, data: dict[str, Any], allow_secrets: bool = F
                 values = {f: e.get(f) for f in _EVENT_FIELDS}
                 values.update(id=e["id"] + offset, at=_naive(e["at"]), undone=bool(values["undone"]))
                 Event.insert(**values).execute()
+            sync_sequences(store.db)  # ids written by hand: the next generated one comes after them
             result.events_restored = len(events)
         else:
             result.events_kept_local = len(events)
@@ -132,13 +134,13 @@ def import_any(store: MemoryStore, data: dict[str, Any], allow_secrets: bool = F
                 continue
             try:
                 if key in settings_mod.INTERNAL:
-                    Setting.replace(key=key, value=json.dumps(value, ensure_ascii=False)).execute()
+                    Setting.put(key, json.dumps(value, ensure_ascii=False))
                     continue
                 value = settings_mod.validate(key, value)
                 if store.get_setting(key) == value:
                     continue
                 if restore:  # the restored history already holds the change that set it
-                    Setting.replace(key=key, value=json.dumps(value)).execute()
+                    Setting.put(key, json.dumps(value))
                 else:
                     store.set_setting(key, value, actor="import")
                 result.settings_restored.append(key)

@@ -183,6 +183,6 @@ def _undo_setting(store: MemoryStore, batch: str, event: Event, before: dict, af
     now = json.loads(row.value) if row else None
     if after is not None and row is not None and now != after.get("value"):
         raise InvalidValueError(f"cannot undo the change of {key}: it was set again since; nothing was changed")
-    Setting.replace(key=key, value=json.dumps(before["value"])).execute()
+    Setting.put(key, json.dumps(before["value"]))
     # a setting event (and its undo) always logs the value it set as ``after``
     store.record_event(batch, "undo", None, after, before, actor, note=f"undo {event.action}")

@@ -22,7 +22,8 @@ from bestie_tui.errors import DatabaseBusyError, InvalidValueError, NotFoundErro
 from bestie_tui.store import doc_index
 from bestie_tui.store import settings as settings_mod
 from bestie_tui.store.binding import bind_store_methods, binding, register_open, unregister_open
-from bestie_tui.store.db import open_database
+from bestie_tui.store.db import display_location, is_busy_error, is_url, open_database
+from bestie_tui.store.db import next_memory_id as engine_next_memory_id
 from bestie_tui.store.limits import check_memory_text
 from bestie_tui.store.messages import StoreMessages
 from bestie_tui.store.models import SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Setting
@@ -56,7 +57,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     Code that queries the models directly runs inside ``with store.bound():``.
 
     Args:
-        path: SQLite file; created if missing.
+        path: SQLite file (created if missing), or a ``postgresql://user@host/dbname`` URL.
         clock: returns "now" as naive UTC; tests pass a frozen clock.
         create_dirs: create a missing parent directory (False for a user-typed ``--db``).
 
@@ -74,7 +75,10 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     def __init__(self, path: str | Path, clock: Callable[[], datetime] | None = None, *,
                  create_dirs: bool = True):
-        self.path = Path(path).expanduser()
+        #: The SQLite file (a ``Path``), or the PostgreSQL URL as given (a ``str``).
+        self.path: Path | str = path if is_url(path) else Path(path).expanduser()
+        #: Where the data is, as it may be shown (a URL's password masked).
+        self.location = display_location(self.path)
         self.clock = clock or utcnow
         self.db = open_database(self.path, create_dirs=create_dirs)
         #: This store object's session id, written on every event it records (console undo).
@@ -111,7 +115,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         value = settings_mod.validate(key, value)
         old = self.get_setting(key)
         with self.change("setting", actor) as batch:
-            Setting.replace(key=key, value=json.dumps(value)).execute()
+            Setting.put(key, json.dumps(value))
             self.record_event(batch, "setting", None, {"key": key, "value": old}, {"key": key, "value": value}, actor)
 
     @property
@@ -156,20 +160,26 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
                 yield batch
                 doc_index.sync(self.db, rebuild_ok=False)
         except (OperationalError, PeeweeDatabaseError) as exc:
-            message = _storage_message(self.path, exc)
-            raise (DatabaseBusyError if " is busy " in message else StorageError)(message) from exc
+            message = _storage_message(self.location, exc)
+            busy = is_busy_error(exc) or " is busy " in message
+            if busy and " is busy " not in message:
+                message = f"{self.location} is busy (another process holds the write lock); nothing was changed, try again"
+            raise (DatabaseBusyError if busy else StorageError)(message) from exc
 
     def next_memory_id(self) -> int:
-        """The id for a new memory: one above every id the memory table *or the event log* has seen,
-        so an id freed by undoing a creation is never reused and one id always names one memory.
+        """The id for a new memory: above every id the memory table *or the event log* has seen, so an
+        id freed by undoing a creation is never reused and one id always names one memory. From the
+        id sequence on PostgreSQL; on SQLite the next after the largest, under the write lock
+        (``db.next_memory_id``).
         Ids above ``limits.MEMORY_ID_MAX`` (imported before that limit) are stepped over, not followed.
         Raises InvalidValueError when every id up to the limit is used."""
         from bestie_tui.store.limits import MEMORY_ID_MAX, check_memory_id
 
         top = max(Memory.select(fn.MAX(Memory.id)).where(Memory.id <= MEMORY_ID_MAX).scalar() or 0,
                   Event.select(fn.MAX(Event.memory_id)).where(Event.memory_id <= MEMORY_ID_MAX).scalar() or 0)
-        check_memory_id(top + 1)
-        return top + 1
+        value = engine_next_memory_id(self.db, top)
+        check_memory_id(value)
+        return value
 
     def record_event(self, batch: str, action: str, memory_id: int | None, before: dict | None,
                after: dict | None, actor: str, note: str | None = None) -> None:

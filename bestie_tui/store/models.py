@@ -118,6 +118,12 @@ class Setting(BaseModel):
     class Meta:
         table_name = "setting"
 
+    @classmethod
+    def put(cls, key: str, value: str) -> None:
+        """Store ``value`` (JSON text) under ``key``, replacing what was there: an upsert (``INSERT …
+        ON CONFLICT (key) DO UPDATE``) that both engines take, where ``replace`` is SQLite's alone."""
+        cls.insert(key=key, value=value).on_conflict(conflict_target=[cls.key], update={cls.value: value}).execute()
+
 
 class HygieneSnapshot(BaseModel):
     """One row per doctor/hygiene run: counts (JSON) and the health score (0–100)."""

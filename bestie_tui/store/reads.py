@@ -25,7 +25,8 @@ class StoreReads:
     """Read methods of ``MemoryStore``; none of them writes except ``open`` (access counters)."""
 
     if TYPE_CHECKING:  # supplied by ``MemoryStore``; declared here for the type checker only
-        path: Path
+        path: Path | str
+        location: str
         clock: Callable[[], datetime]
 
         def _row(self, memory_id: int) -> Memory: ...
@@ -147,7 +148,7 @@ class StoreReads:
             "Iterable[tuple[str, int]]", Memory.select(Memory.status, fn.COUNT(Memory.id)).group_by(Memory.status).tuples()
         ))
         return StoreStatus(
-            db_path=str(self.path),
+            db_path=self.location,
             schema_version=SCHEMA_VERSION,
             write_policy=self.write_policy,
             delete_policy=self.get_setting("memory.deletePolicy"),

@@ -106,7 +106,7 @@ def _clamp(n: int | None) -> int | None:
     return None if n is None else max(0, min(int(n), MAX_ID))
 
 
-def _storage_message(path: Path, exc: Exception) -> str:
+def _storage_message(path: str | Path, exc: Exception) -> str:
     text = str(exc)
     if "readonly" in text or "read-only" in text:
         return f"{path} is read-only; nothing was changed"

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from bestie_tui.errors import BestieError, ImportFormatError
 from bestie_tui.store import limits
-from bestie_tui.store.db import backup_database
 from bestie_tui.store.gate import check_write, redact
 from bestie_tui.store.history import IMPORTED_MESSAGES
 from bestie_tui.store.models import (
@@ -41,7 +40,6 @@ from bestie_tui.store.models import (
     SCOPE_DEFAULT_LAYER,
     SCOPES,
     STATUSES,
-    Event,
     Memory,
     Message,
 )
@@ -287,23 +285,3 @@ def _memory_values(m: dict[str, Any], now: datetime) -> dict[str, Any]:
     for key in ("last_accessed_at", "expires_at", "user", "about", "channel", "project", "session", "source"):
         values[key] = m.get(key)
     return values
-
-
-def clear(store: MemoryStore, actor: str = "owner") -> Path:
-    """Back up the database (``VACUUM INTO`` under ``backups/``), then delete every memory, message and
-    event. Settings stay. Returns the backup path; the backup is how a clear is undone."""
-    from bestie_tui.paths import backup_dir
-
-    stamp = store.clock().strftime("%Y%m%dT%H%M%S")
-    target = backup_dir(store.path) / f"{store.path.stem}-{stamp}.db"
-    n = 1
-    while target.exists():
-        n += 1
-        target = target.with_name(f"{store.path.stem}-{stamp}-{n}.db")
-    backup_database(store.db, target)
-    with store.bound(), store.db.atomic():
-        Memory.delete().execute()
-        Message.delete().execute()
-        Event.delete().execute()
-        store.record_event("clear-" + stamp, "clear", None, None, None, actor, note=f"backup at {target}")
-    return target

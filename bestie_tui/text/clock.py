@@ -85,6 +85,15 @@ def show(value: datetime | None, tz: tzinfo, *, seconds: bool = False, zone_name
     return f"{text} {local.strftime('%Z') or local.strftime('%z')}" if zone_name else text
 
 
+def exact(value: datetime | None, tz: tzinfo, now: datetime, *, seconds: bool = False) -> str:
+    """The detail form of a time, where a record is focused or inspected: the exact time on the
+    owner's clock with the list form beside it, ``2026-12-01 07:30 +07 (3 days ago)``; ``"-"`` for
+    ``None``. ``now`` is naive UTC like ``value``."""
+    if value is None:
+        return "-"
+    return f"{show(value, tz, seconds=seconds)} ({ago(value, now)})"
+
+
 def ago(value: datetime | None, now: datetime) -> str:
     """How long before ``now`` a naive-UTC time was, in the one relative style every view and the CLI
     use: ``just now``, ``5 min ago``, ``3 h ago``, ``yesterday``, ``3 days ago``, ``5 weeks ago``,

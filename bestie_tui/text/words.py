@@ -106,6 +106,11 @@ def search_text(text: str) -> str:
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+def yes_no(value: object) -> str:
+    """The one yes/no style of every view and the CLI: ``yes`` or ``no`` (``None`` reads ``no``)."""
+    return "yes" if value else "no"
+
+
 def printable(text: str) -> str:
     """Show control characters (ESC, BEL…) and bidi controls (U+202E…) as visible ``\\x1b`` /
     ``\\u202e`` escapes: a terminal never runs them and a line never reads backwards."""

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..paths import styles_dir
+from ..store.db import change_mark, external_change_mark
 from .display import shown
 from .messages import StoreChanged
 from .screens.cleanup_screen import CleanupScreen
@@ -103,7 +104,7 @@ class BestieApp(App[None]):
         a commit by another connection (``PRAGMA data_version``) or a row written through this one
         (``total_changes()``). Every view shows it when it opens, and at 100,000 memories and a
         million messages the counts take longer than a view switch may (issue 13)."""
-        mark = self.store.db.execute_sql("SELECT total_changes()").fetchone()[0], self._read_data_version()
+        mark = change_mark(self.store.db)
         cached = self._status_cache
         if cached is not None and cached[0] == mark:
             return cached[1]
@@ -113,7 +114,7 @@ class BestieApp(App[None]):
 
     def _read_data_version(self) -> int:
         # PRAGMA data_version changes when *another* connection commits to the file.
-        return self.store.db.execute_sql("PRAGMA data_version").fetchone()[0]
+        return external_change_mark(self.store.db)
 
     def check_external_changes(self) -> None:
         """Refresh the views when another process (the assistant) wrote to the database."""

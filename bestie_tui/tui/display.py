@@ -11,7 +11,9 @@ through this module, and nowhere else decides how:
 * ``append(text, value, style)`` adds such data to a ``Text`` being built;
 * ``markup(value)`` is for the few places that parse Textual markup from a string (a markup
   toast): visible escapes, then ``rich.markup.escape``;
-* ``when(value, tz)`` shows a stored naive-UTC time on the owner's clock.
+* ``when(value, tz)`` shows a stored naive-UTC time on the owner's clock;
+* times and flags have one style in every view (and the CLI): ``ago`` in lists ("3 days ago"),
+  ``exact`` where a record is focused ("2026-12-01 07:30 +07 (3 days ago)"), ``yes_no`` for flags.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from rich.markup import escape
 from rich.style import Style
 from rich.text import Text
 
-from bestie_tui.text.clock import show
-from bestie_tui.text.words import printable
+from bestie_tui.text.clock import ago, exact, show
+from bestie_tui.text.words import printable, yes_no
 
 _SPACES = re.compile(r"\s+")
 
@@ -61,3 +63,6 @@ def markup(value: Any) -> str:
 def when(value: datetime | None, tz: tzinfo, *, seconds: bool = False) -> str:
     """A stored naive-UTC time on the owner's clock, e.g. ``2026-12-01 07:30 +07``; ``-`` for none."""
     return show(value, tz, seconds=seconds)
+
+
+__all__ = ["shown", "one_line", "data", "append", "markup", "when", "ago", "exact", "yes_no"]

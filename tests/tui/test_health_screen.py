@@ -62,7 +62,7 @@ async def test_shows_trend_last_failed_digest_and_schedule(store, clock, tmp_pat
         assert rows == ["100 ┤" + pad + "██▄▄██", " 50 ┤" + pad + "██████", "  0 ┤" + pad + "██████"]
         text = screen_text(app)
         assert f"Health 100/100   +{100 - healths[1]:g} since the previous snapshot" in text
-        assert f"3 snapshot(s) 2026-11-30 → 2026-12-14, lowest {healths[1]:g}, highest 100" in text
+        assert f"3 snapshots from 2 weeks ago to just now, lowest {healths[1]:g}, highest 100" in text
         assert "FAILED 2026-12-14 12:00 UTC to telegram:42" in text and "HTTP 401" in text
         assert "Schedule: 0 9 * * 1 → telegram:42" in text and "next run" in text
         assert "Note with [bold]markup[/bold] inside" in text  # data, not markup

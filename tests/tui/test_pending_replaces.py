@@ -101,7 +101,7 @@ async def test_the_console_doctor_shows_the_correction_and_the_contradiction(sto
         await settle(pilot)
         text = screen_text(app)
         assert "Corrections (1) — the newer replaces the older" in text
-        assert "tool (laptop) changed: Dell → Lenovo" in text
+        assert "tool (laptop) changed Dell → Lenovo" in text
         assert "Contradiction candidates (1)" in text
 
 

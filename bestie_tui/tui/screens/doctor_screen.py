@@ -32,7 +32,7 @@ class DoctorScreen(BestieScreen):
         Binding("r", "analyze", "Re-run", id="doctor.run"),
         Binding("t", "jump", "Show in Tiers", id="doctor.jump"),
         Binding("c", "cleanup", "Cleanup plan", id="doctor.cleanup"),
-        Binding("i", "details", "Scores", id="doctor.details"),
+        Binding("i", "details", "Details", id="doctor.details"),
         Binding("j", "tree('cursor_down')", "Down", show=False, id="doctor.down"),
         Binding("k", "tree('cursor_up')", "Up", show=False, id="doctor.up"),
         Binding("g", "tree('scroll_home')", "Top", show=False, id="doctor.top"),
@@ -126,57 +126,72 @@ class DoctorScreen(BestieScreen):
         tree.move_cursor(tree.root.children[0] if tree.root.children else None)
 
     def _duplicates(self, tree: Tree, report) -> None:
+        from bestie_tui.hygiene import wording
+
         section = tree.root.add(Text(f"Duplicate groups ({len(report.duplicates)})"), expand=True)
-        for g in report.duplicates[:SECTION_ITEMS]:
-            label = Text(f"{len(g.members)} memories say ")
-            append(label, self._cut(f"“{g.members[0].text.strip().rstrip('.')}”", 20), single_line=True)
+        for _key, groups in wording.collapse(report.duplicates[:SECTION_ITEMS], wording.duplicate_collapse_key):
+            label = data(self._cut(wording.duplicates_collapsed_heading(groups), 8), single_line=True)
             if self.details:
-                label.append(f"  [{g.level}, min cosine {g.score:.2f}]", style="dim")
-            group = section.add(label)
-            for m in g.members:
-                self._memory_leaf(group, m, "pinned" if m.pinned else None)
+                label.append("  [" + "; ".join(wording.duplicate_details(g) for g in groups[:3])
+                             + ("; …" if len(groups) > 3 else "") + "]", style="dim")
+            parent = section.add(label)
+            for g in groups:
+                group = parent.add(data(self._cut(wording.duplicate_heading(g)
+                                                  + (f" (user {g.user})" if g.user else ""), 12),
+                                        single_line=True)) if len(groups) > 1 else parent
+                for m in g.members:
+                    self._memory_leaf(group, m, "pinned" if m.pinned else None)
         self._more(section, len(report.duplicates))
 
     def _corrections(self, tree: Tree, report) -> None:
         section = tree.root.add(Text(f"Corrections ({len(report.corrections)}) — the newer replaces the older"),
                                 expand=True)
-        for heading, pairs in self._collapse(report.corrections[:SECTION_ITEMS], self._correction_heading):
-            parent = section.add(Text(f"{len(pairs)} × ") + heading) if len(pairs) > 1 else section
-            for c in pairs:
-                pair = parent.add(heading if len(pairs) == 1 else self._plain_pair(c.older, c.newer, "→"))
-                self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
-                self._memory_leaf(pair, c.newer, "newer")
+        self._pairs(section, report.corrections, self._correction_heading, "→", "corrections")
         self._more(section, len(report.corrections))
 
     def _contradictions(self, tree: Tree, report) -> None:
         section = tree.root.add(Text(f"Contradiction candidates ({len(report.contradictions)})"), expand=True)
-        for heading, pairs in self._collapse(report.contradictions[:SECTION_ITEMS], self._contradiction_heading):
-            parent = section.add(Text(f"{len(pairs)} × ") + heading) if len(pairs) > 1 else section
-            for c in pairs:
-                pair = parent.add(heading if len(pairs) == 1 else self._plain_pair(c.older, c.newer, "or"))
-                self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
-                self._memory_leaf(pair, c.newer, "newer, pinned" if c.newer.pinned else "newer")
+        self._pairs(section, report.contradictions, self._contradiction_heading, "or", "pairs")
         self._more(section, len(report.contradictions))
 
+    def _pairs(self, section, items, heading, joiner: str, unit: str) -> None:
+        """Pairs under their plain heading; pairs whose headings read the same share one, with a count."""
+        from bestie_tui.hygiene import wording
+
+        for _text, pairs in wording.collapse(items[:SECTION_ITEMS], lambda c: heading(c).plain):
+            label = heading(pairs[0])
+            if len(pairs) > 1:
+                label = Text(f"{len(pairs)} × ") + label
+            parent = section.add(label) if len(pairs) > 1 else section
+            for c in pairs:
+                pair = parent.add(label if len(pairs) == 1 else self._plain_pair(c.older, c.newer, joiner))
+                self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
+                self._memory_leaf(pair, c.newer, "newer, pinned" if c.newer.pinned else "newer")
+
     def _findings(self, tree: Tree, title: str, findings) -> None:
+        from bestie_tui.hygiene.wording import finding_reason
+
         section = tree.root.add(Text(f"{title} ({len(findings)})"))
+        now = self.store.clock()
         for f in findings[:SECTION_ITEMS]:
-            self._memory_leaf(section, f.memory, f.reason)
+            self._memory_leaf(section, f.memory, finding_reason(f, now))
         self._more(section, len(findings))
 
     # ------------------------------------------------------------------ plain headings
     def _correction_heading(self, c) -> Text:
-        label = Text("newer says ") if not c.attribute else Text(f"{c.attribute.replace('_', ' ')} changed: ")
-        append(label, self._cut(f"{c.old_value} → {c.new_value}" if c.attribute else c.reason, 30), single_line=True)
+        from bestie_tui.hygiene import wording
+
+        label = data(self._cut(wording.correction_heading(c), 30), single_line=True)
         if self.details:
-            label.append(f"  [{c.reason}]", style="dim")
+            append(label, f"  [{wording.correction_details(c)}]", style="dim", single_line=True)
         return label
 
     def _contradiction_heading(self, c) -> Text:
-        label = Text("these disagree: ")
-        append(label, self._cut(c.reason, 30), single_line=True)
+        from bestie_tui.hygiene import wording
+
+        label = data(self._cut(wording.contradiction_heading(c), 30), single_line=True)
         if self.details:
-            label.append(f"  [{c.kind}, cosine {c.score:.2f}]", style="dim")
+            append(label, f"  [{wording.contradiction_details(c)}]", style="dim", single_line=True)
         return label
 
     def _plain_pair(self, older, newer, joiner: str) -> Text:
@@ -184,15 +199,6 @@ class DoctorScreen(BestieScreen):
         append(label, self._cut(f"#{older.id} “{older.text.strip()}” {joiner} #{newer.id} “{newer.text.strip()}”", 24),
                single_line=True)
         return label
-
-    @staticmethod
-    def _collapse(items, heading) -> list[tuple[Text, list]]:
-        """Items grouped under one heading when their headings read the same (order kept)."""
-        groups: dict[str, tuple[Text, list]] = {}
-        for item in items:
-            label = heading(item)
-            groups.setdefault(label.plain, (label, []))[1].append(item)
-        return list(groups.values())
 
     def _cut(self, text: str, indent: int) -> str:
         """``text`` on one line, cut with ``…`` to the tree's width less ``indent`` cells."""

@@ -20,7 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ..display import append, data, when
+from ..display import ago, append, data, when
 from ..widgets.health_chart import HealthChart
 from .base import BestieScreen
 
@@ -97,9 +97,10 @@ class HealthScreen(BestieScreen):
             moved = f"{change:+g}" if change else "no change"
             line.append(f"   {moved} since the previous snapshot", style="dim")
         score.update(line)
-        zone = self.store.owner_zone
-        first, last = when(trend[0][0], zone)[:10], when(trend[-1][0], zone)[:10]
-        caption.update(Text(f"{len(values)} snapshot(s) {first} → {last}, "
+        now = self.store.clock()
+        first, last = ago(trend[0][0], now), ago(trend[-1][0], now)
+        span = f"from {first} to {last}" if first != last else last
+        caption.update(Text(f"{len(values)} snapshot{'s' if len(values) != 1 else ''} {span}, "
                             f"lowest {min(values):g}, highest {max(values):g}", style="dim"))
 
     def _show_schedule(self, entry: dict[str, Any] | None) -> None:

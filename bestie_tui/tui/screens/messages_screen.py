@@ -22,7 +22,7 @@ from bestie_tui.errors import BestieError
 from bestie_tui.store.records import MessageRecord, iso
 from bestie_tui.text.words import tokens
 
-from ..display import append, one_line, when
+from ..display import append, exact, one_line
 from .base import BestieScreen
 
 PAGE_SIZE = 50
@@ -202,7 +202,7 @@ class MessagesScreen(BestieScreen):
         text = Text()
         text.append(f"#{m.id} · {m.role}", style="bold")
         append(text, f" · {m.user or '-'} · {m.channel or '-'} · session {m.session or '-'}", single_line=True)
-        text.append(f" · {when(m.created_at, self.store.owner_zone, seconds=True)}\n")
+        text.append(f" · {exact(m.created_at, self.store.owner_zone, self.store.clock(), seconds=True)}\n")
         if m.id in self.preview_marks:
             text.append(f"compression: {self.preview_marks[m.id]}\n", style="italic")
         hit = self.hits.get(m.id)

@@ -133,7 +133,7 @@ class PendingScreen(BestieScreen):
                                 "u undoes the last change · / filters · 1 shows the tiers")
             similar.show_message("Nothing to compare.")
         else:
-            card.show(self.current, self.store.owner_zone)
+            card.show(self.current, self.store.owner_zone, self.store.clock())
             wanted = (self.current.id, self.current.text)
             if wanted != self._similar_for:
                 self._similar_for = wanted

@@ -14,20 +14,20 @@ from textual.widgets import Static
 
 from bestie_tui.store.records import EventRecord, MemoryRecord
 
-from ..display import data, shown, when
+from ..display import ago, data, exact, shown, when, yes_no
 from .memory_list import memory_flags
 
 #: Snapshot keys a history line never lists as "changed" (they change with every write).
 _QUIET_KEYS = {"updated_at", "norm", "terms"}
 
 
-def _value(value, tz: tzinfo = UTC) -> str:
+def _value(value, tz: tzinfo = UTC, now: datetime | None = None) -> str:
     if value is None:
         return "—"
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return yes_no(value)
     if isinstance(value, datetime):
-        return when(value, tz)
+        return when(value, tz) if now is None else exact(value, tz, now)
     if isinstance(value, float):
         return f"{value:.2f}"
     return shown(value)
@@ -100,8 +100,9 @@ class MemoryDetail(VerticalScroll):
         fields = Table.grid(padding=(0, 2))
         fields.add_column(style="bold", no_wrap=True)
         fields.add_column()
-        expires = Text(_value(memory.expires_at, tz))
-        if memory.is_expired(now):
+        expires = Text(_value(memory.expires_at, tz, now))
+        if memory.is_expired(now):  # the mark says what "(2 days ago)" would, in less width
+            expires = Text(_value(memory.expires_at, tz))
             expires.append("  expired", style="bold reverse")
         superseded = Text("—" if memory.superseded_by is None else f"#{memory.superseded_by}")
         rows = [
@@ -114,15 +115,15 @@ class MemoryDetail(VerticalScroll):
             ("superseded by", superseded),
             ("confidence", Text(_value(memory.confidence))),
             ("expires at", expires),
-            ("last accessed", Text(_value(memory.last_accessed_at, tz))),
+            ("last accessed", Text(_value(memory.last_accessed_at, tz, now))),
             ("access count", Text(str(memory.access_count))),
             ("user", Text(_value(memory.user))),
             ("channel", Text(_value(memory.channel))),
             ("project", Text(_value(memory.project))),
             ("session", Text(_value(memory.session))),
             ("source", Text(_value(memory.source))),
-            ("created", Text(_value(memory.created_at, tz))),
-            ("updated", Text(_value(memory.updated_at, tz))),
+            ("created", Text(_value(memory.created_at, tz, now))),
+            ("updated", Text(_value(memory.updated_at, tz, now))),
         ]
         for label, value in rows:
             fields.add_row(Text(label), value)
@@ -137,7 +138,7 @@ class MemoryDetail(VerticalScroll):
                 what = data(f"{event.action} by {event.actor}: {event_summary(event, tz)}")
                 if event.undone:
                     what.append("  (undone)", style="italic")
-                events.add_row(Text(when(event.at, tz, seconds=True)), what)
+                events.add_row(Text(ago(event.at, now)), what)
             parts.append(events)
         else:
             parts.append(Text("no events", style="italic"))

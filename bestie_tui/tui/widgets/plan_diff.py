@@ -100,9 +100,26 @@ class PlanDiff(OptionList):
             text.append("  (space accepts)", style=style("plan-diff--off"))
         if op.blocked:
             append(text, f"  blocked: {op.blocked}", style=style("plan-diff--off"), single_line=True)
+        width = self._line_width()
+        text.truncate(width, overflow="ellipsis")
         for sign, line in op.diff_lines():
-            text.append("\n     ")
+            # each line is cut to the width with "…" instead of wrapping back to the left edge,
+            # where a wrapped memory would read as the next line of the diff
+            row = append(Text("     "), f"{sign} {line}", single_line=True)
+            row.truncate(width, overflow="ellipsis")
             kind = {"-": "removed", "+": "added"}.get(sign, "context")
-            line_style = style(f"plan-diff--{kind}") if on else style("plan-diff--off")
-            append(text, f"{sign} {line}", style=line_style, single_line=True)
+            row.stylize(style(f"plan-diff--{kind}") if on else style("plan-diff--off"), 5)
+            text.append("\n")
+            text.append_text(row)
         return text
+
+    def _line_width(self) -> int:
+        """Cells a line may take: the list's content width (the terminal's before the first layout)."""
+        width = self.scrollable_content_region.width or (self.app.size.width - 6)
+        return max(20, width - 1)
+
+    def on_resize(self, event) -> None:
+        if self.plan is not None and getattr(self, "_drawn_width", None) != self._line_width():
+            self._drawn_width = self._line_width()
+            for i in range(self._shown):
+                self.replace_option_prompt_at_index(i, self._prompt(i, self.plan.operations[i]))

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, tzinfo
+from datetime import UTC, datetime, tzinfo
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,20 +12,22 @@ from textual.widgets import Static
 
 from bestie_tui.store.records import MemoryRecord
 
-from ..display import append, data, when
+from ..display import append, data, exact, when
 
 
-def proposal_meta(record: MemoryRecord, tz: tzinfo = UTC) -> Text:
+def proposal_meta(record: MemoryRecord, tz: tzinfo = UTC, now: datetime | None = None) -> Text:
     """The proposal's fields as plain text (values are data: control characters made visible;
-    the time on the owner's clock ``tz``)."""
-    meta = Text()
+    the time on the owner's clock ``tz``, with "3 h ago" beside it when ``now``, naive UTC, is given)."""
+    # one line per field, cut with "…" at the card's width rather than wrapped under the labels
+    meta = Text(no_wrap=True, overflow="ellipsis")
     fields = [
         ("id", f"#{record.id}"),
         ("kind", record.kind),
         ("user", record.user or "—"),
         ("source", record.source or "—"),
         ("confidence", f"{record.confidence:.2f}"),
-        ("created", when(record.created_at, tz, seconds=True)),
+        ("created", when(record.created_at, tz, seconds=True) if now is None
+         else exact(record.created_at, tz, now)),
         ("session", record.session or "—"),
         ("channel", record.channel or "—"),
         ("project", record.project or "—"),  # every binding shows: user, session, channel, project
@@ -47,11 +49,11 @@ class ProposalCard(Vertical):
         yield Static("", id="proposal-relations")
         yield Static("", id="proposal-meta")
 
-    def show(self, record: MemoryRecord, tz: tzinfo = UTC) -> None:
+    def show(self, record: MemoryRecord, tz: tzinfo = UTC, now: datetime | None = None) -> None:
         self.remove_class("-empty")
         self.query_one("#proposal-text", Static).update(data(record.text))
         self.query_one("#proposal-relations", Static).update(Text(""))
-        self.query_one("#proposal-meta", Static).update(proposal_meta(record, tz))
+        self.query_one("#proposal-meta", Static).update(proposal_meta(record, tz, now))
 
     def show_relations(self, related) -> None:
         """The approved memories the proposal replaces or contradicts, beside their text."""
