@@ -18,6 +18,14 @@ a counter, past that size), bulk-inserted. It then measures:
   row is a candidate);
 * FTS5 ``bm25`` top-10 (porter, stop words dropped) over the same rows with the same user filter.
 
+``--messages 1000000`` measures history recall instead (``retrieval.recall``): M chat messages of one
+user, the persona facts again as turns ("p17: fact"), 20 turns a session, two speakers taking turns;
+the first recall builds the persisted message index (each turn with its neighbours' text); then
+``recall(store, fact, "owner", limit=10)`` p50/p95 over ``--queries`` random facts beside FTS5 bm25
+top-10 over the same rows (own text, user filter) in the same run, and the index growth: the bytes
+of the index tables (``dbstat``) with the neighbour text over the bytes of an own-text-only index of
+the same messages (built at ``--growth-size`` messages, since the ratio does not depend on M).
+
 Data: MSC personas via the LoCoMo repository, CC BY-NC 4.0, read by path.
 """
 
@@ -112,6 +120,90 @@ def measure(size: int, facts, queries: int, one_user: bool, workdir: Path) -> li
             f"{pct(times, .95) / max(pct(fts_times, .95), 1e-9):.0f}×", f"{fit_s:.2f}", f"{peak:.0f}"]
 
 
+SESSION_TURNS = 20
+
+
+def message_rows(size: int, facts) -> list[tuple[str, datetime, str, str]]:
+    """``(text, at, session, channel)`` of ``size`` turns of one user, ``SESSION_TURNS`` a session."""
+    out = []
+    for i in range(size):
+        persona, fact = facts[i % len(facts)]
+        lap = i // len(facts)
+        out.append((f"{persona}: {fact}" + (f" ({lap})" if lap else ""), NOW - timedelta(minutes=size - i),
+                    f"s{i // SESSION_TURNS}", "bench"))
+    return out
+
+
+def index_bytes(path: Path) -> int:
+    """Bytes of the index tables and their indexes (``dbstat``), message collection only in this file."""
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name LIKE 'ix_%' "
+                                "OR name LIKE 'sqlite_autoindex_ix_%'").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def measure_recall(size: int, facts, queries: int, workdir: Path) -> list[str]:
+    from retrieval_common import seed_messages
+
+    from bestie_tui.retrieval.index import get_index
+    from bestie_tui.retrieval.recall import recall
+
+    turns = message_rows(size, facts)
+    store, ids = seed_messages(workdir / f"messages-{size}.db", turns, NOW)
+    store.set_setting("recall.minScore", 0.1)
+    rng = random.Random(size)
+    requests = [turns[rng.randrange(size)][0].split(": ", 1)[1] for _ in range(queries)]
+    started = time.perf_counter()
+    get_index(store, "message").ensure_fresh()
+    build_s = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    times = []
+    for query in requests:
+        t = time.perf_counter()
+        recall(store, query, "owner", channel="bench", limit=10)
+        times.append((time.perf_counter() - t) * 1000)
+    store.close()
+    fts = sqlite3.connect(":memory:")
+    fts.execute("CREATE VIRTUAL TABLE t USING fts5(text, user UNINDEXED, tokenize='porter unicode61')")
+    fts.executemany("INSERT INTO t(rowid, text, user) VALUES (?, ?, 'owner')", zip(ids, (t[0] for t in turns)))
+    stops = stop_words()
+    fts_times = []
+    for query in requests:
+        words = [w for w in re.findall(r"\w+", query.lower()) if w not in stops] or ["i"]
+        match = " OR ".join(f'"{w}"' for w in words)
+        t = time.perf_counter()
+        fts.execute("SELECT rowid FROM t WHERE t MATCH ? AND user = 'owner' ORDER BY bm25(t) LIMIT 10", (match,)).fetchall()
+        fts_times.append((time.perf_counter() - t) * 1000)
+    return [f"{size:,}", f"{pct(times, .5):.1f}", f"{pct(times, .95):.1f}", f"{pct(fts_times, .5):.2f}",
+            f"{pct(fts_times, .95):.2f}", f"{pct(times, .95) / max(pct(fts_times, .95), 1e-9):.1f}×",
+            f"{build_s:.1f}", f"{peak:.0f}"]
+
+
+def index_growth(size: int, facts, workdir: Path) -> tuple[int, int]:
+    """``(bytes with neighbour text, bytes own text only)`` of the message index of ``size`` turns."""
+    from retrieval_common import seed_messages
+
+    from bestie_tui.store import doc_index
+
+    turns = message_rows(size, facts)
+    sizes = []
+    for own_only in (False, True):
+        path = workdir / f"growth-{size}-{int(own_only)}.db"
+        store, _ = seed_messages(path, turns, NOW)
+        saved = doc_index._MESSAGE_ALL
+        if own_only:  # the same collection indexed without neighbours: the baseline of the ratio
+            doc_index._MESSAGE_ALL = "SELECT id, text FROM message ORDER BY id"
+        try:
+            doc_index.reindex(store.db, doc_index.MESSAGE)
+        finally:
+            doc_index._MESSAGE_ALL = saved
+        store.close()
+        sizes.append(index_bytes(path))
+    return sizes[0], sizes[1]
+
+
 def main() -> None:
     if "--db" in sys.argv:  # the same tables on PostgreSQL beside SQLite: benchmarks/engines.py
         import engines
@@ -122,8 +214,25 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--data", default=str(DEFAULT_DATA))
+    parser.add_argument("--messages", default="", help="history recall at these message counts (e.g. 1000000)")
+    parser.add_argument("--growth-size", type=int, default=100_000)
     args = parser.parse_args()
     facts = persona_facts(Path(args.data))
+    if args.messages:
+        rows = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for size in (int(s) for s in args.messages.split(",")):
+                rows.append(measure_recall(size, facts, args.queries, Path(tmp)))
+                print("  done:", " | ".join(rows[-1]), file=sys.stderr, flush=True)
+            with_text, own = index_growth(args.growth_size, facts, Path(tmp))
+        load = os.getloadavg()
+        print(table(f"recall latency (ms) beside FTS5 bm25 top-10 over the same messages; {args.queries} queries; "
+                    f"load average {load[0]:.1f} on {os.cpu_count()} cores (shared machine)",
+                    ["messages", "p50", "p95", "FTS5 p50", "FTS5 p95", "p95 / FTS5 p95", "index build (s)",
+                     "peak RSS so far (MiB)"], rows))
+        print(f"\nmessage index at {args.growth_size:,} turns: {with_text / 2**20:.1f} MiB with the neighbour text, "
+              f"{own / 2**20:.1f} MiB own text only: {with_text / max(own, 1):.2f}×")
+        return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in (int(s) for s in args.sizes.split(",")):

@@ -54,6 +54,7 @@ def seed_messages(path: Path, turns: list[tuple[str, datetime, str, str]], now: 
         for start in range(0, len(rows), 500):
             Message.insert_many(rows[start:start + 500]).execute()
         ids = [i for (i,) in Message.select(Message.id).order_by(Message.id).tuples()]
+    store.set_setting("recall.minScore", 0)  # every turn may be ranked, as for the memories
     return store, ids
 
 

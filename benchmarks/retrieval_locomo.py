@@ -155,7 +155,7 @@ def tune(conversations, workdir: Path) -> None:
             if qa.category in CATEGORIES and qa.evidence:
                 found = candidates(store, qa.question, "owner", channel=f"locomo:{conv['sample_id']}", session=None,
                                    role=None, limit=max(KS), exclude=(), governance="governed", knobs=base, dense=None)
-                questions.append((qa.category, set(qa.evidence), found, by_id))
+                questions.append((qa.category, set(qa.evidence), found, by_id, qa.question))
         store.close()
     grid = {"neighbour": (0.5, 0.75, 1.0, 1.5, 2.0), "person": (0.0, 0.5, 1.0, 1.5, 2.5),
             "time": (0.0, 0.25, 0.5, 0.8, 1.2), "recency": (0.0, 0.02)}
@@ -163,8 +163,8 @@ def tune(conversations, workdir: Path) -> None:
     for values in itertools.product(*grid.values()):
         knobs = replace(base, **dict(zip(grid, values)))
         sums = defaultdict(lambda: {k: [0.0, 0.0, 0] for k in KS})
-        for category, evidence, found, by_id in questions:
-            top = [c.id for _, _, c in rank(found, knobs, max(KS))]
+        for category, evidence, found, by_id, question in questions:
+            top = [c.id for _, _, c in rank(found, knobs, max(KS), question)]
             for k in KS:
                 got = len(evidence & set().union(*(by_id[i] for i in top[:k]))) if top else 0
                 for cat in (category, 0):

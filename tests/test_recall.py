@@ -3,18 +3,19 @@ named-person and time-question boosts, governance, and the persisted message ind
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 from datetime import datetime, timedelta
 
 import pytest
+from conftest import raw_connect
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.retrieval import cues
 from bestie_tui.retrieval.recall import Knobs, recall
 from bestie_tui.store.memory_store import MemoryStore
 
+pytestmark = pytest.mark.both_engines
 START = datetime(2026, 5, 8, 13, 0)
 
 
@@ -108,7 +109,7 @@ def test_recency_and_the_knobs_are_settings(store, clock):
 def test_the_message_index_is_persisted_and_follows_appends(store, db_path):
     ids = chat(store, "s1", ["Linh: what should we cook tonight?"])
     assert recall(store, "cook", "linh")
-    conn = sqlite3.connect(db_path)
+    conn = raw_connect(db_path)
     assert conn.execute("SELECT docs FROM ix_meta WHERE collection = 'message'").fetchone() == (1,)
     later = chat(store, "s1", ["Minh: pho, obviously"], start=START + timedelta(minutes=5))
     hits = recall(store, "pho", "linh")
@@ -130,7 +131,7 @@ def test_erasing_a_user_takes_their_turns_out_of_the_message_index(store, db_pat
     chat(store, "s1", ["my secret garden plan"])
     assert recall(store, "garden", "linh")
     erase_user(store, "linh")
-    conn = sqlite3.connect(db_path)
+    conn = raw_connect(db_path)
     assert conn.execute("SELECT COUNT(*) FROM ix_doc WHERE collection = 'message'").fetchone() == (0,)
     assert conn.execute("SELECT COUNT(*) FROM ix_term WHERE collection = 'message'").fetchone() == (0,)
     conn.close()

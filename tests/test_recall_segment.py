@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
+import pytest
+
 from bestie_tui.agent.turns import recall as agent_recall
 from bestie_tui.conversation.pack import build_pack
 from bestie_tui.retrieval.assembly import RECALL_TITLE, build_context
 from bestie_tui.store.memory_store import MemoryStore
 
+pytestmark = pytest.mark.both_engines
 START = datetime(2026, 3, 2, 9, 0)
 
 
@@ -46,7 +49,7 @@ def test_the_segment_keeps_to_its_token_share(store):
     assert pack.recalled and segment <= int(0.25 * 200)
     assert pack.recall_left_out >= 1 and pack.tokens <= 200
     store.set_setting("recall.excerpts", 1)
-    assert len(build_context(store, "garden hose", "ana", 600, history=True, record_access=False).recalled) == 1
+    assert len(build_context(store, "garden hose", "ana", token_budget=600, history=True, record_access=False).recalled) == 1
 
 
 def test_never_the_current_sessions_recent_turns(store):

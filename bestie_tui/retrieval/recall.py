@@ -10,6 +10,9 @@ after it in its session, so nothing is refitted per process). The score of a tur
                           · (1 + time · [q asks when / how long and m holds a time expression])
                 + recency · 2^(−age(m) / halfLifeDays)
 
+A turn whose ``smooth(m)`` is under ``recall.minScore`` (default 0.1, the floor memories have in
+``score.minRelevance``) is no hit: a few shared character n-grams are not a match.
+
 ``prev``/``next`` are the turns just before and after in the same session of the same user. The
 named person is read from a turn's leading ``Name:`` label (``cues.speaker_of``) and only counts when
 the request names exactly one of the speakers it meets. Every weight is a ``recall.*`` setting; the
@@ -38,10 +41,9 @@ from bestie_tui.retrieval.governance import check_mode
 from bestie_tui.retrieval.index import get_index
 from bestie_tui.store import doc_index
 from bestie_tui.store.binding import uses_store
-from bestie_tui.store.models import ROLES, Message, Setting
+from bestie_tui.store.models import ROLES, Setting
 from bestie_tui.store.records import MessageRecord, iso
 from bestie_tui.store.settings import RECALL_DEFAULTS
-from bestie_tui.store.support import _message_record
 from bestie_tui.text.analysis import stop_words
 from bestie_tui.text.words import tokens
 
@@ -63,6 +65,7 @@ class Knobs:
     recency: float
     half_life_days: float
     candidates: int
+    min_score: float = 0.0
 
     @classmethod
     def of(cls, store: MemoryStore) -> Knobs:
@@ -70,7 +73,7 @@ class Knobs:
         values = recall_settings(store)
         return cls(float(values["recall.neighbour"]), float(values["recall.person"]), float(values["recall.time"]),
                    float(values["recall.recency"]), float(values["recall.halfLifeDays"]),
-                   int(values["recall.candidates"]))
+                   int(values["recall.candidates"]), float(values["recall.minScore"]))
 
 
 def recall_settings(store: MemoryStore) -> dict[str, Any]:
@@ -89,7 +92,7 @@ class Candidate:
     and its session neighbours' ids."""
 
     id: int
-    row: Any
+    row: MessageRecord
     own: float
     best_neighbour: float
     by_person: bool
@@ -97,8 +100,7 @@ class Candidate:
     age_days: float | None
     prev_id: int | None
     next_id: int | None
-    #: Query words (folded, stop words left out) in the turn's own text: between equal scores (a turn
-    #: and its neighbour indexed with each other's text), the turn that says it comes first.
+    #: Query words in the turn's own text, when known (``rank`` counts them for tied scores).
     own_words: int = 0
 
 
@@ -127,18 +129,42 @@ class RecallHit:
 
 
 def _governed(user: str | None, channel: str | None, mode: str, session: str | None, role: str | None,
-              every_user: bool = False):
-    if every_user:
-        cond = Message.id.is_null(False)
-    else:
-        cond = (Message.user == user) | Message.user.is_null() if user is not None else Message.user.is_null()
+              every_user: bool = False) -> tuple[str, list[Any]]:
+    """``(SQL condition, parameters)`` on ``message``: governance (``retrieval.governance``'s rule for
+    memories: this user's rows and unbound ones; under ``governed`` this channel's and unbound ones)
+    and the filters. Plain SQL, built by hand: compiling a Peewee expression per request cost more
+    than running it."""
+    parts: list[str] = []
+    params: list[Any] = []
+    if not every_user:
+        parts.append('"user" IS NULL' if user is None else '("user" = ? OR "user" IS NULL)')
+        params += [] if user is None else [user]
     if mode == "governed":
-        cond &= Message.channel.is_null() if channel is None else (Message.channel.is_null() | (Message.channel == channel))
-    if session is not None:
-        cond &= Message.session == session
-    if role is not None:
-        cond &= Message.role == role
-    return cond
+        parts.append("channel IS NULL" if channel is None else "(channel = ? OR channel IS NULL)")
+        params += [] if channel is None else [channel]
+    for column, value in (("session", session), ("role", role)):
+        if value is not None:
+            parts.append(f"{column} = ?")
+            params.append(value)
+    return " AND ".join(parts) or "1 = 1", params
+
+
+def _turns(db: Any, ids: Sequence[int], where: tuple[str, list[Any]] | None = None) -> dict[int, MessageRecord]:
+    """``id → MessageRecord`` of those of ``ids`` that exist (and meet ``where``), 500 ids a query."""
+    from datetime import datetime
+
+    condition, params = where or ("1 = 1", [])
+    wanted = sorted({int(i) for i in ids})
+    out: dict[int, MessageRecord] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        for i, role, text, user, channel, session, at in db.execute_sql(
+                f'SELECT id, role, text, "user", channel, session, created_at FROM message WHERE id IN '
+                f"({','.join('?' * len(chunk))}) AND {condition}", [*chunk, *params]).fetchall():
+            when = at if isinstance(at, datetime) else datetime.fromisoformat(str(at))  # NOT NULL column
+            out[i] = MessageRecord(id=i, role=role, text=text, user=user, channel=channel, session=session,
+                                   created_at=when)
+    return out
 
 
 @uses_store
@@ -179,9 +205,9 @@ def recall(store: MemoryStore, query: str, user: str | None, *, channel: str | N
     knobs = knobs or Knobs.of(store)
     ranked = rank(candidates(store, query, user, channel=channel, session=session, role=role, limit=limit,
                              exclude=exclude, governance=mode, knobs=knobs, dense=dense, every_user=every_user),
-                  knobs, limit)
-    shown = _context_rows([c for _, _, c in ranked]) if context else {}
-    return [RecallHit(_message_record(c.row), total, parts,
+                  knobs, limit, query)
+    shown = _turns(store.db, [n for _, _, c in ranked for n in (c.prev_id, c.next_id) if n is not None]) if context else {}
+    return [RecallHit(c.row, total, parts,
                       [shown[c.prev_id]] if c.prev_id in shown else [],
                       [shown[c.next_id]] if c.next_id in shown else []) for total, parts, c in ranked]
 
@@ -204,16 +230,14 @@ def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str
     excluded = set(exclude)
     want = max(knobs.candidates, 4 * limit)
     cond = _governed(user, channel, mode, session, role, every_user)
-    rows: dict[int, Any] = {}
+    db = store.db
+    rows: dict[int, MessageRecord] = {}
     taken = 0
     while True:  # the best-scored turns, widened until enough of them are this request's to see
         take = min(want, nonzero)
         pool = [int(ids[i]) for i in _best(base, take)[taken:]]
         taken = take
-        for start in range(0, len(pool), 500):
-            for row in Message.select().where(Message.id.in_(pool[start:start + 500]) & cond):
-                if row.id not in excluded:
-                    rows[row.id] = row
+        rows.update((i, m) for i, m in _turns(db, pool, cond).items() if i not in excluded)
         if len(rows) >= limit * 2 or taken >= nonzero:
             break
         want *= 4
@@ -223,10 +247,7 @@ def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str
     # neighbours that scored nothing on their own may still be lifted by the turn beside them
     extra = {n for pn in neighbours.values() for n in pn if n is not None and n not in rows and n not in excluded}
     if extra and knobs.neighbour > 0:
-        for start in range(0, len(extra), 500):
-            chunk = sorted(extra)[start:start + 500]
-            for row in Message.select().where(Message.id.in_(chunk) & cond):
-                rows[row.id] = row
+        rows.update(_turns(db, sorted(extra), cond))
         neighbours.update(doc_index.session_neighbours(store.db, [i for i in extra if i in rows]))
 
     def base_of(message_ids: Sequence[int]) -> Any:
@@ -246,7 +267,6 @@ def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str
     person = next(iter(named)) if len(named) == 1 else None
     time_question = cues.is_time_question(query)
     now = store.clock()
-    words = set(tokens(query)) - stop_words()
     out = []
     for i in cand:
         prev_id, next_id = neighbours.get(i, (None, None))
@@ -255,21 +275,28 @@ def candidates(store: MemoryStore, query: str, user: str | None, *, channel: str
         out.append(Candidate(i, rows[i], own[i], max(side, default=0.0), bool(person) and speakers[i] == person,
                              time_question and cues.has_time_expression(_own_text(rows[i].text)),
                              max(0.0, (now - at).total_seconds() / 86400) if at is not None else None,
-                             prev_id, next_id, len(words & set(tokens(rows[i].text))) if own[i] > 0 else 0))
+                             prev_id, next_id))
     return out
 
 
-def rank(found: Sequence[Candidate], knobs: Knobs, limit: int) -> list[tuple[float, dict[str, float], Candidate]]:
-    """``(score, parts, candidate)`` of the ``limit`` best candidates under ``knobs``, best first
-    (ties: the one whose own text has more of the query's words, then newer). Pure arithmetic:
-    the benchmark re-ranks one set of candidates per setting."""
+def rank(found: Sequence[Candidate], knobs: Knobs, limit: int,
+         query: str | None = None) -> list[tuple[float, dict[str, float], Candidate]]:
+    """``(score, parts, candidate)`` of the ``limit`` best candidates under ``knobs``, best first.
+    Ties (a turn and the neighbour whose score lifts it, with α = 1): the one whose own text holds
+    more of ``query``'s words (folded, stop words left out), then the newer. Pure arithmetic: the
+    benchmark re-ranks one set of candidates per setting."""
+    from collections import Counter
+
     hits = []
     for c in found:
         parts = _parts(c, knobs)
         total = sum(parts.values())
-        if total > 0 and (c.own > 0 or parts["neighbour"] > 0):
-            hits.append((total, parts, c))
-    hits.sort(key=lambda h: (-round(h[0], 9), -h[2].own_words,
+        if total > 0 and parts["relevance"] + parts["neighbour"] >= max(knobs.min_score, 1e-12):
+            hits.append((round(total, 9), parts, c))
+    tied = {t for t, n in Counter(h[0] for h in hits).items() if n > 1}
+    words = (set(tokens(query)) - stop_words()) if query and tied else set()
+    own = {h[2].id: len(words & set(tokens(h[2].row.text))) for h in hits if h[0] in tied} if words else {}
+    hits.sort(key=lambda h: (-h[0], -own.get(h[2].id, h[2].own_words),
                              -(h[2].row.created_at.timestamp() if h[2].row.created_at else 0.0), -h[2].id))
     return hits[:limit]
 
@@ -313,14 +340,6 @@ def _fuse(own: dict[int, float], dense: Sequence[float], cand: list[int]) -> dic
         return [0.0 if high == low else (v - low) / (high - low) for v in values]
     top = max(lexical) or 1.0
     return {i: top * (0.5 * a + 0.5 * b) for i, a, b in zip(cand, norm(lexical), norm(dense))}
-
-
-def _context_rows(found: list[Candidate]) -> dict[int, MessageRecord]:
-    wanted = sorted({n for c in found for n in (c.prev_id, c.next_id) if n is not None})
-    out: dict[int, MessageRecord] = {}
-    for start in range(0, len(wanted), 500):
-        out.update((r.id, _message_record(r)) for r in Message.select().where(Message.id.in_(wanted[start:start + 500])))
-    return out
 
 
 def hit_line(hit: RecallHit) -> str:

@@ -69,19 +69,23 @@ _MEMORY_SOME = "SELECT id, text FROM memory WHERE status = 'approved' AND id IN 
 #: (same user and session, in ``(created_at, id)`` order): a short reply ("Yeah, me too!") is found
 #: by the topic of the turn it answers. A message without a session is indexed alone. At most 3× the
 #: message text (``benchmarks/latency.py`` measures the growth).
-_NEIGHBOURS = ("WINDOW w AS (PARTITION BY user, session ORDER BY created_at, id)")
-_MESSAGE_DOC = ("text || CASE WHEN session IS NULL THEN '' ELSE COALESCE(char(10) || LAG(text) OVER w, '') "
-                "|| COALESCE(char(10) || LEAD(text) OVER w, '') END")
+_NEIGHBOURS = 'WINDOW w AS (PARTITION BY "user", session ORDER BY created_at, id)'
+# portable SQL (SQLite and PostgreSQL): "user" quoted (a keyword in PostgreSQL), a newline literal
+# instead of char(10), and NULL-safe equality spelled out instead of SQLite's IS
+_NL = "'\n'"
+_MESSAGE_DOC = (f"text || CASE WHEN session IS NULL THEN '' ELSE COALESCE({_NL} || LAG(text) OVER w, '') "
+                f"|| COALESCE({_NL} || LEAD(text) OVER w, '') END")
 _MESSAGE_ALL = f"SELECT id, {_MESSAGE_DOC} FROM message {_NEIGHBOURS} ORDER BY id"
 _MESSAGE_SOME = (f"SELECT id, {_MESSAGE_DOC} FROM message WHERE session IN "
                  f"(SELECT session FROM message WHERE id IN ({{}})) {_NEIGHBOURS}")
+_SAME_USER = '({0}."user" = m."user" OR ({0}."user" IS NULL AND m."user" IS NULL))'
 #: The session neighbours (previous and next turn) of the messages after a mark: appending a turn
 #: changes the indexed text of the turn before it.
 _MESSAGE_NEIGHBOURS = (
-    "SELECT (SELECT p.id FROM message p WHERE p.session = m.session AND p.user IS m.user AND "
+    f"SELECT (SELECT p.id FROM message p WHERE p.session = m.session AND {_SAME_USER.format('p')} AND "
     "(p.created_at < m.created_at OR (p.created_at = m.created_at AND p.id < m.id)) "
     "ORDER BY p.created_at DESC, p.id DESC LIMIT 1), "
-    "(SELECT n.id FROM message n WHERE n.session = m.session AND n.user IS m.user AND "
+    f"(SELECT n.id FROM message n WHERE n.session = m.session AND {_SAME_USER.format('n')} AND "
     "(n.created_at > m.created_at OR (n.created_at = m.created_at AND n.id > m.id)) "
     "ORDER BY n.created_at, n.id LIMIT 1) FROM message m WHERE m.id > ? AND m.session IS NOT NULL")
 #: Session order lookups of the message collection (its neighbours, recall's context turns).
@@ -147,7 +151,8 @@ def event_mark(db: Any, collection: str = MEMORY) -> tuple[int, int]:
     lookups. For ``memory`` the event log; for ``message`` the message table itself (messages are
     appended without events; an erase or an undone import drops its messages from the index)."""
     table = "message" if collection == MESSAGE else "event"
-    low, high = db.execute_sql(f"SELECT MIN(id), MAX(id) FROM {table}").fetchone()
+    # two subqueries: SQLite answers a lone MIN or MAX from the key, but scans for both in one SELECT
+    low, high = db.execute_sql(f"SELECT (SELECT MIN(id) FROM {table}), (SELECT MAX(id) FROM {table})").fetchone()
     return (low or 0, high or 0)
 
 

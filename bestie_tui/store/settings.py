@@ -69,6 +69,7 @@ RECALL_DEFAULTS: dict[str, Any] = {
     "recall.time": 0.5,           # × (1 + this) for a turn with a time expression, for a time question
     "recall.recency": 0.0,        # + this · 2^(−age / recall.halfLifeDays)
     "recall.halfLifeDays": 90.0,
+    "recall.minScore": 0.1,       # a turn whose relevance + neighbour part is under this is no hit
     "recall.candidates": 200,     # best-scored turns looked at before governance and smoothing
     "recall.segment": True,       # build_context adds a "from past conversations" segment
     "recall.tokenShare": 0.25,    # of the token budget, at most, for that segment

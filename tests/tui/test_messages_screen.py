@@ -121,3 +121,22 @@ async def test_escape_sequences_in_chat_text_are_shown_not_sent_to_the_terminal(
         svg = app.export_screenshot()
     assert "\x1b" not in svg and "\u202e" not in svg and "\x07" not in svg
     assert "\\x1b]2;PWNED\\x07" in svg.replace("&#160;", " ")
+
+
+async def test_search_ranks_with_recall_and_shows_the_turns_around_the_hit(store):
+    store.log_message("user", "Linh: I signed up for contemporary dance classes", user="an", session="s1")
+    store.clock.advance(1)
+    store.log_message("user", "Minh: Yeah, me too!", user="an", session="s1")
+    store.clock.advance(1)
+    store.log_message("user", "Linh: the printer is broken", user="an", session="s2")
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"contemporary dance", "enter")
+        await pilot.pause()
+        texts = cell_texts(app, "text")
+        assert texts[0].startswith("Linh: I signed up") and "Minh: Yeah, me too!" in texts
+        assert not any("printer" in t for t in texts)
+        assert "best first" in shown(app, "#messages-caption")
+        detail = shown(app, "#messages-detail")
+        assert "I signed up for contemporary dance classes" in detail and "Yeah, me too!" in detail

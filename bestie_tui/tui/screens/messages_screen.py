@@ -1,5 +1,8 @@
 """``MessagesScreen``: browse and search the raw chat history (what ``bestie memory messages``
-shows), paged, with a role filter, and preview what history compression would do to it."""
+shows), paged, with a role filter, and preview what history compression would do to it. ``/``
+searches with history recall (``retrieval.recall``, as ``bestie memory messages search``): best
+first, the detail panel showing the turns around the selected hit dimmed; a query recall finds
+nothing for falls back to the tolerant text filter."""
 
 from __future__ import annotations
 
@@ -71,6 +74,8 @@ class MessagesScreen(BestieScreen):
         self.query_text = ""
         self.has_more = False
         self.rows: list[MessageRecord] = []
+        #: message id → its ``RecallHit`` while a search is ranked by recall (empty otherwise).
+        self.hits: dict[int, Any] = {}
         #: message id → "summary" / "kept" / "pinned", from the last preview (empty: no preview shown).
         self.preview_marks: dict[int, str] = {}
         self.preview_shown = False
@@ -108,8 +113,11 @@ class MessagesScreen(BestieScreen):
         """Reload the current page (same filters), keeping the cursor row where possible."""
         query = self.query_text if tokens(self.query_text) else None
         try:
-            rows = self.store.messages(limit=PAGE_SIZE + 1, role=self.role, query=query,
-                                       offset=self.page * PAGE_SIZE)
+            rows = self._ranked(query) if query else []
+            if not rows:
+                self.hits = {}
+                rows = self.store.messages(limit=PAGE_SIZE + 1, role=self.role, query=query,
+                                           offset=self.page * PAGE_SIZE)
         except BestieError as exc:
             self.notify(str(exc), severity="error", markup=False)
             rows = []
@@ -135,6 +143,15 @@ class MessagesScreen(BestieScreen):
         self._update_caption()
         self._show_detail()
 
+    def _ranked(self, query: str) -> list[MessageRecord]:
+        """This page (and one row more) of the recall ranking of ``query`` over the whole history."""
+        from bestie_tui.retrieval.recall import recall
+
+        hits = recall(self.store, query, None, every_user=True, governance="full", role=self.role,
+                      limit=(self.page + 1) * PAGE_SIZE + 1)
+        self.hits = {h.message.id: h for h in hits}
+        return [h.message for h in hits[self.page * PAGE_SIZE:]]
+
     def _fit_text_column(self) -> int:
         """Give the text column the table's remaining width (cells); returns it."""
         table = self.table
@@ -156,7 +173,7 @@ class MessagesScreen(BestieScreen):
 
     def _update_caption(self) -> None:
         first = self.page * PAGE_SIZE + 1
-        caption = Text(f"Messages · newest first · page {self.page + 1}")
+        caption = Text(f"Messages · {'best first' if self.hits else 'newest first'} · page {self.page + 1}")
         if self.rows:
             caption.append(f" · rows {first:,}–{first + len(self.rows) - 1:,}")
         caption.append(f" · role {self.role or 'all'}")
@@ -188,7 +205,12 @@ class MessagesScreen(BestieScreen):
         text.append(f" · {exact(m.created_at, self.store.owner_zone, self.store.clock(), seconds=True)}\n")
         if m.id in self.preview_marks:
             text.append(f"compression: {self.preview_marks[m.id]}\n", style="italic")
+        hit = self.hits.get(m.id)
+        for before in hit.before if hit else []:
+            append(text, f"{before.role} {before.user or '-'}: {before.text}\n", style="dim")
         append(text, m.text)  # data: never markup, escape sequences shown, not run
+        for after in hit.after if hit else []:
+            append(text, f"\n{after.role} {after.user or '-'}: {after.text}", style="dim")
         detail.update(text)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
