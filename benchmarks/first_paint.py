@@ -27,8 +27,13 @@ once with ``doc_index.reindex`` before the runs:
   pack for that query is shown (the view's 0.25 s typing debounce included);
 * quit: from pressing ``q`` until the app has exited.
 
+A third table (``--demo``, issue 17) covers the same view measures on the demo database that
+``bestie tui --demo`` opens (about fifty memories, a few hundred messages), beside a baseline in the
+same run: a bare Textual app with seven empty screens switched by the same keys, the framework's
+own floor for a switch and a quit. Targets: first switch to any view ≤ 0.3 s, quit ≤ 0.5 s.
+
     .venv/bin/python benchmarks/first_paint.py [--data PATH] [--sizes 1000,10000] [--repeat 3]
-        [--views-sizes 100000]
+        [--views-sizes 100000] [--demo] [--json]
 """
 
 from __future__ import annotations
@@ -226,8 +231,11 @@ async def measure_views(path: Path, size: tuple[int, int]) -> dict[str, float]:
         if request and request[0] == "sleep" and not isinstance(result, Exception):
             events["pack"].append(time.perf_counter())
 
-    async def until(name: str, count: int, pilot) -> float:
+    async def until(name: str, count: int, pilot, limit: float = 60.0) -> float:
+        deadline = time.perf_counter() + limit
         while len(events[name]) < count:
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"no {name!r} event #{count} within {limit:.0f} s")
             await pilot.pause(0.002)
         return events[name][count - 1]
 
@@ -259,7 +267,7 @@ async def measure_views(path: Path, size: tuple[int, int]) -> dict[str, float]:
                         similar.append(await until("similar", n, pilot) - pressed)
                     out["pending similar (median of 5)"] = statistics.median(similar)
                 if name == "context":
-                    await pilot.press("slash", *"slee")
+                    await pilot.press(*"slee")  # the cursor starts in the query box
                     pressed = time.perf_counter()
                     await pilot.press("p")
                     out["context first pack"] = await until("pack", 1, pilot) - pressed
@@ -278,6 +286,85 @@ async def measure_views(path: Path, size: tuple[int, int]) -> dict[str, float]:
     return out
 
 
+def bare_app_class():
+    """A Textual app with seven screens of one ``Static`` each, modes bound to keys 1–7 and ``q``
+    to quit: what a switch and a quit cost with nothing of bestie in them."""
+    from textual.app import App
+    from textual.binding import Binding
+    from textual.screen import Screen
+    from textual.widgets import Footer, Static
+
+    names = ["tiers", "pending", "context", "doctor", "cleanup", "messages", "health"]
+
+    def screen_for(name: str):
+        class Bare(Screen):
+            def compose(self):
+                yield Static(name)
+                yield Footer()
+        return Bare
+
+    class BareApp(App):
+        MODES = {name: screen_for(name) for name in names}
+        BINDINGS = [Binding(str(i + 1), f"switch_mode('{name}')") for i, name in enumerate(names)] + [
+            Binding("q", "quit")]
+
+        def on_mount(self) -> None:
+            self.switch_mode("tiers")
+
+    return BareApp
+
+
+async def measure_bare(size: tuple[int, int]) -> dict[str, float]:
+    """The baseline: first switch to each of the bare app's screens and its quit; seconds."""
+    out: dict[str, float] = {}
+    app = bare_app_class()()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        for key, name in (("2", "pending"), ("3", "context"), ("4", "doctor"), ("5", "cleanup"),
+                          ("6", "messages"), ("7", "health"), ("1", "tiers")):
+            before = app.screen
+            pressed = time.perf_counter()
+            await pilot.press(key)
+            while app.screen is before:
+                await pilot.pause(0.002)
+            await pilot.pause()
+            out[f"switch to {name}"] = time.perf_counter() - pressed
+        pressed = time.perf_counter()
+        await pilot.press("q")
+        while app.is_running:
+            await pilot.pause(0.002)
+    out["quit"] = time.perf_counter() - pressed
+    return out
+
+
+def demo_table(repeat: int, size: tuple[int, int], as_json: bool) -> dict:
+    """Measure every view on a fresh demo database and the bare baseline; print a Markdown table
+    (or return the figures for ``--json``)."""
+    from bestie_tui.cli.demo import ensure_demo_db
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = ensure_demo_db(Path(tmp) / "demo.db", reset=True)
+        runs = [asyncio.run(measure_views(path, size)) for _ in range(repeat)]
+    bare = [asyncio.run(measure_bare(size)) for _ in range(repeat)]
+    rows = {}
+    for key in runs[0]:
+        rows[key] = {"bestie": statistics.median(r[key] for r in runs),
+                     "bare textual": statistics.median(b[key] for b in bare) if key in bare[0] else None,
+                     "target": 0.3 if key.startswith("switch") else 0.5 if key == "quit" else
+                     (1.0 if key in ("first paint", "context first pack") else 0.3)}
+    if not as_json:
+        print(f"Demo database ({size[0]}x{size[1]}); seconds, median of {repeat}; "
+              "the bare app is Textual with empty screens (same run)")
+        print()
+        print("| measure | bestie | bare textual | target | within |")
+        print("|---|---:|---:|---:|:---:|")
+        for key, row in rows.items():
+            base = "" if row["bare textual"] is None else f"{row['bare textual']:.3f}"
+            ok = "yes" if row["bestie"] <= row["target"] else "no"
+            print(f"| {key} | {row['bestie']:.3f} | {base} | ≤ {row['target']:.1f} | {ok} |", flush=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="msc_personas_all.json (read by path)")
@@ -286,7 +373,15 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=120)
     parser.add_argument("--height", type=int, default=40)
     parser.add_argument("--views-sizes", default="100000", help="sizes for the views table ('' to skip)")
+    parser.add_argument("--demo", action="store_true",
+                        help="only the demo-database table (every view, beside a bare Textual app)")
+    parser.add_argument("--json", action="store_true", help="with --demo: print the figures as JSON")
     args = parser.parse_args()
+    if args.demo:
+        rows = demo_table(args.repeat, (args.width, args.height), args.json)
+        if args.json:
+            print(json.dumps(rows, indent=2))
+        return
 
     rng = random.Random(7)
     sizes = [int(s) for s in args.sizes.split(",")]
