@@ -130,9 +130,10 @@ def test_doctor_sections_by_id_in_json_and_text(store, clock, run):
     assert all(c["kind"] for c in data["contradictions"])
 
     text = run("memory", "analyze").output
-    assert "corrections: 2" in text and "[residence: Hue → Can Tho]" in text
-    assert "[tool (laptop): Dell → Lenovo]" in text
+    assert "corrections: 2" in text and "residence changed Hue → Can Tho" in text
+    assert "tool (laptop) changed Dell → Lenovo" in text
     assert f"older #{ids['dell']:<5} My work laptop is a Dell." in text
+    assert f"newer #{ids['lenovo']:<5} My work laptop is a Lenovo now." in text
     assert "contradiction" in text and "I only speak English." in text
 
 
