@@ -15,8 +15,10 @@ from bestie_tui.errors import BestieError
 class AppContext:
     """What every command receives as ``ctx.obj``: the chosen database and a lazily opened store."""
 
-    def __init__(self, db: str | None):
+    def __init__(self, db: str | None, user: str | None = None):
         self.db = db
+        #: The user the command is bound to (``bestie --user U …``): its store reaches only U's rows.
+        self.user = user
         self._store = None
 
     def db_path(self) -> Path | str:
@@ -39,7 +41,7 @@ class AppContext:
 
             # A --db typed by the user must be in an existing directory: a typo should not start a
             # new empty database somewhere; the default data dir is created on first use.
-            self._store = MemoryStore(self.db_path(), create_dirs=not self.db)
+            self._store = MemoryStore(self.db_path(), create_dirs=not self.db, user=self.user)
         return self._store
 
     def close(self) -> None:
@@ -113,6 +115,14 @@ class BestieCommand(click.Command):
         if not _all_text_encodable(ctx.params.values()):
             raise click.ClickException("an argument is not valid UTF-8 text (check the terminal's encoding); "
                                        "nothing was changed")
+        app = ctx.find_object(AppContext)
+        if app is not None and app.user is not None and "user" in ctx.params:
+            # bound to a user (``bestie --user U``): a command's own --user defaults to U, never another
+            if ctx.params["user"] is None:
+                ctx.params["user"] = app.user
+            elif ctx.params["user"] != app.user:
+                raise click.UsageError(f"this command is bound to user {app.user!r} (--user before the "
+                                       f"command); it cannot reach user {ctx.params['user']!r}", ctx)
         return super().invoke(ctx)
 
 
@@ -151,6 +161,21 @@ class BestieGroup(click.Group):
 
 DB_HELP = ("SQLite database file, or a postgresql://user@host/dbname URL "
            "(default: BESTIE_DB or the user data dir's memory.db).")
+
+
+USER_HELP = ("Bind the command to this user: it reads, writes, exports and erases only that user's "
+             "memories, messages and history (a hosted database with many users).")
+
+
+def user_option(func):
+    """``--user U`` on a group: the command's store is bound to U (``MemoryStore(…, user=U)``)."""
+
+    def remember(ctx: click.Context, _param, value):
+        if value is not None:
+            ctx.ensure_object(AppContext).user = value
+        return value
+
+    return click.option("--user", expose_value=False, callback=remember, is_eager=True, help=USER_HELP)(func)
 
 
 def db_option(func):
@@ -200,6 +225,7 @@ def memory_id_arg(name: str = "memory_id"):
 
 @click.group(cls=BestieGroup)
 @db_option
+@user_option
 def memory() -> None:
     """Inspect and curate long-term memories."""
 

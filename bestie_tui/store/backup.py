@@ -73,6 +73,7 @@ def clear(store: MemoryStore, actor: str = "owner") -> Path:
     Raises:
         OSError: the backup cannot be written (nothing is deleted then).
     """
+    store.require_unbound("clearing every memory")
     target = take_backup(store)
     stamp = store.clock().strftime("%Y%m%dT%H%M%S")
     with store.bound(), store.db.atomic():

@@ -113,6 +113,8 @@ def import_any(store: MemoryStore, data: dict[str, Any], allow_secrets: bool = F
     transfer.validate(data)
     check_schema(data)
     events = data.get("events") or []
+    if events or data.get("settings"):
+        store.require_unbound("a full import (event log and settings)")
     _check_event_states(events)
     with store.db.atomic():
         restore = bool(events) and not Event.select().exists()
