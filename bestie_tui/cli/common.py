@@ -116,14 +116,18 @@ class BestieCommand(click.Command):
             raise click.ClickException("an argument is not valid UTF-8 text (check the terminal's encoding); "
                                        "nothing was changed")
         app = ctx.find_object(AppContext)
-        if app is not None and app.user is not None and "user" in ctx.params:
-            # bound to a user (``bestie --user U``): a command's own --user defaults to U, never another
-            if ctx.params["user"] is None:
-                ctx.params["user"] = app.user
-            elif ctx.params["user"] != app.user:
-                raise click.UsageError(f"this command is bound to user {app.user!r} (--user before the "
-                                       f"command); it cannot reach user {ctx.params['user']!r}", ctx)
+        if app is not None and app.user is not None and ctx.params.get("user") not in (None, app.user):
+            raise click.UsageError(f"this command is bound to user {app.user!r} (--user before the "
+                                   f"command); it cannot reach user {ctx.params['user']!r}", ctx)
         return super().invoke(ctx)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # bound to a user (``bestie --user U …``): the command's own --user means U unless typed
+        app = ctx.find_object(AppContext)
+        if (app is not None and app.user is not None and any(p.name == "user" for p in self.params)
+                and not any(a == "--user" or a.startswith("--user=") for a in args)):
+            args = ["--user", app.user, *args]
+        return super().parse_args(ctx, args)
 
 
 class BestieGroup(click.Group):

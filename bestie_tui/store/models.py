@@ -20,7 +20,7 @@ from peewee import (
 )
 
 from bestie_tui.errors import InvalidValueError
-from bestie_tui.store.binding import context_database, current_tenant
+from bestie_tui.store.binding import context_database, current_database, current_tenant
 
 #: The name older code knew; it is the per-context database, not a process-wide target.
 database_proxy = context_database
@@ -67,6 +67,13 @@ class TenantModel(BaseModel):
         query = super().delete()
         condition = cls.tenant_condition()
         return query if condition is None else query.where(condition)
+
+    def save(self, force_insert: bool = False, only: Any = None) -> Any:
+        tenant = current_tenant()
+        if tenant is not None and "user" in self._meta.fields and (force_insert or self.get_id() is None):
+            if self.__data__.get("user") is None:  # the new row (and the record made from it) is the tenant's
+                self.__data__["user"] = tenant.user
+        return super().save(force_insert=force_insert, only=only)
 
     @classmethod
     def insert(cls, __data: Any = None, **insert: Any) -> Any:
@@ -145,7 +152,7 @@ class Event(TenantModel):
             return None
         from bestie_tui.store.db import json_text
 
-        db = cls._meta.database
+        db = current_database()  # the engine itself (JSON functions differ), not the context proxy
 
         def names_tenant(snapshot: Any) -> Any:  # a snapshot that is there and is the tenant's
             return snapshot.is_null(False) & tenant.condition(json_text(db, snapshot, "user"))
