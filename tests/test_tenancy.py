@@ -13,6 +13,8 @@ import pytest
 
 from bestie_tui.agent import forget_requests
 from bestie_tui.errors import InvalidValueError, NotFoundError
+from bestie_tui.hygiene.health import hygiene_status, trend
+from bestie_tui.maintenance.digest import digest_log, put_record
 from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.retrieval.recall import recall as recall_history
 from bestie_tui.retrieval.search import search
@@ -38,6 +40,10 @@ def tenants(store):
     store.log_message("user", "Alice asks about tea and postcards Zebrafinch", user="alice", session="a1")
     store.log_message("user", "Bob asks about tea and postcards Quokka", user="bob", session="b1")
     forget_requests.request_forget(store, ids["bob_note"], "Quokka reason", user="bob")
+    # the owner's digest of the whole database, as the maintenance job records it: it quotes Bob
+    put_record(store, "digest.log", [{"at": "2026-11-29T08:00:00", "channel": "telegram:1", "outcome": "failed",
+                                      "error": "timeout", "parts": 0, "total_parts": 0, "health": 90.0,
+                                      "text": "Pending: Bob wants Quokka tea postcards every week"}])
     store.edit(ids["bob"], "Bob drinks Quokka tea with many postcards")  # the newest change is Bob's
     return ids
 
@@ -45,6 +51,7 @@ def tenants(store):
 def test_unbound_owner_sees_both_users(tenants, run):
     """The control: without a binding Bob's rows show, so the checks below can fail."""
     assert BOB_WORD in run("memory", "list").output
+    assert BOB_WORD in run("memory", "digest", "--last").output
     assert BOB_WORD in run("memory", "messages").output
     assert BOB_WORD in run("memory", "search", "tea").output
 
@@ -64,7 +71,11 @@ def test_python_api_bound_to_alice_reaches_none_of_bobs_rows(tenants, db_path, s
         assert "Zebrafinch" in pack.text and BOB_WORD not in pack.text
         assert all(BOB_WORD not in x.text for x in pack.left_out)
         assert all(BOB_WORD not in json.dumps([e.before, e.after]) for e in alice.history())
-        assert forget_requests.pending_forgets(alice) == []
+        assert forget_requests.pending_forgets(alice) == [] and digest_log(alice) == []
+        bob = store.for_user("bob")
+        hygiene_status(bob)  # Bob's doctor run is his
+        bob.close()
+        assert len(trend(store)) == 1 and trend(alice) == []
         assert BOB_WORD not in json.dumps(export_data(alice))
         for bob_id in (tenants["bob"], tenants["bob_pending"]):
             with pytest.raises(NotFoundError):
@@ -100,12 +111,15 @@ def test_every_cli_command_family_bound_to_alice_shows_none_of_bobs_rows(tenants
         ["forget-requests", "--json"], ["export"], ["export", "--format", "openclaw"], ["messages"],
         ["messages", "--json"], ["messages", "search", "tea postcards"], ["cleanup", "--dry-run"],
         ["hygiene", "--dry-run"], ["rebalance", "--dry-run"], ["inspect", str(alice_id)],
-        ["compare", str(alice_id), "Someone drinks tea with postcards"],
+        ["compare", str(alice_id), "Someone drinks tea with postcards"], ["config"],
+        ["config", "--json"], ["hygiene", "status"], ["hygiene", "trend"], ["hygiene", "doctor"],
     ]
     for args in reads:
         out = run("--user", "alice", "memory", *args)
         assert out.exit_code == 0, (args, out.output)
         assert BOB_WORD not in out.output and "'bob'" not in out.output and '"bob"' not in out.output, args
+    last = run("--user", "alice", "memory", "digest", "--last")  # the owner's digest is not Alice's
+    assert last.exit_code == 1 and "no digest has been recorded yet" in last.output
     also_group = run("memory", "--user", "alice", "list")  # the option on the memory group too
     assert also_group.exit_code == 0 and BOB_WORD not in also_group.output and "Zebrafinch" in also_group.output
 
@@ -206,3 +220,41 @@ async def test_every_mcp_tool_bound_to_alice_reaches_none_of_bobs_rows(tenants, 
     assert [m.user for m in store.messages(limit=1)] == ["alice"] and logged["message_id"]
     assert store.get(tenants["bob"]).text == "Bob drinks Quokka tea with many postcards"
     assert [i["user"] for i in forget_requests.pending_forgets(store)] == ["bob"]
+
+
+def _screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+@pytest.mark.slow  # drives every view of the console
+async def test_every_console_view_bound_to_alice_shows_none_of_bobs_rows(tenants, store):
+    from bestie_tui.tui.app import BestieApp
+
+    async def texts(app, pilot) -> dict[str, str]:
+        shown = {}
+        for key in "1234567":
+            await pilot.press(key)
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            shown[key] = _screen_text(app)
+        await pilot.press("3", *"tea postcards", "enter")  # the Context view's request box
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown["context query"] = _screen_text(app)
+        return shown
+
+    owner_app = BestieApp(store, poll_interval=0)
+    async with owner_app.run_test(size=(160, 50)) as pilot:
+        assert BOB_WORD in (await texts(owner_app, pilot))["1"]  # the control: unbound, Bob shows
+    alice = store.for_user("alice")
+    try:
+        app = BestieApp(alice, poll_interval=0)
+        async with app.run_test(size=(160, 50)) as pilot:
+            shown = await texts(app, pilot)
+        assert "Zebrafinch" in shown["1"]
+        for view, text in shown.items():
+            assert BOB_WORD not in text, view
+    finally:
+        alice.close()

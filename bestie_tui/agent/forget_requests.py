@@ -20,10 +20,8 @@ MAX_REASON = 500
 
 
 def _mine(store, item: dict[str, Any]) -> bool:
-    """Whether a queued request is the store's to see: every one for a store bound to no user, the
-    bound user's own (and, for the owner, those of no user) for a user-bound one."""
-    tenant = getattr(store, "tenant", None)
-    return tenant is None or item.get("user") == tenant.user or (tenant.owner and item.get("user") is None)
+    """Whether a queued request is the store's to see (``MemoryStore.owns``)."""
+    return bool(store.owns(item.get("user")))
 
 
 def _put(store, value: list[dict[str, Any]]) -> None:

@@ -115,6 +115,13 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
             raise InvalidValueError(f"this store is bound to user {self.tenant.user!r}; it cannot reach user {user!r}")
         return user
 
+    def owns(self, user: str | None) -> bool:
+        """Whether a record the program keeps for ``user`` (a forget request, a digest) is this
+        store's to see: every one for a store bound to no user; for a user-bound store its user's,
+        and for the owner's also those of no user."""
+        tenant = self.tenant
+        return tenant is None or user == tenant.user or (tenant.owner and user is None)
+
     def require_unbound(self, what: str) -> None:
         """Raise InvalidValueError when this store is bound to a user: ``what`` (a setting, a whole
         database clear or backup) belongs to the database's owner."""

@@ -197,8 +197,22 @@ class Setting(BaseModel):
         cls.insert(key=key, value=value).on_conflict(conflict_target=[cls.key], update={cls.value: value}).execute()
 
 
-class HygieneSnapshot(BaseModel):
-    """One row per doctor/hygiene run: counts (JSON) and the health score (0–100)."""
+class HygieneSnapshot(TenantModel):
+    """One row per doctor/hygiene run: counts (JSON) and the health score (0–100). A run of a
+    user-bound store is that user's (``counts["user"]``); under a tenant only its runs are seen."""
+
+    @classmethod
+    def tenant_condition(cls) -> Any:
+        tenant = current_tenant()
+        if tenant is None:
+            return None
+        from bestie_tui.store.db import json_text
+
+        return tenant.condition(json_text(current_database(), cls.counts, "user"))
+
+    @classmethod
+    def insert(cls, __data: Any = None, **insert: Any) -> Any:
+        return super(TenantModel, cls).insert(__data, **insert)
 
     id = AutoField()
     at = DateTimeField()
