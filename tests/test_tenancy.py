@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,7 @@ from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.retrieval.recall import recall as recall_history
 from bestie_tui.retrieval.search import search
 from bestie_tui.store.erase import erase_user
+from bestie_tui.store.full_export import export_full
 from bestie_tui.store.transfer import export_data
 
 pytestmark = pytest.mark.both_engines
@@ -52,6 +54,7 @@ def test_unbound_owner_sees_both_users(tenants, run):
     """The control: without a binding Bob's rows show, so the checks below can fail."""
     assert BOB_WORD in run("memory", "list").output
     assert BOB_WORD in run("memory", "digest", "--last").output
+    assert BOB_WORD in run("context", "pack", "--task", "tea postcards", "--json").output
     assert BOB_WORD in run("memory", "messages").output
     assert BOB_WORD in run("memory", "search", "tea").output
 
@@ -92,6 +95,8 @@ def test_python_api_bound_to_alice_reaches_none_of_bobs_rows(tenants, db_path, s
             erase_user(alice, "bob")
         with pytest.raises(InvalidValueError, match="whole database"):
             alice.set_setting("memory.writePolicy", "allow")
+        with pytest.raises(InvalidValueError, match="whole database"):
+            export_full(alice)
         added = alice.add("note", "Alice adds a note with no user named")
         assert added.user == "alice"  # a bound store's new rows are its user's
         alice.undo()  # undoes Alice's add, never Bob's newer edit
@@ -118,6 +123,10 @@ def test_every_cli_command_family_bound_to_alice_shows_none_of_bobs_rows(tenants
         out = run("--user", "alice", "memory", *args)
         assert out.exit_code == 0, (args, out.output)
         assert BOB_WORD not in out.output and "'bob'" not in out.output and '"bob"' not in out.output, args
+    for args in (["--user", "alice", "context", "pack", "--task", "tea postcards", "--json"],
+                 ["context", "--user", "alice", "pack", "--task", "tea postcards", "--json"]):
+        packed = run(*args)
+        assert packed.exit_code == 0 and "Zebrafinch" in packed.output and BOB_WORD not in packed.output, packed.output
     last = run("--user", "alice", "memory", "digest", "--last")  # the owner's digest is not Alice's
     assert last.exit_code == 1 and "no digest has been recorded yet" in last.output
     also_group = run("memory", "--user", "alice", "list")  # the option on the memory group too
@@ -132,9 +141,13 @@ def test_every_cli_command_family_bound_to_alice_shows_none_of_bobs_rows(tenants
         out = run("--user", "alice", "memory", *args)
         assert out.exit_code == 1, (args, out.output)
         assert BOB_WORD not in out.output, args
-    for args in (["export", "--user", "bob"], ["erase", "--user", "bob", "--yes"], ["search", "tea", "--user", "bob"]):
-        out = run("--user", "alice", "memory", *args)
+    for args in (["memory", "export", "--user", "bob"], ["memory", "erase", "--user", "bob", "--yes"],
+                 ["memory", "search", "tea", "--user", "bob"],
+                 ["context", "pack", "--task", "tea", "--user", "bob"]):
+        out = run("--user", "alice", *args)
         assert out.exit_code == 2 and "bound to user 'alice'" in out.output, (args, out.output)
+    full = run("--user", "alice", "memory", "export", "--full")
+    assert full.exit_code == 2 and "whole database" in full.output
     assert run("--user", "alice", "memory", "config", "memory.writePolicy", "allow").exit_code == 1
     assert run("--user", "alice", "memory", "clear", "--yes").exit_code == 1
     assert run("--user", "alice", "memory", "reject-all", "--yes").exit_code == 0
@@ -157,6 +170,8 @@ def test_per_user_export_and_erase_leave_the_other_user_intact(tenants, run, sto
     erased = run("--user", "alice", "memory", "erase", "--user", "alice", "--yes")
     assert erased.exit_code == 0, erased.output
     assert "erased user 'alice': 2 memories, 1 messages" in erased.output
+    backup = Path(erased.output.split("backup of the database before the erase:")[1].split()[0])
+    assert b"Zebrafinch" in backup.read_bytes() and BOB_WORD.encode() in backup.read_bytes()  # the whole database
     assert store.list(user="alice") == [] and store.messages(user="alice") == []
     assert sorted(m.text for m in store.list(user="bob")) == [
         "Bob drinks Quokka tea with many postcards", "Bob keeps Quokka postcards in a tea tin",

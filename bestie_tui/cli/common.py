@@ -107,14 +107,11 @@ def _all_text_encodable(values) -> bool:
     return True
 
 
-class BestieCommand(click.Command):
-    """A command whose arguments are checked before it runs: one that is not valid UTF-8 is refused
-    before anything is read or written (not half-way, after an access was recorded)."""
+class UserBoundCommand(click.Command):
+    """A command that follows the user the whole command line is bound to (``bestie --user U …``):
+    its own ``--user`` means U when it is not typed, and naming another user is a usage error."""
 
     def invoke(self, ctx: click.Context):
-        if not _all_text_encodable(ctx.params.values()):
-            raise click.ClickException("an argument is not valid UTF-8 text (check the terminal's encoding); "
-                                       "nothing was changed")
         app = ctx.find_object(AppContext)
         if app is not None and app.user is not None and ctx.params.get("user") not in (None, app.user):
             raise click.UsageError(f"this command is bound to user {app.user!r} (--user before the "
@@ -128,6 +125,17 @@ class BestieCommand(click.Command):
                 and not any(a == "--user" or a.startswith("--user=") for a in args)):
             args = ["--user", app.user, *args]
         return super().parse_args(ctx, args)
+
+
+class BestieCommand(UserBoundCommand):
+    """A command whose arguments are checked before it runs: one that is not valid UTF-8 is refused
+    before anything is read or written (not half-way, after an access was recorded)."""
+
+    def invoke(self, ctx: click.Context):
+        if not _all_text_encodable(ctx.params.values()):
+            raise click.ClickException("an argument is not valid UTF-8 text (check the terminal's encoding); "
+                                       "nothing was changed")
+        return super().invoke(ctx)
 
 
 class BestieGroup(click.Group):
@@ -260,5 +268,5 @@ class TextToolGroup(BestieGroup):
     """``bestie context``: tools over conversation text that record nothing, so text that is not
     valid UTF-8 (lone surrogates) is taken and shown escaped rather than refused up front."""
 
-    command_class = click.Command
+    command_class = UserBoundCommand
 
