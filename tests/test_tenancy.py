@@ -21,6 +21,7 @@ from bestie_tui.retrieval.recall import recall as recall_history
 from bestie_tui.retrieval.search import search
 from bestie_tui.store.erase import erase_user
 from bestie_tui.store.full_export import export_full
+from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.store.transfer import export_data
 
 pytestmark = pytest.mark.both_engines
@@ -193,6 +194,32 @@ def test_the_owner_user_reaches_unbound_records_and_no_other_user(tenants, store
         assert all(BOB_WORD not in m.text for m in owner.list())
     finally:
         owner.close()
+
+
+def test_model_code_outside_any_binding_on_a_bound_store_is_filtered_too(db_path, clock):
+    """A script that queries the models directly, with only Alice's store open, sees only hers."""
+    from bestie_tui.store.models import Event, Memory, Message
+
+    seeding = MemoryStore(db_path, clock=clock)
+    seeding.add("note", "Alice keeps Zebrafinch postcards", user="alice")
+    seeding.add("note", "Bob keeps Quokka postcards", user="bob")
+    seeding.log_message("user", "Bob says Quokka", user="bob")
+    seeding.close()
+    alice = MemoryStore(db_path, clock=clock, user="alice")
+    try:
+        assert [m.text for m in Memory.select()] == ["Alice keeps Zebrafinch postcards"]
+        assert Message.select().count() == 0 and Event.select().count() == 1
+        assert Memory.update(text="overwritten").execute() == 1  # Bob's row is out of reach
+        assert Memory.delete().execute() == 1
+    finally:
+        alice.close()
+    whole = MemoryStore(db_path, clock=clock)
+    try:
+        assert [m.text for m in whole.list()] == ["Bob keeps Quokka postcards"]
+    finally:
+        whole.close()
+    with pytest.raises(InvalidValueError, match="user id"):
+        MemoryStore(db_path, user=" ")
 
 
 def _field(obj, new: str, old: str):

@@ -66,21 +66,29 @@ class Tenant:
 
 _bound: ContextVar[Database | None] = ContextVar("bestie_store_database", default=None)
 _tenant: ContextVar[Tenant | None] = ContextVar("bestie_store_tenant", default=None)
+_unscoped: ContextVar[bool] = ContextVar("bestie_store_unscoped", default=False)
 #: Databases of the stores that are open now (a store that is closed or collected leaves).
 _open: weakref.WeakSet[Database] = weakref.WeakSet()
+#: The tenant of each open user-bound store, for model code that runs outside any binding.
+_open_tenants: weakref.WeakKeyDictionary[Database, Tenant] = weakref.WeakKeyDictionary()
 _open_lock = threading.Lock()
 
 
-def register_open(db: Database) -> None:
-    """Count ``db`` among the open stores (``MemoryStore.__init__`` calls it)."""
+def register_open(db: Database, tenant: Tenant | None = None) -> None:
+    """Count ``db`` among the open stores (``MemoryStore.__init__`` calls it), bound to ``tenant``."""
     with _open_lock:
         _open.add(db)
+        if tenant is not None:
+            _open_tenants[db] = tenant
+        else:
+            _open_tenants.pop(db, None)
 
 
 def unregister_open(db: Database) -> None:
     """``db``'s store was closed: unbound code no longer falls back to it."""
     with _open_lock:
         _open.discard(db)
+        _open_tenants.pop(db, None)
 
 
 def bound_database() -> Database | None:
@@ -89,13 +97,27 @@ def bound_database() -> Database | None:
 
 
 def current_tenant() -> Tenant | None:
-    """The tenant bound in this thread/task: ``None`` for a store bound to no user (or no binding)."""
-    return _tenant.get()
+    """The tenant model code is bound to now: the bound store's (``None`` for a store bound to no
+    user); outside every binding, the tenant of the one open store model code falls back to, so
+    unbound code on a user-bound store is still filtered; ``None`` inside ``unscoped()``."""
+    if _unscoped.get():
+        return None
+    if _bound.get() is not None:
+        return _tenant.get()
+    with _open_lock:
+        if not _open_tenants:
+            return None
+    try:
+        db = current_database()
+    except StoreBindingError:
+        return None
+    with _open_lock:
+        return _open_tenants.get(db)
 
 
 def tenant_sql(column: str) -> tuple[str, list[Any]]:
     """SQL for raw queries: the bound tenant's condition on ``column``, or ``("1 = 1", [])``."""
-    tenant = _tenant.get()
+    tenant = current_tenant()
     return tenant.sql(column) if tenant is not None else ("1 = 1", [])
 
 
@@ -103,11 +125,11 @@ def tenant_sql(column: str) -> tuple[str, list[Any]]:
 def unscoped() -> Iterator[None]:
     """No tenant condition until the block ends: for the few reads that must see every row whatever
     the tenant (the next free memory id), never for what a caller is shown."""
-    token = _tenant.set(None)
+    token = _unscoped.set(True)
     try:
         yield
     finally:
-        _tenant.reset(token)
+        _unscoped.reset(token)
 
 
 def current_database() -> Database:
@@ -139,10 +161,11 @@ def current_database() -> Database:
 def binding(db: Database, tenant: Tenant | None = None) -> Iterator[Database]:
     """Make ``db`` the models' database, and ``tenant`` whose rows they reach, in this thread/task
     until the block ends (nests)."""
-    token, tenant_token = _bound.set(db), _tenant.set(tenant)
+    token, tenant_token, scoped_token = _bound.set(db), _tenant.set(tenant), _unscoped.set(False)
     try:
         yield db
     finally:
+        _unscoped.reset(scoped_token)
         _tenant.reset(tenant_token)
         _bound.reset(token)
 
@@ -193,12 +216,13 @@ def _with_binding(func: F, get_store: Callable[[tuple, dict], Any]) -> F:
         store = get_store(args, kwargs)
         db = _store_db(store)
         tenant = getattr(store, "tenant", None)
-        if db is None or (_bound.get() is db and _tenant.get() == tenant):
+        if db is None or (_bound.get() is db and _tenant.get() == tenant and not _unscoped.get()):
             return func(*args, **kwargs)
-        token, tenant_token = _bound.set(db), _tenant.set(tenant)
+        token, tenant_token, scoped_token = _bound.set(db), _tenant.set(tenant), _unscoped.set(False)
         try:
             return func(*args, **kwargs)
         finally:
+            _unscoped.reset(scoped_token)
             _tenant.reset(tenant_token)
             _bound.reset(token)
 

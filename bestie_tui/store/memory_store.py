@@ -79,6 +79,10 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     def __init__(self, path: str | Path, clock: Callable[[], datetime] | None = None, *,
                  create_dirs: bool = True, user: str | None = None):
+        if user is not None:
+            if not isinstance(user, str) or not user.strip():
+                raise InvalidValueError("a store is bound to a user id (one line of text), not an empty one")
+            textmod.check_encodable(user, "user")
         #: The SQLite file (a ``Path``), or the PostgreSQL URL as given (a ``str``).
         self.path: Path | str = path if is_url(path) else Path(path).expanduser()
         #: Where the data is, as it may be shown (a URL's password masked).
@@ -91,10 +95,8 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         self.tenant: Tenant | None = None
         register_open(self.db)
         if user is not None:
-            if not isinstance(user, str) or not user.strip():
-                raise InvalidValueError("a store is bound to a user id (one line of text), not an empty one")
-            textmod.check_encodable(user, "user")
             self.tenant = Tenant(user, owner=self.get_setting("owner.user") == user)
+            register_open(self.db, self.tenant)  # model code outside a binding is filtered too
 
     @property
     def user(self) -> str | None:
