@@ -19,10 +19,18 @@ KEY = "agent.forgetRequests"
 MAX_REASON = 500
 
 
+def _mine(store, item: dict[str, Any]) -> bool:
+    """Whether a queued request is the store's to see (``MemoryStore.owns``)."""
+    return bool(store.owns(item.get("user")))
+
+
 def _put(store, value: list[dict[str, Any]]) -> None:
+    """Store ``value`` as the store's part of the queue; the other users' requests stay."""
     from bestie_tui.store.models import Setting
 
     with store.db.atomic():
+        others = [i for i in (store.get_setting(KEY) or []) if not _mine(store, i)]
+        value = sorted([*others, *value], key=lambda i: str(i.get("at", "")))  # oldest first, as asked
         if value:
             Setting.put(KEY, json.dumps(value, ensure_ascii=False))
         else:
@@ -31,8 +39,9 @@ def _put(store, value: list[dict[str, Any]]) -> None:
 
 @uses_store
 def pending_forgets(store) -> list[dict[str, Any]]:
-    """The queued requests, oldest first: ``{"memory_id", "reason", "user", "at"}``."""
-    return list(store.get_setting(KEY) or [])
+    """The queued requests, oldest first: ``{"memory_id", "reason", "user", "at"}`` (a user-bound
+    store's: that user's only)."""
+    return [i for i in (store.get_setting(KEY) or []) if _mine(store, i)]
 
 
 @uses_store

@@ -5,7 +5,8 @@ when the server starts. SDK 2.x names the server class ``MCPServer`` (``mcp.serv
 1.x named it ``FastMCP`` (``mcp.server.fastmcp``); both are supported.
 
 The user, channel and project of every call are fixed when the server starts (its arguments or
-environment); no tool takes them, so a model cannot read or write another user's memories. A refused
+environment); no tool takes them, and ``bestie mcp`` serves a store bound to that user
+(``MemoryStore(…, user=U)``), so no tool reads or writes another user's rows. A refused
 call (a secret, an injected block, an over-long text, an unknown id) is a tool error whose text is
 the one-line reason; nothing is written.
 """

@@ -137,4 +137,7 @@ def mcp_cmd(app: AppContext, user, channel, project, session) -> None:
     The user, channel and project are fixed here; the model never chooses them."""
     from bestie_tui.agent.mcp_server import Binding, serve
 
+    if app.user is not None and app.user != user:
+        raise click.UsageError(f"bound to user {app.user!r} (--user before the command); cannot serve user {user!r}")
+    app.user = user  # the server's store is bound to its user: no tool reaches another user's rows
     serve(app.store(), Binding(user=user, channel=channel, project=project, session=session))

@@ -15,8 +15,10 @@ from bestie_tui.errors import BestieError
 class AppContext:
     """What every command receives as ``ctx.obj``: the chosen database and a lazily opened store."""
 
-    def __init__(self, db: str | None):
+    def __init__(self, db: str | None, user: str | None = None):
         self.db = db
+        #: The user the command is bound to (``bestie --user U …``): its store reaches only U's rows.
+        self.user = user
         self._store = None
 
     def db_path(self) -> Path | str:
@@ -39,7 +41,7 @@ class AppContext:
 
             # A --db typed by the user must be in an existing directory: a typo should not start a
             # new empty database somewhere; the default data dir is created on first use.
-            self._store = MemoryStore(self.db_path(), create_dirs=not self.db)
+            self._store = MemoryStore(self.db_path(), create_dirs=not self.db, user=self.user)
         return self._store
 
     def close(self) -> None:
@@ -105,7 +107,27 @@ def _all_text_encodable(values) -> bool:
     return True
 
 
-class BestieCommand(click.Command):
+class UserBoundCommand(click.Command):
+    """A command that follows the user the whole command line is bound to (``bestie --user U …``):
+    its own ``--user`` means U when it is not typed, and naming another user is a usage error."""
+
+    def invoke(self, ctx: click.Context):
+        app = ctx.find_object(AppContext)
+        if app is not None and app.user is not None and ctx.params.get("user") not in (None, app.user):
+            raise click.UsageError(f"this command is bound to user {app.user!r} (--user before the "
+                                   f"command); it cannot reach user {ctx.params['user']!r}", ctx)
+        return super().invoke(ctx)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # bound to a user (``bestie --user U …``): the command's own --user means U unless typed
+        app = ctx.find_object(AppContext)
+        if (app is not None and app.user is not None and any(p.name == "user" for p in self.params)
+                and not any(a == "--user" or a.startswith("--user=") for a in args)):
+            args = ["--user", app.user, *args]
+        return super().parse_args(ctx, args)
+
+
+class BestieCommand(UserBoundCommand):
     """A command whose arguments are checked before it runs: one that is not valid UTF-8 is refused
     before anything is read or written (not half-way, after an access was recorded)."""
 
@@ -151,6 +173,21 @@ class BestieGroup(click.Group):
 
 DB_HELP = ("SQLite database file, or a postgresql://user@host/dbname URL "
            "(default: BESTIE_DB or the user data dir's memory.db).")
+
+
+USER_HELP = ("Bind the command to this user: it reads, writes, exports and erases only that user's "
+             "memories, messages and history (a hosted database with many users).")
+
+
+def user_option(func):
+    """``--user U`` on a group: the command's store is bound to U (``MemoryStore(…, user=U)``)."""
+
+    def remember(ctx: click.Context, _param, value):
+        if value is not None:
+            ctx.ensure_object(AppContext).user = value
+        return value
+
+    return click.option("--user", expose_value=False, callback=remember, is_eager=True, help=USER_HELP)(func)
 
 
 def db_option(func):
@@ -200,6 +237,7 @@ def memory_id_arg(name: str = "memory_id"):
 
 @click.group(cls=BestieGroup)
 @db_option
+@user_option
 def memory() -> None:
     """Inspect and curate long-term memories."""
 
@@ -230,5 +268,5 @@ class TextToolGroup(BestieGroup):
     """``bestie context``: tools over conversation text that record nothing, so text that is not
     valid UTF-8 (lone surrogates) is taken and shown escaped rather than refused up front."""
 
-    command_class = click.Command
+    command_class = UserBoundCommand
 

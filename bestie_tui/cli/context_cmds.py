@@ -17,7 +17,7 @@ import click
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.text.words import printable
 
-from .common import AppContext, TextToolGroup, db_option
+from .common import AppContext, TextToolGroup, db_option, user_option
 
 pass_app = click.make_pass_decorator(AppContext)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
@@ -117,6 +117,7 @@ def _artifact_specs(ctx, param, values):
 
 @click.group(cls=TextToolGroup)
 @db_option
+@user_option
 def context() -> None:
     """Compress a conversation, build a prompt pack (or the Engineer's), estimate tokens, show settings.
 

@@ -9,17 +9,18 @@ from __future__ import annotations
 import click
 
 from .. import DISTRIBUTION
-from .common import DB_HELP, AppContext, BestieGroup, db_option
+from .common import DB_HELP, USER_HELP, AppContext, BestieGroup, db_option
 
 
 @click.group(cls=BestieGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", type=click.Path(dir_okay=False), envvar="BESTIE_DB",
               help=DB_HELP)
+@click.option("--user", help=USER_HELP)
 @click.version_option(package_name=DISTRIBUTION, prog_name="bestie")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None) -> None:
+def cli(ctx: click.Context, db: str | None, user: str | None) -> None:
     """Bestie's local-first memory: review, search and curate what the assistant remembers."""
-    ctx.obj = AppContext(db)
+    ctx.obj = AppContext(db, user)
     ctx.call_on_close(ctx.obj.close)  # one store per command, closed when the command ends
 
 

@@ -121,6 +121,8 @@ def record_snapshot(store, report, health: HealthScore | None = None) -> Snapsho
     health = health or health_score(report)
     counts = report.counts()
     counts["mode"] = report.mode or "full"
+    if store.user is not None:  # a user-bound run is that user's (``models.HygieneSnapshot``)
+        counts["user"] = store.user
     row = HygieneSnapshot.create(at=store.clock(), counts=json.dumps(counts), health=health.score)
     return _snapshot(row)
 

@@ -259,8 +259,9 @@ def health_trend(store, limit: int = 26) -> list[tuple[datetime, float]]:
 def digest_log(store) -> list[dict[str, Any]]:
     """Recorded digests, newest first: ``{"at", "channel", "outcome" (sent|failed), "error",
     "parts" (messages delivered), "total_parts" (messages the text was split into; 0 when the
-    send failed before splitting, absent in older records), "health", "text"}``."""
-    return list(store.get_setting("digest.log") or [])
+    send failed before splitting, absent in older records), "health", "text"}`` (and ``"user"``
+    for a digest of a user-bound store, which sees only its own: ``MemoryStore.owns``)."""
+    return [r for r in (store.get_setting("digest.log") or []) if store.owns(r.get("user"))]
 
 
 @uses_store
@@ -283,7 +284,10 @@ def record_delivery(store, digest: Digest, channel: str, text: str, *, outcome: 
     record = {"at": iso(digest.generated_at), "channel": channel, "outcome": outcome, "error": error,
               "parts": parts, "total_parts": parts if total_parts is None else total_parts,
               "health": digest.health, "text": text}
-    put_record(store, "digest.log", [record] + digest_log(store)[: LOG_SIZE - 1])
+    if store.user is not None:
+        record["user"] = store.user
+    every = list(store.get_setting("digest.log") or [])  # the other users' records stay
+    put_record(store, "digest.log", [record] + every[: LOG_SIZE - 1])
     return record
 
 

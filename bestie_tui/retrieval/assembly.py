@@ -44,7 +44,7 @@ from bestie_tui.retrieval.scoring import (
     score,
     settings_snapshot,
 )
-from bestie_tui.store.binding import uses_store
+from bestie_tui.store.binding import tenant_sql, uses_store
 from bestie_tui.store.db import group_concat
 from bestie_tui.store.markers import CORE_TITLE, HEADER, WORKING_TITLE, memory_line
 from bestie_tui.store.models import Memory
@@ -394,10 +394,11 @@ def _eligible_ids(store: MemoryStore, allowed: tuple[str, list[Any]]) -> tuple[A
     import numpy as np
 
     where, params = allowed
+    mine, own = tenant_sql('t1."user"')  # a user-bound store reaches only its user's rows
     sql = (f"SELECT t1.layer, {group_concat(store.db, 't1.id')} FROM memory AS t1 WHERE ({where}) "
-           f"AND t1.layer IN ('core', 'working') GROUP BY t1.layer")
+           f"AND {mine} AND t1.layer IN ('core', 'working') GROUP BY t1.layer")
     found = {layer: np.fromstring(joined, dtype=np.int64, sep=",")
-             for layer, joined in store.db.execute_sql(sql, params).fetchall() if joined}
+             for layer, joined in store.db.execute_sql(sql, [*params, *own]).fetchall() if joined}
     empty = np.zeros(0, dtype=np.int64)
     return found.get("core", empty), found.get("working", empty)
 

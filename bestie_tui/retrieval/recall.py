@@ -40,7 +40,7 @@ from bestie_tui.retrieval import cues
 from bestie_tui.retrieval.governance import check_mode
 from bestie_tui.retrieval.index import get_index
 from bestie_tui.store import doc_index
-from bestie_tui.store.binding import uses_store
+from bestie_tui.store.binding import tenant_sql, uses_store
 from bestie_tui.store.models import ROLES, Setting
 from bestie_tui.store.records import MessageRecord, iso
 from bestie_tui.store.settings import RECALL_DEFAULTS
@@ -150,10 +150,13 @@ def _governed(user: str | None, channel: str | None, mode: str, session: str | N
 
 
 def _turns(db: Any, ids: Sequence[int], where: tuple[str, list[Any]] | None = None) -> dict[int, MessageRecord]:
-    """``id → MessageRecord`` of those of ``ids`` that exist (and meet ``where``), 500 ids a query."""
+    """``id → MessageRecord`` of those of ``ids`` that exist (and meet ``where``, and are the bound
+    tenant's: ``binding.tenant_sql``), 500 ids a query."""
     from datetime import datetime
 
     condition, params = where or ("1 = 1", [])
+    mine, own = tenant_sql('"user"')  # a user-bound store reaches only its user's messages
+    condition, params = f"{condition} AND {mine}", [*params, *own]
     wanted = sorted({int(i) for i in ids})
     out: dict[int, MessageRecord] = {}
     for start in range(0, len(wanted), 500):

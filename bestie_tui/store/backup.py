@@ -58,11 +58,25 @@ def take_backup(store: MemoryStore, label: str | None = None) -> Path:
     partial.unlink(missing_ok=True)
     try:
         create_private_file(partial)
-        partial.write_text(json.dumps(export_full(store), ensure_ascii=False, default=str), encoding="utf-8")
+        partial.write_text(json.dumps(_whole_export(store), ensure_ascii=False, default=str), encoding="utf-8")
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
     return target
+
+
+def _whole_export(store: MemoryStore) -> dict:
+    """The full export of the whole database, as a file copy is on SQLite: through ``store``, or
+    through a store of its own when ``store`` is bound to a user (a backup is the operator's)."""
+    if store.tenant is None:
+        return export_full(store)
+    from bestie_tui.store.memory_store import MemoryStore
+
+    whole = MemoryStore(store.path, store.clock, create_dirs=False)
+    try:
+        return export_full(whole)
+    finally:
+        whole.close()
 
 
 def clear(store: MemoryStore, actor: str = "owner") -> Path:
@@ -73,6 +87,7 @@ def clear(store: MemoryStore, actor: str = "owner") -> Path:
     Raises:
         OSError: the backup cannot be written (nothing is deleted then).
     """
+    store.require_unbound("clearing every memory")
     target = take_backup(store)
     stamp = store.clock().strftime("%Y%m%dT%H%M%S")
     with store.bound(), store.db.atomic():

@@ -16,6 +16,12 @@ function bound to another talks to its own file and hands the outer binding back
 Code that runs outside any binding (a script or a test that queries a model directly) gets the one
 store that is open in the process; when several are open it gets a ``StoreBindingError`` naming the
 fix, never a guess: ``with store.bound(): Memory.select()…``.
+
+The same binding carries the store's tenant (``Tenant``): a store bound to a user
+(``MemoryStore(path, user=U)``, ``store.for_user(U)``) binds ``Tenant(U)`` beside its database, and
+the models (``models.TenantModel``) add its condition to every select, update and delete of a
+memory, message or event and bind every new row to that user. Raw SQL over those tables takes the
+condition from ``tenant_sql``. A store bound to no user binds ``None``: no condition.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from peewee import Database, DatabaseProxy
@@ -39,27 +46,90 @@ class StoreBindingError(StorageError):
     """Model code ran with no store bound while none, or more than one, store is open."""
 
 
+@dataclass(frozen=True)
+class Tenant:
+    """Whose rows a user-bound store reaches: those bound to ``user``, and (``owner``: ``user`` is
+    the database's ``owner.user``) those bound to no user, which are the owner's."""
+
+    user: str
+    owner: bool = False
+
+    def condition(self, column: Any) -> Any:
+        """The Peewee condition on a ``user`` column."""
+        mine = column == self.user
+        return (mine | column.is_null()) if self.owner else mine
+
+    def sql(self, column: str) -> tuple[str, list[Any]]:
+        """The same condition in SQL on ``column`` (quoted as the caller needs), and its parameters."""
+        return (f"({column} = ? OR {column} IS NULL)" if self.owner else f"{column} = ?"), [self.user]
+
+
 _bound: ContextVar[Database | None] = ContextVar("bestie_store_database", default=None)
+_tenant: ContextVar[Tenant | None] = ContextVar("bestie_store_tenant", default=None)
+_unscoped: ContextVar[bool] = ContextVar("bestie_store_unscoped", default=False)
 #: Databases of the stores that are open now (a store that is closed or collected leaves).
 _open: weakref.WeakSet[Database] = weakref.WeakSet()
+#: The tenant of each open user-bound store, for model code that runs outside any binding.
+_open_tenants: weakref.WeakKeyDictionary[Database, Tenant] = weakref.WeakKeyDictionary()
 _open_lock = threading.Lock()
 
 
-def register_open(db: Database) -> None:
-    """Count ``db`` among the open stores (``MemoryStore.__init__`` calls it)."""
+def register_open(db: Database, tenant: Tenant | None = None) -> None:
+    """Count ``db`` among the open stores (``MemoryStore.__init__`` calls it), bound to ``tenant``."""
     with _open_lock:
         _open.add(db)
+        if tenant is not None:
+            _open_tenants[db] = tenant
+        else:
+            _open_tenants.pop(db, None)
 
 
 def unregister_open(db: Database) -> None:
     """``db``'s store was closed: unbound code no longer falls back to it."""
     with _open_lock:
         _open.discard(db)
+        _open_tenants.pop(db, None)
 
 
 def bound_database() -> Database | None:
     """The database bound in this thread/task, or ``None`` outside every binding."""
     return _bound.get()
+
+
+def current_tenant() -> Tenant | None:
+    """The tenant model code is bound to now: the bound store's (``None`` for a store bound to no
+    user); outside every binding, the tenant of the one open store model code falls back to, so
+    unbound code on a user-bound store is still filtered; ``None`` inside ``unscoped()``."""
+    if _unscoped.get():
+        return None
+    if _bound.get() is not None:
+        return _tenant.get()
+    with _open_lock:
+        if not _open_tenants:
+            return None
+    try:
+        db = current_database()
+    except StoreBindingError:
+        return None
+    with _open_lock:
+        return _open_tenants.get(db)
+
+
+def tenant_sql(column: str) -> tuple[str, list[Any]]:
+    """SQL for raw queries: the bound tenant's condition on ``column``, or ``("1 = 1", [])``."""
+    tenant = current_tenant()
+    return tenant.sql(column) if tenant is not None else ("1 = 1", [])
+
+
+@contextmanager
+def unscoped() -> Iterator[None]:
+    """No tenant condition until the block ends: for the few reads that must see every row whatever
+    the tenant (the next free memory id), never for what a caller is shown."""
+    token = _unscoped.set(True)
+    try:
+        yield
+    finally:
+        _unscoped.reset(token)
 
 
 def current_database() -> Database:
@@ -88,12 +158,15 @@ def current_database() -> Database:
 
 
 @contextmanager
-def binding(db: Database) -> Iterator[Database]:
-    """Make ``db`` the models' database in this thread/task until the block ends (nests)."""
-    token = _bound.set(db)
+def binding(db: Database, tenant: Tenant | None = None) -> Iterator[Database]:
+    """Make ``db`` the models' database, and ``tenant`` whose rows they reach, in this thread/task
+    until the block ends (nests)."""
+    token, tenant_token, scoped_token = _bound.set(db), _tenant.set(tenant), _unscoped.set(False)
     try:
         yield db
     finally:
+        _unscoped.reset(scoped_token)
+        _tenant.reset(tenant_token)
         _bound.reset(token)
 
 
@@ -134,19 +207,23 @@ context_database = ContextDatabase()
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _with_binding(func: F, get_db: Callable[[tuple, dict], Database | None]) -> F:
+def _with_binding(func: F, get_store: Callable[[tuple, dict], Any]) -> F:
     if inspect.isgeneratorfunction(func) or inspect.iscoroutinefunction(func):
         raise TypeError(f"{func.__qualname__}: a generator or coroutine cannot hold a store binding")
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        db = get_db(args, kwargs)
-        if db is None or _bound.get() is db:
+        store = get_store(args, kwargs)
+        db = _store_db(store)
+        tenant = getattr(store, "tenant", None)
+        if db is None or (_bound.get() is db and _tenant.get() == tenant and not _unscoped.get()):
             return func(*args, **kwargs)
-        token = _bound.set(db)
+        token, tenant_token, scoped_token = _bound.set(db), _tenant.set(tenant), _unscoped.set(False)
         try:
             return func(*args, **kwargs)
         finally:
+            _unscoped.reset(scoped_token)
+            _tenant.reset(tenant_token)
             _bound.reset(token)
 
     wrapper.__bestie_bound__ = True  # type: ignore[attr-defined]
@@ -163,11 +240,10 @@ def uses_store(func: F) -> F:
     models talk to that store's file for the length of the call. Other arguments pass untouched; a
     ``None`` store binds nothing."""
 
-    def get_db(args: tuple, kwargs: dict) -> Database | None:
-        store = kwargs["store"] if "store" in kwargs else (args[0] if args else None)
-        return _store_db(store)
+    def get_store(args: tuple, kwargs: dict) -> Any:
+        return kwargs["store"] if "store" in kwargs else (args[0] if args else None)
 
-    return _with_binding(func, get_db)
+    return _with_binding(func, get_store)
 
 
 def bind_methods(store_of: Callable[[Any], Any]) -> Callable[[type], type]:
@@ -177,8 +253,8 @@ def bind_methods(store_of: Callable[[Any], Any]) -> Callable[[type], type]:
     itself for the block (``MemoryStore.change`` does); a generator method is refused, since it runs
     after the call has returned."""
 
-    def get_db(args: tuple, kwargs: dict) -> Database | None:
-        return _store_db(store_of(args[0])) if args else None
+    def get_store(args: tuple, kwargs: dict) -> Any:
+        return store_of(args[0]) if args else None
 
     def decorate(cls: type) -> type:
         seen: set[str] = set()
@@ -192,9 +268,9 @@ def bind_methods(store_of: Callable[[Any], Any]) -> Callable[[type], type]:
                 if getattr(attr, "__bestie_bound__", False):
                     continue
                 if isinstance(attr, property) and attr.fget is not None:
-                    setattr(cls, name, property(_with_binding(attr.fget, get_db), attr.fset, attr.fdel, attr.__doc__))
+                    setattr(cls, name, property(_with_binding(attr.fget, get_store), attr.fset, attr.fdel, attr.__doc__))
                 elif inspect.isfunction(attr):
-                    setattr(cls, name, _with_binding(attr, get_db))
+                    setattr(cls, name, _with_binding(attr, get_store))
         return cls
 
     return decorate

@@ -101,11 +101,12 @@ def erase_user(store: MemoryStore, user: str, *, actor: str = "owner") -> EraseR
         An ``EraseResult`` with the counts and the backup path.
 
     Raises:
-        InvalidValueError: ``user`` is empty.
+        InvalidValueError: ``user`` is empty, or another user than the store is bound to.
         StorageError: the database cannot be written; nothing was erased.
     """
     if not isinstance(user, str) or not user.strip():
         raise InvalidValueError("erase needs a user id (--user U)")
+    store.check_user(user)  # a user-bound store erases its own user only
     backup = _backup(store, "before-erase")
     _erasing(store)
     with store.change("erase", actor) as batch:

@@ -93,7 +93,9 @@ def _check_event_states(events: list[dict[str, Any]]) -> None:
 
 @uses_store
 def export_full(store: MemoryStore) -> dict[str, Any]:
-    """``transfer.export_data`` of the whole database plus ``events`` and ``settings``."""
+    """``transfer.export_data`` of the whole database plus ``events`` and ``settings``.
+    Raises InvalidValueError for a store bound to a user (``export --user`` is a user's export)."""
+    store.require_unbound("a full export (event log and settings)")
     data = transfer.export_data(store)
     data["full"] = True
     data["events"] = [{**{f: getattr(e, f) for f in _EVENT_FIELDS}, "at": iso(e.at)}
@@ -113,6 +115,8 @@ def import_any(store: MemoryStore, data: dict[str, Any], allow_secrets: bool = F
     transfer.validate(data)
     check_schema(data)
     events = data.get("events") or []
+    if events or data.get("settings"):
+        store.require_unbound("a full import (event log and settings)")
     _check_event_states(events)
     with store.db.atomic():
         restore = bool(events) and not Event.select().exists()

@@ -21,7 +21,7 @@ from peewee import OperationalError, fn
 from bestie_tui.errors import DatabaseBusyError, InvalidValueError, NotFoundError, StorageError
 from bestie_tui.store import doc_index
 from bestie_tui.store import settings as settings_mod
-from bestie_tui.store.binding import bind_store_methods, binding, register_open, unregister_open
+from bestie_tui.store.binding import Tenant, bind_store_methods, binding, register_open, unregister_open, unscoped
 from bestie_tui.store.db import display_location, is_busy_error, is_url, open_database
 from bestie_tui.store.db import next_memory_id as engine_next_memory_id
 from bestie_tui.store.limits import check_memory_text
@@ -60,6 +60,10 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         path: SQLite file (created if missing), or a ``postgresql://user@host/dbname`` URL.
         clock: returns "now" as naive UTC; tests pass a frozen clock.
         create_dirs: create a missing parent directory (False for a user-typed ``--db``).
+        user: bind the store to this user (``for_user``): every read, write, export and erase
+            reaches only that user's memories, messages and history — and, when ``user`` is the
+            database's ``owner.user``, the records bound to no user (the owner's). ``None``: the
+            whole database (the owner's own tools).
 
     Raises:
         SchemaError: the file is newer or not a bestie database (it is left untouched).
@@ -74,7 +78,11 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     """
 
     def __init__(self, path: str | Path, clock: Callable[[], datetime] | None = None, *,
-                 create_dirs: bool = True):
+                 create_dirs: bool = True, user: str | None = None):
+        if user is not None:
+            if not isinstance(user, str) or not user.strip():
+                raise InvalidValueError("a store is bound to a user id (one line of text), not an empty one")
+            textmod.check_encodable(user, "user")
         #: The SQLite file (a ``Path``), or the PostgreSQL URL as given (a ``str``).
         self.path: Path | str = path if is_url(path) else Path(path).expanduser()
         #: Where the data is, as it may be shown (a URL's password masked).
@@ -83,7 +91,45 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         self.db = open_database(self.path, create_dirs=create_dirs)
         #: This store object's session id, written on every event it records (console undo).
         self.origin = uuid.uuid4().hex[:12]
+        #: Whose rows this store reaches (``binding.Tenant``), or ``None``: every row.
+        self.tenant: Tenant | None = None
         register_open(self.db)
+        if user is not None:
+            self.tenant = Tenant(user, owner=self.get_setting("owner.user") == user)
+            register_open(self.db, self.tenant)  # model code outside a binding is filtered too
+
+    @property
+    def user(self) -> str | None:
+        """The user this store is bound to, or ``None`` (the whole database)."""
+        return self.tenant.user if self.tenant is not None else None
+
+    def for_user(self, user: str) -> MemoryStore:
+        """A store on the same database bound to ``user`` (its own connection; close it when done).
+        Raises InvalidValueError for an empty user id."""
+        return MemoryStore(self.path, self.clock, create_dirs=False, user=user)
+
+    def check_user(self, user: str | None) -> str | None:
+        """``user`` as a command names it, checked against this store's binding: the bound user when
+        ``None`` is given. Raises InvalidValueError when a bound store is asked for another user."""
+        if self.tenant is None or user is None:
+            return self.user if user is None else user
+        if user != self.tenant.user:
+            raise InvalidValueError(f"this store is bound to user {self.tenant.user!r}; it cannot reach user {user!r}")
+        return user
+
+    def owns(self, user: str | None) -> bool:
+        """Whether a record the program keeps for ``user`` (a forget request, a digest) is this
+        store's to see: every one for a store bound to no user; for a user-bound store its user's,
+        and for the owner's also those of no user."""
+        tenant = self.tenant
+        return tenant is None or user == tenant.user or (tenant.owner and user is None)
+
+    def require_unbound(self, what: str) -> None:
+        """Raise InvalidValueError when this store is bound to a user: ``what`` (a setting, a whole
+        database clear or backup) belongs to the database's owner."""
+        if self.tenant is not None:
+            raise InvalidValueError(f"{what} belongs to the whole database; a store bound to user "
+                                    f"{self.tenant.user!r} cannot do it")
 
     def close(self) -> None:
         """Close this thread's connection; unbound model code no longer falls back to this store."""
@@ -101,7 +147,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     def bound(self) -> Iterator[MemoryStore]:
         """``with store.bound(): Memory.select()…`` — the models talk to this store's file in this
         thread or task until the block ends (blocks nest)."""
-        with binding(self.db):
+        with binding(self.db, self.tenant):
             yield self
 
     # ---------------------------------------------------------------- settings
@@ -112,6 +158,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     def set_setting(self, key: str, value: Any, actor: str = "owner") -> None:
         """Validate and store a setting; recorded as an undoable event. Raises InvalidValueError."""
+        self.require_unbound(f"setting {key}")
         value = settings_mod.validate(key, value)
         old = self.get_setting(key)
         with self.change("setting", actor) as batch:
@@ -156,7 +203,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         index (``doc_index``) is brought up to date inside the same transaction, before it commits."""
         batch = f"{action}:{uuid.uuid4().hex[:12]}"
         try:
-            with binding(self.db), self.db.atomic():
+            with binding(self.db, self.tenant), self.db.atomic():
                 yield batch
                 doc_index.sync(self.db, rebuild_ok=False)
         except (OperationalError, PeeweeDatabaseError) as exc:
@@ -175,8 +222,9 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         Raises InvalidValueError when every id up to the limit is used."""
         from bestie_tui.store.limits import MEMORY_ID_MAX, check_memory_id
 
-        top = max(Memory.select(fn.MAX(Memory.id)).where(Memory.id <= MEMORY_ID_MAX).scalar() or 0,
-                  Event.select(fn.MAX(Event.memory_id)).where(Event.memory_id <= MEMORY_ID_MAX).scalar() or 0)
+        with unscoped():  # ids are unique across every user's rows
+            top = max(Memory.select(fn.MAX(Memory.id)).where(Memory.id <= MEMORY_ID_MAX).scalar() or 0,
+                      Event.select(fn.MAX(Event.memory_id)).where(Event.memory_id <= MEMORY_ID_MAX).scalar() or 0)
         value = engine_next_memory_id(self.db, top)
         check_memory_id(value)
         return value

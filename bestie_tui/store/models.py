@@ -7,6 +7,8 @@ All timestamps are naive UTC ``datetime`` values. The models are declared with
 
 from __future__ import annotations
 
+from typing import Any
+
 from peewee import (
     AutoField,
     BooleanField,
@@ -17,7 +19,8 @@ from peewee import (
     TextField,
 )
 
-from bestie_tui.store.binding import context_database
+from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.binding import context_database, current_database, current_tenant
 
 #: The name older code knew; it is the per-context database, not a process-wide target.
 database_proxy = context_database
@@ -35,7 +38,57 @@ class BaseModel(Model):
         database = context_database
 
 
-class Memory(BaseModel):
+class TenantModel(BaseModel):
+    """A table of per-user rows (``user`` column): under a store bound to a user (``binding.Tenant``)
+    every select, update and delete gets the tenant's condition and every insert is bound to the
+    tenant's user (an insert that names another user is refused). This is the one place tenancy is
+    enforced for model queries; ``Model.get``, ``save`` and ``delete_instance`` go through it."""
+
+    @classmethod
+    def tenant_condition(cls) -> Any:
+        """The bound tenant's condition on this table, or ``None`` (no tenant bound)."""
+        tenant = current_tenant()
+        return None if tenant is None else tenant.condition(cls._meta.fields["user"])
+
+    @classmethod
+    def select(cls, *fields: Any) -> Any:
+        query = super().select(*fields)
+        condition = cls.tenant_condition()
+        return query if condition is None else query.where(condition)
+
+    @classmethod
+    def update(cls, __data: Any = None, **update: Any) -> Any:
+        query = super().update(__data, **update)
+        condition = cls.tenant_condition()
+        return query if condition is None else query.where(condition)
+
+    @classmethod
+    def delete(cls) -> Any:
+        query = super().delete()
+        condition = cls.tenant_condition()
+        return query if condition is None else query.where(condition)
+
+    def save(self, force_insert: bool = False, only: Any = None) -> Any:
+        tenant = current_tenant()
+        if tenant is not None and "user" in self._meta.fields and (force_insert or self.get_id() is None):
+            if self.__data__.get("user") is None:  # the new row (and the record made from it) is the tenant's
+                self.__data__["user"] = tenant.user
+        return super().save(force_insert=force_insert, only=only)
+
+    @classmethod
+    def insert(cls, __data: Any = None, **insert: Any) -> Any:
+        tenant = current_tenant()
+        if tenant is not None:
+            values = {(k.name if hasattr(k, "name") else k): v for k, v in {**(__data or {}), **insert}.items()}
+            named = values.get("user")
+            if named is not None and named != tenant.user:
+                raise InvalidValueError(f"this store is bound to user {tenant.user!r}; it cannot write a row of user {named!r}")
+            values["user"] = tenant.user
+            return super().insert(values)
+        return super().insert(__data, **insert)
+
+
+class Memory(TenantModel):
     """One remembered fact. ``id`` is the small integer every command takes."""
 
     id = AutoField()
@@ -70,7 +123,7 @@ class Memory(BaseModel):
         table_name = "memory"
 
 
-class Message(BaseModel):
+class Message(TenantModel):
     """One chat message of the raw history."""
 
     id = AutoField()
@@ -86,10 +139,29 @@ class Message(BaseModel):
         table_name = "message"
 
 
-class Event(BaseModel):
+class Event(TenantModel):
     """Audit log: one row per change to one memory. ``before``/``after`` are JSON snapshots of the row
     (``null`` when the memory did not exist before / after). Events of one action share ``batch``;
-    undo reverts a whole batch."""
+    undo reverts a whole batch. Under a tenant an event is the tenant's when a snapshot names its
+    user (for the owner: or names no user, as a setting's change does)."""
+
+    @classmethod
+    def tenant_condition(cls) -> Any:
+        tenant = current_tenant()
+        if tenant is None:
+            return None
+        from bestie_tui.store.db import json_text
+
+        db = current_database()  # the engine itself (JSON functions differ), not the context proxy
+
+        def names_tenant(snapshot: Any) -> Any:  # a snapshot that is there and is the tenant's
+            return snapshot.is_null(False) & tenant.condition(json_text(db, snapshot, "user"))
+
+        return names_tenant(cls.before) | names_tenant(cls.after)
+
+    @classmethod
+    def insert(cls, __data: Any = None, **insert: Any) -> Any:
+        return super(TenantModel, cls).insert(__data, **insert)
 
     id = AutoField()
     batch = TextField(index=True)
@@ -125,8 +197,22 @@ class Setting(BaseModel):
         cls.insert(key=key, value=value).on_conflict(conflict_target=[cls.key], update={cls.value: value}).execute()
 
 
-class HygieneSnapshot(BaseModel):
-    """One row per doctor/hygiene run: counts (JSON) and the health score (0–100)."""
+class HygieneSnapshot(TenantModel):
+    """One row per doctor/hygiene run: counts (JSON) and the health score (0–100). A run of a
+    user-bound store is that user's (``counts["user"]``); under a tenant only its runs are seen."""
+
+    @classmethod
+    def tenant_condition(cls) -> Any:
+        tenant = current_tenant()
+        if tenant is None:
+            return None
+        from bestie_tui.store.db import json_text
+
+        return tenant.condition(json_text(current_database(), cls.counts, "user"))
+
+    @classmethod
+    def insert(cls, __data: Any = None, **insert: Any) -> Any:
+        return super(TenantModel, cls).insert(__data, **insert)
 
     id = AutoField()
     at = DateTimeField()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bestie_tui.errors import InvalidValueError
+from bestie_tui.store.binding import tenant_sql
 from bestie_tui.store.models import Memory, Message
 from bestie_tui.store.records import DATETIME_FIELDS, MEMORY_FIELDS, MemoryRecord, MessageRecord, iso
 from bestie_tui.text import words as textmod
@@ -25,10 +26,13 @@ def select_records(db: Any, where: str, params: list[Any] | tuple[Any, ...], tai
     """``MemoryRecord`` of the ``memory`` rows (aliased ``t1``) matching the SQL condition ``where``
     (with ``?`` parameters ``params``), followed by ``tail`` (e.g. ``ORDER BY t1.id DESC LIMIT 40``).
     Read with the cursor and converted by each field's own ``python_value`` (what a model row would
-    hold), without building model instances (five times cheaper for a request's candidates)."""
+    hold), without building model instances (five times cheaper for a request's candidates).
+    Under a user-bound store only that user's rows (``binding.tenant_sql``)."""
     columns = ", ".join(f"t1.{name}" for name in MEMORY_FIELDS)
     convert = [Memory._meta.fields[name].python_value for name in MEMORY_FIELDS]
-    rows = db.execute_sql(f"SELECT {columns} FROM memory AS t1 WHERE ({where}) {tail}", list(params)).fetchall()
+    mine, own = tenant_sql('t1."user"')  # a user-bound store reaches only its user's rows
+    rows = db.execute_sql(f"SELECT {columns} FROM memory AS t1 WHERE ({where}) AND {mine} {tail}",
+                          [*params, *own]).fetchall()
     out = []
     for row in rows:
         values: dict[str, Any] = {name: (f(v) if v is not None else None) for name, f, v in zip(MEMORY_FIELDS, convert, row)}

@@ -57,6 +57,7 @@ VERSION = 2
 def export_data(store: MemoryStore, user: str | None = None) -> dict[str, Any]:
     """Every memory (all statuses) and message — only ``user``'s when given — as a JSON-ready dict
     in the export format."""
+    user = store.check_user(user)  # a user-bound store exports its user (and refuses another)
     memories = [m.to_dict() for m in reversed(store.list(user=user))]
     messages = [
         {k: v for k, v in m.to_dict().items() if k != "id"}
