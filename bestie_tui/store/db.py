@@ -24,12 +24,13 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import peewee
-from peewee import Database, Field, Node, OperationalError, PostgresqlDatabase, SqliteDatabase, TextField, fn
+from peewee import Database, OperationalError, PostgresqlDatabase, SqliteDatabase, TextField
 from playhouse.migrate import PostgresqlMigrator, SqliteMigrator, migrate
 
 from bestie_tui.errors import SchemaError, StorageError
 from bestie_tui.paths import create_private_file, is_database_url, make_private_dirs
 from bestie_tui.store.binding import binding
+from bestie_tui.store.dialect import is_postgres, json_text  # noqa: F401  (re-exported: the engine's SQL spellings)
 from bestie_tui.store.models import ALL_MODELS, Event
 
 APPLICATION_ID = 0x42535449  # "BSTI"
@@ -382,11 +383,6 @@ class PostgresDatabase(PostgresqlDatabase):
         return conn
 
 
-def is_postgres(db: Database) -> bool:
-    """True for a database opened on a PostgreSQL server."""
-    return isinstance(db, PostgresqlDatabase)
-
-
 def _open_postgres(url: str) -> PostgresDatabase:
     shown = display_location(url)
     try:
@@ -457,13 +453,6 @@ def group_concat(db: Database, column: str) -> str:
     if is_postgres(db):
         return f"string_agg(CAST({column} AS TEXT), ',')"
     return f"group_concat({column})"
-
-
-def json_text(db: Database, field: Field | Node, key: str) -> Node:
-    """The text value at top-level ``key`` of the JSON text in ``field`` (NULL when absent)."""
-    if is_postgres(db):
-        return fn.json_extract_path_text(field.cast("json"), key)  # type: ignore[union-attr]
-    return fn.json_extract(field, f"$.{key}")
 
 
 def change_mark(db: Database) -> Any:

@@ -21,6 +21,7 @@ from peewee import (
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.binding import context_database, current_database, current_tenant
+from bestie_tui.store.dialect import json_text
 
 #: The name older code knew; it is the per-context database, not a process-wide target.
 database_proxy = context_database
@@ -150,8 +151,6 @@ class Event(TenantModel):
         tenant = current_tenant()
         if tenant is None:
             return None
-        from bestie_tui.store.db import json_text
-
         db = current_database()  # the engine itself (JSON functions differ), not the context proxy
 
         def names_tenant(snapshot: Any) -> Any:  # a snapshot that is there and is the tenant's
@@ -206,8 +205,6 @@ class HygieneSnapshot(TenantModel):
         tenant = current_tenant()
         if tenant is None:
             return None
-        from bestie_tui.store.db import json_text
-
         return tenant.condition(json_text(current_database(), cls.counts, "user"))
 
     @classmethod
