@@ -290,12 +290,19 @@ async def test_every_console_view_bound_to_alice_shows_none_of_bobs_rows(tenants
     owner_app = BestieApp(store, poll_interval=0)
     async with owner_app.run_test(size=(160, 50)) as pilot:
         assert BOB_WORD in (await texts(owner_app, pilot))["1"]  # the control: unbound, Bob shows
+    store.set_setting("owner.user", "someone-else")  # the console's add binds to its user, not the owner
     alice = store.for_user("alice")
     try:
         app = BestieApp(alice, poll_interval=0)
         async with app.run_test(size=(160, 50)) as pilot:
             shown = await texts(app, pilot)
+            await pilot.press("escape", "1", "n")
+            await pilot.pause()
+            await pilot.press(*"Alice adds Zebrafinch seeds", "ctrl+s")
+            await pilot.pause()
+            await app.workers.wait_for_complete()
         assert "Zebrafinch" in shown["1"]
+        assert "Alice adds Zebrafinch seeds" in [m.text for m in store.list(user="alice")]
         for view, text in shown.items():
             assert BOB_WORD not in text, view
     finally:
