@@ -183,6 +183,22 @@ def test_per_user_export_and_erase_leave_the_other_user_intact(tenants, run, sto
     assert len(bob_export["memories"]) == 3 and "Zebrafinch" not in json.dumps(bob_export)
 
 
+def test_a_bound_import_writes_only_its_users_rows(tenants, run, store, tmp_path):
+    bobs = tmp_path / "bob.json"
+    bobs.write_text(run("memory", "export", "--user", "bob").output)
+    before = len(store.list())
+    refused = run("--user", "alice", "memory", "import", str(bobs))
+    assert refused.exit_code == 1 and "bound to user 'alice'" in refused.output and BOB_WORD not in refused.output
+    assert len(store.list()) == before  # nothing written
+    data = json.loads(run("memory", "export", "--user", "alice").output)
+    data["memories"] = [{**data["memories"][0], "text": "Alice sings to the Zebrafinch", "user": None}]
+    data["messages"] = []
+    mine = tmp_path / "mine.json"
+    mine.write_text(json.dumps(data))  # a record that names no user: the bound import makes it Alice's
+    assert run("--user", "alice", "memory", "import", str(mine)).exit_code == 0
+    assert "Alice sings to the Zebrafinch" in [m.text for m in store.list(user="alice")]
+
+
 def test_the_owner_user_reaches_unbound_records_and_no_other_user(tenants, store):
     store.add("note", "The owner's general Zebrafinch rule about tea")  # bound to no user
     assert store.for_user("alice").count() == 2  # not the owner: the unbound record is not hers
