@@ -183,6 +183,22 @@ def test_per_user_export_and_erase_leave_the_other_user_intact(tenants, run, sto
     assert len(bob_export["memories"]) == 3 and "Zebrafinch" not in json.dumps(bob_export)
 
 
+def test_a_bound_import_writes_only_its_users_rows(tenants, run, store, tmp_path):
+    bobs = tmp_path / "bob.json"
+    bobs.write_text(run("memory", "export", "--user", "bob").output)
+    before = len(store.list())
+    refused = run("--user", "alice", "memory", "import", str(bobs))
+    assert refused.exit_code == 1 and "bound to user 'alice'" in refused.output and BOB_WORD not in refused.output
+    assert len(store.list()) == before  # nothing written
+    data = json.loads(run("memory", "export", "--user", "alice").output)
+    data["memories"] = [{**data["memories"][0], "text": "Alice sings to the Zebrafinch", "user": None}]
+    data["messages"] = []
+    mine = tmp_path / "mine.json"
+    mine.write_text(json.dumps(data))  # a record that names no user: the bound import makes it Alice's
+    assert run("--user", "alice", "memory", "import", str(mine)).exit_code == 0
+    assert "Alice sings to the Zebrafinch" in [m.text for m in store.list(user="alice")]
+
+
 def test_the_owner_user_reaches_unbound_records_and_no_other_user(tenants, store):
     store.add("note", "The owner's general Zebrafinch rule about tea")  # bound to no user
     assert store.for_user("alice").count() == 2  # not the owner: the unbound record is not hers
@@ -290,12 +306,19 @@ async def test_every_console_view_bound_to_alice_shows_none_of_bobs_rows(tenants
     owner_app = BestieApp(store, poll_interval=0)
     async with owner_app.run_test(size=(160, 50)) as pilot:
         assert BOB_WORD in (await texts(owner_app, pilot))["1"]  # the control: unbound, Bob shows
+    store.set_setting("owner.user", "someone-else")  # the console's add binds to its user, not the owner
     alice = store.for_user("alice")
     try:
         app = BestieApp(alice, poll_interval=0)
         async with app.run_test(size=(160, 50)) as pilot:
             shown = await texts(app, pilot)
+            await pilot.press("escape", "1", "n")
+            await pilot.pause()
+            await pilot.press(*"Alice adds Zebrafinch seeds", "ctrl+s")
+            await pilot.pause()
+            await app.workers.wait_for_complete()
         assert "Zebrafinch" in shown["1"]
+        assert "Alice adds Zebrafinch seeds" in [m.text for m in store.list(user="alice")]
         for view, text in shown.items():
             assert BOB_WORD not in text, view
     finally:

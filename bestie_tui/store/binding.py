@@ -49,7 +49,8 @@ class StoreBindingError(StorageError):
 @dataclass(frozen=True)
 class Tenant:
     """Whose rows a user-bound store reaches: those bound to ``user``, and (``owner``: ``user`` is
-    the database's ``owner.user``) those bound to no user, which are the owner's."""
+    the database's ``owner.user`` when the store was opened) those bound to no user, which are the
+    owner's."""
 
     user: str
     owner: bool = False

@@ -223,8 +223,9 @@ class TiersScreen(BestieScreen):
             if not values:
                 return
             try:
+                owner = self.store.user or self.store.get_setting("owner.user")  # a bound console: its user
                 result = self.store.add_result(values["kind"], values["text"], scope=values["scope"],
-                                               ttl=values["ttl"], user=self.store.get_setting("owner.user"))
+                                               ttl=values["ttl"], user=owner)
             except BestieError as exc:  # the write gate's refusal, a bad TTL: one line, nothing written
                 self.notify(str(exc), severity="error", markup=False)
                 return
