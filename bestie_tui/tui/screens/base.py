@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from textual.app import ComposeResult
+from textual._context import NoActiveAppError
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Header
@@ -31,6 +32,17 @@ class BestieScreen(Screen):
         Binding("q", "app.quit", "Quit", id="app.quit.footer"),
         Binding("ctrl+q", "app.quit", "Quit", id="app.quit.footer.anywhere", priority=True),
     ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # A new view is styled as its widgets mount, with the stylesheet as it is now; without this
+        # Textual's switch_mode re-parses every stylesheet from scratch (twice) and restyles every
+        # node of the app before the first frame, about half of a first switch (issue 17).
+        # A CSS change after this (a theme picked) still restyles the view when it is resumed.
+        try:
+            self._css_update_count = self.app._css_update_count
+        except NoActiveAppError:
+            pass
 
     @property
     def store(self):
