@@ -62,9 +62,34 @@ class BestieScreen(Screen):
         self.sub_title = self.VIEW_TITLE
         self.update_status()
 
+    #: The database's change mark when this view last loaded, and whether it was left since: Textual
+    #: sends a view two ``ScreenResume`` on its first switch (and calls the handlers of every class
+    #: in the MRO, so a subclass's ``super()`` call repeats them); each reload costs a view switch.
+    _loaded_mark: object = None
+    _left: bool = True
+
+    def on_screen_suspend(self) -> None:
+        self._left = True
+
     def on_screen_resume(self) -> None:
+        self.load()
+
+    def load(self) -> None:
+        """``refresh_data`` and the status line, unless the view has not been left since it last
+        loaded and nothing was written to the store since."""
+        mark = self._change_mark()
+        if not self._left and mark is not None and mark == self._loaded_mark:
+            return
+        self._left = False
         self.refresh_data()
         self.update_status()
+        self._loaded_mark = self._change_mark()
+
+    def _change_mark(self):
+        from ...store.db import change_mark
+
+        db = getattr(self.store, "db", None)
+        return change_mark(db) if db is not None else None
 
     def on_store_changed(self, message: StoreChanged) -> None:
         self.refresh_data()

@@ -121,7 +121,7 @@ class ContextScreen(BestieScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.refresh_data()
+        self.load()
 
     def on_screen_suspend(self) -> None:
         from textual.screen import ModalScreen

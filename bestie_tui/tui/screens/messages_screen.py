@@ -102,7 +102,7 @@ class MessagesScreen(BestieScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.table.focus()
-        self.refresh_data()
+        self.load()
 
     @property
     def table(self) -> DataTable:
