@@ -53,6 +53,10 @@ class FittingFooter(Footer):
                 # restyles each key twice as it mounts. Set the value once instead.
                 k._reactive_connect = None
                 k.set_reactive(FooterKey.compact, self.compact)
+            elif isinstance(k, FooterKey):
+                # An unbound key (the palette's) is compact by default: give it the class now, not
+                # by a restyle when it mounts.
+                k.set_class(k.compact, "-compact", update=False)
         palette = [k for k in keys if isinstance(k, FooterKey) and k.has_class("-command-palette")]
         budget -= PALETTE_CELLS if palette else 0
         used = 0
