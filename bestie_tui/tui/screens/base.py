@@ -14,6 +14,9 @@ from ..messages import StoreChanged
 from ..widgets.fitting_footer import FittingFooter
 from ..widgets.status_line import StatusLine
 
+#: Seconds a worker may take before the widget waiting for it shows a loading indicator.
+LOADING_DELAY = 0.2
+
 
 class BestieScreen(Screen):
     """Base for the console's views. Subclasses implement ``compose_body`` and ``refresh_data``.
@@ -84,6 +87,21 @@ class BestieScreen(Screen):
         self.refresh_data()
         self.update_status()
         self._loaded_mark = self._change_mark()
+
+    def loading_later(self, widget) -> None:
+        """Show ``widget``'s loading indicator if the work it waits for (a worker) takes longer
+        than ``LOADING_DELAY``; most answer sooner, and an indicator that only flashes costs a
+        mount and two layouts of the view while it opens. ``loaded`` ends the wait."""
+        self.loaded(widget)
+        timers = self.__dict__.setdefault("_loading_timers", {})
+        timers[widget] = self.set_timer(LOADING_DELAY, lambda: setattr(widget, "loading", True))
+
+    def loaded(self, widget) -> None:
+        """The work ``widget`` waited for is done: no loading indicator (now or later)."""
+        timer = self.__dict__.get("_loading_timers", {}).pop(widget, None)
+        if timer is not None:
+            timer.stop()
+        widget.loading = False
 
     def _change_mark(self):
         from ...store.db import change_mark

@@ -169,7 +169,7 @@ class ContextScreen(BestieScreen):
 
     def _start_build(self) -> None:
         self._request = self.request()
-        self.query_one("#context-pack").loading = True
+        self.loading_later(self.query_one("#context-pack"))
         self.build(self._request)
 
     @work(thread=True, exclusive=True, group="context-build")
@@ -191,7 +191,7 @@ class ContextScreen(BestieScreen):
     def _show(self, request: tuple, result: object) -> None:
         if request != self._request:
             return  # a newer build is running
-        self.query_one("#context-pack").loading = False
+        self.loaded(self.query_one("#context-pack"))
         summary = self.query_one("#context-summary", Static)
         body = self.query_one("#context-pack-text", Static)
         if isinstance(result, Exception):
