@@ -26,6 +26,13 @@ from .screens.tiers_screen import TiersScreen
 STYLESHEETS = ["app.tcss", "tiers.tcss", "pending.tcss", "context.tcss", "messages.tcss", "health.tcss", "doctor.tcss", "cleanup.tcss"]
 
 
+def warm_imports() -> None:
+    """Import the analysis modules the views load lazily (the first import is the slow part)."""
+    import scipy.sparse  # noqa: F401
+
+    from ..hygiene import doctor  # noqa: F401
+
+
 class BestieApp(App[None]):
     """Keyboard-driven review of what the assistant remembers.
 
@@ -87,6 +94,12 @@ class BestieApp(App[None]):
         self.switch_mode(self.start_mode or self._first_mode())
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self.check_external_changes)
+        self.call_after_refresh(self._warm_up)
+
+    def _warm_up(self) -> None:
+        """Once the first view is drawn, import what the Doctor and Cleanup views need (scipy's
+        sparse matrices: about 0.4 s) in a thread, so switching to them later does not wait for it."""
+        self.run_worker(warm_imports, thread=True, group="warm-up", exit_on_error=False)
 
     def watch_theme(self, theme: str) -> None:
         if getattr(self, "_theme_loaded", False):

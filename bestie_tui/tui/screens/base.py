@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -12,6 +13,9 @@ from textual.widgets import Header
 from ..messages import StoreChanged
 from ..widgets.fitting_footer import FittingFooter
 from ..widgets.status_line import StatusLine
+
+#: Seconds a worker may take before the widget waiting for it shows a loading indicator.
+LOADING_DELAY = 0.2
 
 
 class BestieScreen(Screen):
@@ -32,6 +36,17 @@ class BestieScreen(Screen):
         Binding("ctrl+q", "app.quit", "Quit", id="app.quit.footer.anywhere", priority=True),
     ]
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # A new view is styled as its widgets mount, with the stylesheet as it is now; without this
+        # Textual's switch_mode re-parses every stylesheet from scratch (twice) and restyles every
+        # node of the app before the first frame, about half of a first switch (issue 17).
+        # A CSS change after this (a theme picked) still restyles the view when it is resumed.
+        try:
+            self._css_update_count = self.app._css_update_count
+        except NoActiveAppError:
+            pass
+
     @property
     def store(self):
         return self.app.store
@@ -50,9 +65,49 @@ class BestieScreen(Screen):
         self.sub_title = self.VIEW_TITLE
         self.update_status()
 
+    #: The database's change mark when this view last loaded, and whether it was left since: Textual
+    #: sends a view two ``ScreenResume`` on its first switch (and calls the handlers of every class
+    #: in the MRO, so a subclass's ``super()`` call repeats them); each reload costs a view switch.
+    _loaded_mark: object = None
+    _left: bool = True
+
+    def on_screen_suspend(self) -> None:
+        self._left = True
+
     def on_screen_resume(self) -> None:
+        self.load()
+
+    def load(self) -> None:
+        """``refresh_data`` and the status line, unless the view has not been left since it last
+        loaded and nothing was written to the store since."""
+        mark = self._change_mark()
+        if not self._left and mark is not None and mark == self._loaded_mark:
+            return
+        self._left = False
         self.refresh_data()
         self.update_status()
+        self._loaded_mark = self._change_mark()
+
+    def loading_later(self, widget) -> None:
+        """Show ``widget``'s loading indicator if the work it waits for (a worker) takes longer
+        than ``LOADING_DELAY``; most answer sooner, and an indicator that only flashes costs a
+        mount and two layouts of the view while it opens. ``loaded`` ends the wait."""
+        self.loaded(widget)
+        timers = self.__dict__.setdefault("_loading_timers", {})
+        timers[widget] = self.set_timer(LOADING_DELAY, lambda: setattr(widget, "loading", True))
+
+    def loaded(self, widget) -> None:
+        """The work ``widget`` waited for is done: no loading indicator (now or later)."""
+        timer = self.__dict__.get("_loading_timers", {}).pop(widget, None)
+        if timer is not None:
+            timer.stop()
+        widget.loading = False
+
+    def _change_mark(self):
+        from ...store.db import change_mark
+
+        db = getattr(self.store, "db", None)
+        return change_mark(db) if db is not None else None
 
     def on_store_changed(self, message: StoreChanged) -> None:
         self.refresh_data()

@@ -121,7 +121,7 @@ class ContextScreen(BestieScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.refresh_data()
+        self.load()
 
     def on_screen_suspend(self) -> None:
         from textual.screen import ModalScreen
@@ -149,7 +149,7 @@ class ContextScreen(BestieScreen):
                 select.value = current
             elif selector == "#context-user" and values and current == Select.NULL:
                 select.value = values[0]
-        self.schedule_build(0)
+        self.schedule_build(0, force=True)
 
     def request(self) -> tuple:
         def value(selector: str):
@@ -160,16 +160,22 @@ class ContextScreen(BestieScreen):
         return (self.query_one("#context-query", Input).value, value("#context-user"),
                 value("#context-channel"), value("#context-project"), budget, self.governance)
 
-    def schedule_build(self, delay: float = DEBOUNCE) -> None:
+    def schedule_build(self, delay: float = DEBOUNCE, *, force: bool = False) -> None:
+        """Build the pack for the request on screen after ``delay`` seconds (typing debounce). The
+        same request as the last build is not built again (setting the choices in ``refresh_data``
+        reports them as changed) unless ``force`` (the store changed)."""
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(delay, self._start_build) if delay else None
         if not delay:
-            self._start_build()
+            self._start_build(force=force)
 
-    def _start_build(self) -> None:
-        self._request = self.request()
-        self.query_one("#context-pack").loading = True
+    def _start_build(self, force: bool = False) -> None:
+        request = self.request()
+        if request == self._request and not force:
+            return
+        self._request = request
+        self.loading_later(self.query_one("#context-pack"))
         self.build(self._request)
 
     @work(thread=True, exclusive=True, group="context-build")
@@ -191,7 +197,7 @@ class ContextScreen(BestieScreen):
     def _show(self, request: tuple, result: object) -> None:
         if request != self._request:
             return  # a newer build is running
-        self.query_one("#context-pack").loading = False
+        self.loaded(self.query_one("#context-pack"))
         summary = self.query_one("#context-summary", Static)
         body = self.query_one("#context-pack-text", Static)
         if isinstance(result, Exception):

@@ -68,7 +68,7 @@ class HealthScreen(BestieScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.refresh_data()
+        self.load()
 
     # ------------------------------------------------------------------ data
     def refresh_data(self) -> None:

@@ -79,6 +79,8 @@ class MessagesScreen(BestieScreen):
         #: message id → "summary" / "kept" / "pinned", from the last preview (empty: no preview shown).
         self.preview_marks: dict[int, str] = {}
         self.preview_shown = False
+        #: The text column's width (cells) the rows were cut to.
+        self._text_width = 0
 
     # ------------------------------------------------------------------ layout
     def compose_body(self) -> ComposeResult:
@@ -102,7 +104,7 @@ class MessagesScreen(BestieScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.table.focus()
-        self.refresh_data()
+        self.load()
 
     @property
     def table(self) -> DataTable:
@@ -133,7 +135,7 @@ class MessagesScreen(BestieScreen):
         from bestie_tui.text.clock import ago
 
         now = self.store.clock()
-        width = self._fit_text_column()
+        width = self._text_width = self._fit_text_column()
         for m in self.rows:
             table.add_row(Text(str(m.id)), Text(ago(m.created_at, now)), Text(m.role),
                           Text(_one_line(m.user or "-", 8)), self._mark(m.id), Text(_one_line(m.text, width)),
@@ -165,7 +167,13 @@ class MessagesScreen(BestieScreen):
         return width
 
     def on_resize(self, event) -> None:
-        self.call_after_refresh(self.refresh_data)
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        """Refill the page when the text column's width changed (a view's first layout often
+        leaves it as it was estimated; a refill then would only repeat the query)."""
+        if self._fit_text_column() != self._text_width:
+            self.refresh_data()
 
     def _mark(self, message_id: int) -> Text:
         mark = self.preview_marks.get(message_id, "")

@@ -124,7 +124,7 @@ class PendingScreen(BestieScreen):
         similar = self.query_one(SimilarList)
         if self.current is None:
             self._similar_for = None
-            similar.loading = False
+            self.loaded(similar)
             if self.filter_text:
                 card.show_empty(f"No pending proposal matches “{one_line(self.filter_text)}”.",
                                 "esc clears the filter · / changes it · u undoes the last change")
@@ -138,7 +138,7 @@ class PendingScreen(BestieScreen):
             if wanted != self._similar_for:
                 self._similar_for = wanted
                 self.related = None
-                similar.loading = True
+                self.loading_later(similar)
                 self.load_similar(self.current.id, self.current.text, self.current.user)
             elif self.related is not None:
                 card.show_relations(self.related)
@@ -179,7 +179,7 @@ class PendingScreen(BestieScreen):
         if self._similar_for != (memory_id, text):
             return  # the owner moved on; a newer lookup is running
         similar = self.query_one(SimilarList)
-        similar.loading = False
+        self.loaded(similar)
         if isinstance(result, Exception):
             similar.show_message(f"Similarity lookup failed: {result}")
         else:
