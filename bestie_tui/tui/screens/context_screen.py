@@ -17,6 +17,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
@@ -197,9 +198,13 @@ class ContextScreen(BestieScreen):
     def _show(self, request: tuple, result: object) -> None:
         if request != self._request:
             return  # a newer build is running
-        self.loaded(self.query_one("#context-pack"))
-        summary = self.query_one("#context-summary", Static)
-        body = self.query_one("#context-pack-text", Static)
+        try:
+            box = self.query_one("#context-pack")
+            summary = self.query_one("#context-summary", Static)
+            body = self.query_one("#context-pack-text", Static)
+        except NoMatches:
+            return  # the view is closing (the app quits): its widgets are gone before the worker ended
+        self.loaded(box)
         if isinstance(result, Exception):
             summary.update(data(f"Cannot build the pack: {result}", style="bold"))
             body.update("")

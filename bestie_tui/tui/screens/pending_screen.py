@@ -15,6 +15,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
@@ -178,7 +179,11 @@ class PendingScreen(BestieScreen):
     def _show_similar(self, memory_id: int, text: str, result: object) -> None:
         if self._similar_for != (memory_id, text):
             return  # the owner moved on; a newer lookup is running
-        similar = self.query_one(SimilarList)
+        try:
+            similar = self.query_one(SimilarList)
+            card = self.query_one(ProposalCard)
+        except NoMatches:
+            return  # the view is closing (the app quits): its widgets are gone before the worker ended
         self.loaded(similar)
         if isinstance(result, Exception):
             similar.show_message(f"Similarity lookup failed: {result}")
@@ -186,7 +191,7 @@ class PendingScreen(BestieScreen):
             found, related = result  # type: ignore[misc]
             self.related = related
             similar.show(text, found, related)
-            self.query_one(ProposalCard).show_relations(related)
+            card.show_relations(related)
 
     # ------------------------------------------------------------------ decisions
     def _decide(self, memory_id: int, verb: str, apply, note: str = "") -> None:
