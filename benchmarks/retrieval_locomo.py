@@ -153,7 +153,14 @@ def shares(cells: dict) -> dict[str, float]:
     return {f"share@{k}": round(100 * cells[0][k][0] / max(cells[0][k][2], 1), 1) for k in KS}
 
 
-def tune(conversations, workdir: Path) -> None:
+#: The ``recall.*`` grid of ``--tune``, and the finer one around the defaults of ``--tune --fine``.
+RECALL_GRID = {"neighbour": (0.5, 0.75, 1.0, 1.5, 2.0), "person": (0.0, 0.5, 1.0, 1.5, 2.5),
+               "time": (0.0, 0.25, 0.5, 0.8, 1.2), "recency": (0.0, 0.02)}
+RECALL_GRID_FINE = {"neighbour": (0.75, 0.9, 1.0, 1.1, 1.25), "person": (0.75, 1.0, 1.25, 1.5),
+                    "time": (0.3, 0.4, 0.5, 0.6, 0.7), "recency": (0.0, 0.01, 0.02)}
+
+
+def tune(conversations, workdir: Path, fine: bool = False) -> None:
     """A grid over the ``recall.*`` weights on the given conversations only: each question's candidates
     are gathered once (``recall.candidates``) and re-ranked per setting (``retrieval.recall.rank``)."""
     import itertools
@@ -172,8 +179,7 @@ def tune(conversations, workdir: Path) -> None:
                                    role=None, limit=max(KS), exclude=(), governance="governed", knobs=base, dense=None)
                 questions.append((qa.category, set(qa.evidence), found, by_id, qa.question))
         store.close()
-    grid = {"neighbour": (0.5, 0.75, 1.0, 1.5, 2.0), "person": (0.0, 0.5, 1.0, 1.5, 2.5),
-            "time": (0.0, 0.25, 0.5, 0.8, 1.2), "recency": (0.0, 0.02)}
+    grid = RECALL_GRID_FINE if fine else RECALL_GRID
     rows = []
     for values in itertools.product(*grid.values()):
         knobs = replace(base, **dict(zip(grid, values)))
@@ -193,7 +199,7 @@ def tune(conversations, workdir: Path) -> None:
 
 
 #: The memory signals' grid (``retrieval.signals``): ``score.neighbour``, ``score.person``, ``score.timeQuestion``.
-MEMORY_GRID = {"neighbour": (0.0, 0.25, 0.5, 0.75, 1.0, 1.5), "person": (0.0, 0.25, 0.5, 1.0, 1.5),
+MEMORY_GRID = {"neighbour": (0.0, 0.25, 0.375, 0.5, 0.75, 1.0), "person": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0),
                "timeQuestion": (0.0, 0.25, 0.5, 1.0)}
 
 
@@ -247,14 +253,14 @@ def tune_memories(conversations, workdir: Path, kinds: tuple[str, ...]) -> None:
 
 
 def main(path: str | None = None, as_json: bool = False, tuning: bool = False, kinds: tuple[str, ...] = KINDS,
-         conversations_wanted: int | None = None, tuning_memories: bool = False) -> None:
+         conversations_wanted: int | None = None, tuning_memories: bool = False, fine: bool = False) -> None:
     import json
 
     conversations = locomo.load_conversations(path or DEFAULT_DATA)[:conversations_wanted]
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         if tuning:
-            tune(conversations, Path(tmp))
+            tune(conversations, Path(tmp), fine)
             return
         if tuning_memories:
             tune_memories(conversations, Path(tmp), kinds)
@@ -278,12 +284,13 @@ def cli() -> None:
     parser.add_argument("--tune", action="store_true", help="search the recall.* weights (shared data only)")
     parser.add_argument("--tune-memories", action="store_true",
                         help="search score.neighbour / score.person / score.timeQuestion (shared data only)")
+    parser.add_argument("--fine", action="store_true", help="with --tune: the finer grid around the defaults")
     parser.add_argument("--kind", choices=(*KINDS, "both"), default="both",
                         help="only the turns or only the observations (default: both)")
     parser.add_argument("--conversations", type=int, metavar="N", help="only the first N conversations")
     args = parser.parse_args()
     main(args.path, args.json, args.tune, KINDS if args.kind == "both" else (args.kind,), args.conversations,
-         args.tune_memories)
+         args.tune_memories, args.fine)
 
 
 if __name__ == "__main__":

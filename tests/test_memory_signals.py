@@ -96,6 +96,7 @@ def test_a_time_question_lifts_a_memory_that_says_when(store, clock):
     plain = store.add("note", "Moved to Hue", user="linh").id
     clock.advance(60)
     dated = store.add("note", "Moved to Hue with the two cats last year", user="linh").id
+    store.set_setting("score.timeQuestion", 0)
     assert _working(build_context(store, "When did she move to Hue?", "linh"))[0] == plain
     store.set_setting("score.timeQuestion", 0.5)
     pack = build_context(store, "When did she move to Hue?", "linh")
