@@ -76,11 +76,14 @@ def recall_ranker(store: MemoryStore, user: str = "owner", channel: str | None =
 
 
 def relevance_only(store: MemoryStore) -> None:
-    """Zero every weight but relevance: the lexical relevance alone orders the records."""
+    """Zero every weight but relevance, and the memory signals: the lexical relevance alone orders
+    the records."""
     from bestie_tui.retrieval.scoring import PARTS
 
     for part in PARTS[1:]:
         store.set_setting(f"score.{part}", 0)
+    for key in ("score.neighbour", "score.person", "score.timeQuestion"):
+        store.set_setting(key, 0)
 
 
 def scorer_ranker(store: MemoryStore, user: str = "owner") -> Callable[[str, int], list[int]]:
