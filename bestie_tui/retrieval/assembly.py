@@ -317,7 +317,7 @@ class _Lift:
 def _neighbour_lift(store: MemoryStore, config: ScoringConfig, compiled: tuple[str, list[Any]], found: list[int],
                     eligible: Any, rel: Any, n_core: int) -> tuple[_Lift, list[int]]:
     """The neighbour signal of ``found`` (core ids, then the working candidates) and the working
-    memories beside them that it lifts to ``score.minRelevance`` (new candidates, best first).
+    memories just beside them that it lifts to ``score.minRelevance`` (new candidates, best first).
     ``eligible`` / ``rel``: every eligible id (core first) and its relevance. Nothing without
     ``score.neighbour`` or a memory with a session."""
     import numpy as np
@@ -336,7 +336,8 @@ def _neighbour_lift(store: MemoryStore, config: ScoringConfig, compiled: tuple[s
     best = {i: signals.best_neighbour(i, neighbours, own) for i in own}
     taken = set(found)
     working = set(eligible[n_core:][np.isin(eligible[n_core:], ids)].tolist())
-    lifted = [i for i in own if i not in taken and i in working
+    beside = {n for i in found for n in neighbours.get(i, (None, None)) if n is not None}  # direct neighbours only
+    lifted = [i for i in beside if i not in taken and i in working and i in own
               and own[i] + config.neighbour * best[i] >= max(config.min_relevance, 1e-12)]
     lifted.sort(key=lambda i: (-(own[i] + config.neighbour * best[i]), i))
     return _Lift(best, own), lifted
