@@ -19,9 +19,14 @@ RANKERS = ("scorer", "relevance only", "fts5 plain", "fts5 porter+stop")
 
 @dataclass
 class Doc:
+    """One memory to seed: its text, creation time and user, and what a memory proposed from a
+    conversation carries besides — its source ``session`` and ``about`` (the person it is bound to)."""
+
     text: str
     at: datetime
     user: str = "owner"
+    session: str | None = None
+    about: str | None = None
 
 
 def seed_store(path: Path, docs: list[Doc], now: datetime) -> tuple[MemoryStore, list[int]]:
@@ -29,7 +34,7 @@ def seed_store(path: Path, docs: list[Doc], now: datetime) -> tuple[MemoryStore,
     events: the index fits on the first query). Returns the store and the memory ids, in doc order."""
     store = MemoryStore(path, clock=lambda: now)
     rows = [dict(text=d.text, kind="note", status="approved", scope="project", layer="working",
-                 confidence=1.0, user=d.user, created_at=d.at, updated_at=d.at,
+                 confidence=1.0, user=d.user, session=d.session, about=d.about, created_at=d.at, updated_at=d.at,
                  norm=textmod.normalize(d.text), terms=textmod.search_text(d.text)) for d in docs]
     with store.bound(), store.db.atomic():
         for start in range(0, len(rows), 500):
@@ -71,11 +76,14 @@ def recall_ranker(store: MemoryStore, user: str = "owner", channel: str | None =
 
 
 def relevance_only(store: MemoryStore) -> None:
-    """Zero every weight but relevance: the lexical relevance alone orders the records."""
+    """Zero every weight but relevance, and the memory signals: the lexical relevance alone orders
+    the records."""
     from bestie_tui.retrieval.scoring import PARTS
 
     for part in PARTS[1:]:
         store.set_setting(f"score.{part}", 0)
+    for key in ("score.neighbour", "score.person", "score.timeQuestion"):
+        store.set_setting(key, 0)
 
 
 def scorer_ranker(store: MemoryStore, user: str = "owner") -> Callable[[str, int], list[int]]:

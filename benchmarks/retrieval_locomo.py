@@ -21,6 +21,10 @@ share of evidence turns found and as "any evidence turn found", by category and 
 ``--json`` prints ``{"turns": {"share@5", "share@10", "share@25"}, "observations": {…}}`` for this
 project's ranker (``recall`` for turns, ``scorer`` for observations), in percent.
 
+``--kind turns|observations`` and ``--conversations N`` narrow a run while iterating;
+``--tune-memories`` searches the memory signals (``score.neighbour``, ``score.person``,
+``score.timeQuestion``: ``retrieval.signals``) the same way, for the scorer.
+
 ``--tune`` searches the ``recall.*`` weights on the given file (the 7 shared conversations only:
 never tune on held-out data) over a small grid, one knob at a time around the defaults, and prints
 turns share@10 (and @5) of each setting tried.
@@ -53,15 +57,26 @@ from retrieval_common import (  # noqa: E402
 )
 
 KS = (5, 10, 25)
+KINDS = ("turns", "observations")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo_dev.json"
 
 
 def corpora(conv, kind: str) -> list[tuple[Doc, set[str]]]:
+    """The conversation's memories with the turn ids each rests on. Each carries what a memory
+    proposed from a conversation carries: its source session and, in session order, its creation time
+    (an observation: its session's time plus its position, in seconds); an observation is about the
+    speaker LoCoMo files it under (``about``, as ``bestie memory add --about`` binds one)."""
     dated = locomo.sessions(conv)
     if kind == "turns":
-        return [(Doc(f"{t.speaker}: {t.text}", t.at), {t.dia_id}) for s in dated for t in s.turns]
-    return [(Doc(o.text, o.session.at), set(o.dia_ids)) for o in locomo.observations(conv, dated)]
+        return [(Doc(f"{t.speaker}: {t.text}", t.at, session=s.key), {t.dia_id}) for s in dated for t in s.turns]
+    seen: dict[str, int] = defaultdict(int)
+    out = []
+    for o in locomo.observations(conv, dated):
+        at = o.session.at + timedelta(seconds=seen[o.session.key])
+        seen[o.session.key] += 1
+        out.append((Doc(o.text, at, session=o.session.key, about=o.speaker), set(o.dia_ids)))
+    return out
 
 
 def rankers(kind: str) -> tuple[str, ...]:
@@ -138,7 +153,14 @@ def shares(cells: dict) -> dict[str, float]:
     return {f"share@{k}": round(100 * cells[0][k][0] / max(cells[0][k][2], 1), 1) for k in KS}
 
 
-def tune(conversations, workdir: Path) -> None:
+#: The ``recall.*`` grid of ``--tune``, and the finer one around the defaults of ``--tune --fine``.
+RECALL_GRID = {"neighbour": (0.5, 0.75, 1.0, 1.5, 2.0), "person": (0.0, 0.5, 1.0, 1.5, 2.5),
+               "time": (0.0, 0.25, 0.5, 0.8, 1.2), "recency": (0.0, 0.02)}
+RECALL_GRID_FINE = {"neighbour": (0.75, 0.9, 1.0, 1.1, 1.25), "person": (0.75, 1.0, 1.25, 1.5),
+                    "time": (0.3, 0.4, 0.5, 0.6, 0.7), "recency": (0.0, 0.01, 0.02)}
+
+
+def tune(conversations, workdir: Path, fine: bool = False) -> None:
     """A grid over the ``recall.*`` weights on the given conversations only: each question's candidates
     are gathered once (``recall.candidates``) and re-ranked per setting (``retrieval.recall.rank``)."""
     import itertools
@@ -157,8 +179,7 @@ def tune(conversations, workdir: Path) -> None:
                                    role=None, limit=max(KS), exclude=(), governance="governed", knobs=base, dense=None)
                 questions.append((qa.category, set(qa.evidence), found, by_id, qa.question))
         store.close()
-    grid = {"neighbour": (0.5, 0.75, 1.0, 1.5, 2.0), "person": (0.0, 0.5, 1.0, 1.5, 2.5),
-            "time": (0.0, 0.25, 0.5, 0.8, 1.2), "recency": (0.0, 0.02)}
+    grid = RECALL_GRID_FINE if fine else RECALL_GRID
     rows = []
     for values in itertools.product(*grid.values()):
         knobs = replace(base, **dict(zip(grid, values)))
@@ -177,16 +198,74 @@ def tune(conversations, workdir: Path) -> None:
                 [*grid, "@5", "@10", "@25"], rows[:15]))
 
 
-def main(path: str | None = None, as_json: bool = False, tuning: bool = False) -> None:
+#: The memory signals' grid (``retrieval.signals``): ``score.neighbour``, ``score.person``, ``score.timeQuestion``.
+MEMORY_GRID = {"neighbour": (0.0, 0.25, 0.375, 0.5, 0.75, 1.0), "person": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0),
+               "timeQuestion": (0.0, 0.25, 0.5, 1.0)}
+
+
+def tune_memories(conversations, workdir: Path, kinds: tuple[str, ...]) -> None:
+    """A grid over the memory signals on the given conversations only. Each question's pack is built
+    once with every signal on (the candidates are then the same for any positive ``score.neighbour``:
+    the best by relevance and their session neighbours) and re-ranked per setting from its score parts:
+    ``total = (relevance + ν · neighbour) · gate · (1 + π · person) · (1 + τ · time)``. Near-duplicate
+    removal is not redone per setting, so a chosen setting is checked by a full run."""
+    import itertools
+
+    from bestie_tui.retrieval.assembly import build_context
+
+    for kind in kinds:
+        questions = []  # (evidence, [(id, relevance, neighbour, gate, person, time)], targets by memory id)
+        for conv in conversations:
+            docs = corpora(conv, kind)
+            now = max(d.at for d, _ in docs) + timedelta(days=1)
+            store, ids = seed_store(workdir / f"{conv['sample_id']}-{kind}-tune.db", [d for d, _ in docs], now)
+            for key in ("score.neighbour", "score.person", "score.timeQuestion"):
+                store.set_setting(key, 1.0)
+            by_id = dict(zip(ids, (t for _, t in docs)))
+            for qa in locomo.qa_items(conv):
+                if qa.category not in CATEGORIES or not qa.evidence:
+                    continue
+                pack = build_context(store, qa.question, "owner", token_budget=10**9, record_access=False)
+                rows = []
+                for item in pack.working:
+                    p = item.score
+                    lifted = p.relevance + p.neighbour
+                    gate = p.total / (lifted * (1 + p.person) * (1 + p.time)) if lifted > 0 else 0.0
+                    rows.append((item.record.id, p.relevance, p.neighbour, gate, p.person, p.time))
+                questions.append((set(qa.evidence), rows, by_id))
+            store.close()
+        out = []
+        for values in itertools.product(*MEMORY_GRID.values()):
+            nu, pi, tau = values
+            sums = {k: 0.0 for k in KS}
+            for evidence, rows, by_id in questions:
+                ranked = sorted(rows, key=lambda r: (-round((r[1] + nu * r[2]) * r[3] * (1 + pi * r[4])
+                                                             * (1 + tau * r[5]), 9), r[0]))
+                top = [r[0] for r in ranked]
+                for k in KS:
+                    sums[k] += len(evidence & set().union(*(by_id[i] for i in top[:k]))) / len(evidence) if top else 0
+            out.append([*map(str, values)] + [f"{100 * sums[k] / len(questions):.1f}" for k in KS])
+        out.sort(key=lambda r: (-float(r[-2]), -float(r[-3])))
+        print(table(f"memory signals on LoCoMo {kind}, {len(questions)} questions, best share@10 first (top 15)",
+                    [*MEMORY_GRID, "@5", "@10", "@25"], out[:15]))
+        print(table("one knob at a time (the others 0)", [*MEMORY_GRID, "@5", "@10", "@25"],
+                    [r for r in out if sum(float(v) > 0 for v in r[:3]) <= 1]), flush=True)
+
+
+def main(path: str | None = None, as_json: bool = False, tuning: bool = False, kinds: tuple[str, ...] = KINDS,
+         conversations_wanted: int | None = None, tuning_memories: bool = False, fine: bool = False) -> None:
     import json
 
-    conversations = locomo.load_conversations(path or DEFAULT_DATA)
+    conversations = locomo.load_conversations(path or DEFAULT_DATA)[:conversations_wanted]
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         if tuning:
-            tune(conversations, Path(tmp))
+            tune(conversations, Path(tmp), fine)
             return
-        for kind in ("turns", "observations"):
+        if tuning_memories:
+            tune_memories(conversations, Path(tmp), kinds)
+            return
+        for kind in kinds:
             started = time.perf_counter()
             sums = evaluate(conversations, kind, Path(tmp))
             out[kind] = shares(sums["recall" if kind == "turns" else "scorer"])
@@ -203,8 +282,15 @@ def cli() -> None:
     parser.add_argument("path", nargs="?", help="LoCoMo file (default: ../shared/data/locomo_dev.json)")
     parser.add_argument("--json", action="store_true", help="only this project's shares, as JSON")
     parser.add_argument("--tune", action="store_true", help="search the recall.* weights (shared data only)")
+    parser.add_argument("--tune-memories", action="store_true",
+                        help="search score.neighbour / score.person / score.timeQuestion (shared data only)")
+    parser.add_argument("--fine", action="store_true", help="with --tune: the finer grid around the defaults")
+    parser.add_argument("--kind", choices=(*KINDS, "both"), default="both",
+                        help="only the turns or only the observations (default: both)")
+    parser.add_argument("--conversations", type=int, metavar="N", help="only the first N conversations")
     args = parser.parse_args()
-    main(args.path, args.json, args.tune)
+    main(args.path, args.json, args.tune, KINDS if args.kind == "both" else (args.kind,), args.conversations,
+         args.tune_memories, args.fine)
 
 
 if __name__ == "__main__":

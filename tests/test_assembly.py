@@ -151,7 +151,7 @@ def test_to_dict_carries_parts_and_text(store, linh):
     data = build_context(store, "coffee", "linh").to_dict()
     assert data["working"][0]["id"] == linh["coffee"]
     assert set(data["working"][0]["score"]) == {"relevance", "scope", "recency", "access", "confidence",
-                                                "pinned", "when", "total"}
+                                                "pinned", "when", "total", "neighbour", "person", "time"}
     assert data["working"][0]["score"]["when"] is None and data["named_dates"] == []
     assert data["text"].startswith("Memory")
 

@@ -13,10 +13,12 @@ from .render import emit_json, kv
 
 def parts_line(parts) -> str:
     """``total 0.71 = rel 0.82 scope 0.83 rec 1.00 acc 0.00 conf 1.00 pin 0.00 when —``."""
-    from bestie_tui.retrieval.scoring import PART_LABELS, format_part
+    from bestie_tui.retrieval.scoring import PART_LABELS, format_part, signals_text
 
-    return f"total {parts.total:.2f} = " + " ".join(f"{label} {format_part(parts, name)}"
+    line = f"total {parts.total:.2f} = " + " ".join(f"{label} {format_part(parts, name)}"
                                                     for name, label in PART_LABELS)
+    lifted = signals_text(parts)
+    return f"{line} · {lifted}" if lifted else line
 
 
 def _one_line(text: str, width: int = 70) -> str:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
+from bestie_tui.retrieval import cues, signals
 from bestie_tui.retrieval.governance import active_condition, check_mode, scope_condition
 from bestie_tui.retrieval.scoring import (
     ScoreParts,
@@ -259,9 +260,17 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     rel_of = dict(zip(core_ids.tolist(), core_rel.tolist()))
     rel_of.update(zip(relevant, w_rel[picked].tolist()))
     core_ids = core_ids.tolist()
+    lift, lifted = _neighbour_lift(store, config, compiled, core_ids + relevant, eligible, rel, len(core_ids))
+    relevant += lifted
+    rel_of.update((i, lift.own[i]) for i in lifted)
+    pack.low_relevance_count -= sum(1 for i in lifted if rel_of[i] < config.min_relevance)
     records = _fetch(core_ids + relevant, compiled)
+    person = signals.named_person(query, records.values()) if config.person > 0 else None
+    time_question = config.time_question > 0 and cues.is_time_question(query)
     scored = {i: score(m, rel_of[i], user=user, channel=channel, project=project, now=now, config=config,
-                       periods=periods)
+                       periods=periods, neighbour=lift.best.get(i, 0.0),
+                       person=person is not None and person in signals.people_of(m),
+                       time=time_question and signals.says_when(m))
               for i, m in records.items()}
     header = count_tokens(HEADER + "\n", token_mode)
     left = token_budget - header
@@ -294,6 +303,44 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
         Memory.update(last_accessed_at=now, access_count=Memory.access_count + 1).where(
             Memory.id.in_([i.record.id for i in pack.items])).execute()
     return pack
+
+
+@dataclass(frozen=True)
+class _Lift:
+    """Session neighbours' part of a request (``retrieval.signals``): ``best`` — memory id → the better
+    relevance of its two neighbours; ``own`` — the relevance of every memory of those sessions."""
+
+    best: dict[int, float] = field(default_factory=dict)
+    own: dict[int, float] = field(default_factory=dict)
+
+
+def _neighbour_lift(store: MemoryStore, config: ScoringConfig, compiled: tuple[str, list[Any]], found: list[int],
+                    eligible: Any, rel: Any, n_core: int) -> tuple[_Lift, list[int]]:
+    """The neighbour signal of ``found`` (core ids, then the working candidates) and the working
+    memories just beside them that it lifts to ``score.minRelevance`` (new candidates, best first).
+    ``eligible`` / ``rel``: every eligible id (core first) and its relevance. Nothing without
+    ``score.neighbour`` or a memory with a session."""
+    import numpy as np
+
+    if config.neighbour <= 0 or not found:
+        return _Lift(), []
+    neighbours = signals.session_neighbours(store.db, found, compiled)
+    if not neighbours:
+        return _Lift(), []
+    ids = np.asarray(sorted(neighbours), dtype=np.int64)
+    order = np.argsort(eligible, kind="stable")
+    at = np.minimum(np.searchsorted(eligible[order], ids), len(eligible) - 1)
+    positions = order[at]
+    inside = eligible[positions] == ids
+    own = dict(zip(ids[inside].tolist(), rel[positions[inside]].tolist()))
+    best = {i: signals.best_neighbour(i, neighbours, own) for i in own}
+    taken = set(found)
+    working = set(eligible[n_core:][np.isin(eligible[n_core:], ids)].tolist())
+    beside = {n for i in found for n in neighbours.get(i, (None, None)) if n is not None}  # direct neighbours only
+    lifted = [i for i in beside if i not in taken and i in working and i in own
+              and own[i] + config.neighbour * best[i] >= max(config.min_relevance, 1e-12)]
+    lifted.sort(key=lambda i: (-(own[i] + config.neighbour * best[i]), i))
+    return _Lift(best, own), lifted
 
 
 def _recall_segment(store: MemoryStore, pack: ContextPack, token_budget: int, token_mode: str, mode: str,

@@ -30,6 +30,15 @@ part              formula                                                       
 
     total = relevance · (w_relevance + Σ_{i ≠ relevance} w_i · part_i) / Σ_i w_i      (in [0, 1])
 
+``build_context`` adds history recall's signals (``retrieval.signals``; each off at 0, and neutral
+for a memory without a session, a bound person or a time expression)::
+
+    total = (relevance + ν · neighbour) · (w_relevance + Σ_{i ≠ relevance} w_i · part_i) / Σ_i w_i
+            · (1 + π · person) · (1 + τ · time)                                    (≥ 0)
+
+with ``neighbour`` the better relevance of the memory's two session neighbours, ``person`` and
+``time`` 0 or 1, and ν, π, τ the settings ``score.neighbour``, ``score.person``, ``score.timeQuestion``.
+
 Relevance gates the total: the other parts can raise a memory by at most their share of the weights
 (here 20 %, relative), so they reorder memories of similar relevance but never lift an off-topic one
 over an on-topic one, and a memory with no relevance scores 0 whatever its recency or pin. Measured
@@ -57,7 +66,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, cast
 
@@ -73,6 +82,13 @@ PARTS = ("relevance", "scope", "recency", "access", "confidence", "pinned", "whe
 #: Short labels for the parts, in ``PARTS`` order, as the CLI and the console print them.
 PART_LABELS = (("relevance", "rel"), ("scope", "scope"), ("recency", "rec"), ("access", "acc"),
                ("confidence", "conf"), ("pinned", "pin"), ("when", "when"))
+
+
+def signals_text(parts: ScoreParts) -> str:
+    """The session/person/time signals (``retrieval.signals``) that lifted a memory, as the CLI and
+    the console print them after the parts (``"nb +0.12 person time"``); ``""`` when none did."""
+    out = [f"nb +{parts.neighbour:.2f}"] if parts.neighbour > 0 else []
+    return " ".join(out + [name for name in ("person", "time") if getattr(parts, name) > 0])
 
 
 def format_part(parts: ScoreParts, name: str) -> str:
@@ -98,6 +114,12 @@ class ScoreParts:
     pinned: float
     total: float
     when: float | None = None  # None: the query names no date, so the part does not count
+    #: ``score.neighbour`` × the better relevance of the memory's two session neighbours (relevance units)
+    neighbour: float = 0.0
+    #: 1 when the memory is bound to (or spoken by) the one person the query names, else 0
+    person: float = 0.0
+    #: 1 when the query asks when / how long and the memory holds a time expression, else 0
+    time: float = 0.0
 
     def to_dict(self) -> dict[str, float | None]:
         return {k: (None if v is None else round(v, 4)) for k, v in asdict(self).items()}
@@ -125,6 +147,9 @@ class ScoringConfig:
     candidates: int = int(DEFAULT_TUNING["score.candidates"])
     when_half_life_days: float = DEFAULT_TUNING["score.whenHalfLifeDays"]
     duplicate_cosine: float = DEFAULT_TUNING["score.duplicateCosine"]
+    neighbour: float = DEFAULT_TUNING["score.neighbour"]
+    person: float = DEFAULT_TUNING["score.person"]
+    time_question: float = DEFAULT_TUNING["score.timeQuestion"]
 
     def __post_init__(self) -> None:
         unknown = set(self.weights) - set(PARTS)
@@ -133,9 +158,10 @@ class ScoringConfig:
         if any(w < 0 for w in self.weights.values()) or sum(self.weights.get(p, 0) for p in ALWAYS) <= 0:
             raise InvalidValueError("score weights must be zero or more, and one part other than when positive")
         if self.half_life_days <= 0 or self.access_cap < 1 or self.candidates < 1 or self.when_half_life_days <= 0 \
-                or self.duplicate_cosine <= 0:
+                or self.duplicate_cosine <= 0 or min(self.neighbour, self.person, self.time_question) < 0:
             raise InvalidValueError("score.halfLifeDays, score.whenHalfLifeDays and score.duplicateCosine must be > 0, "
-                                    "score.accessCap ≥ 1, score.candidates ≥ 1")
+                                    "score.accessCap ≥ 1, score.candidates ≥ 1, score.neighbour, score.person "
+                                    "and score.timeQuestion ≥ 0")
 
     @classmethod
     def from_store(cls, store: MemoryStore, settings: dict[str, Any] | None = None) -> ScoringConfig:
@@ -152,13 +178,12 @@ class ScoringConfig:
                    access_cap=tuning["score.accessCap"], min_relevance=tuning["score.minRelevance"],
                    candidates=int(tuning["score.candidates"]),
                    when_half_life_days=tuning["score.whenHalfLifeDays"],
-                   duplicate_cosine=tuning["score.duplicateCosine"])
+                   duplicate_cosine=tuning["score.duplicateCosine"], neighbour=tuning["score.neighbour"],
+                   person=tuning["score.person"], time_question=tuning["score.timeQuestion"])
 
     def without(self, *parts: str) -> ScoringConfig:
         """A copy with the weights of ``parts`` set to 0 (e.g. ``scope`` for a search without a user)."""
-        weights = {p: (0.0 if p in parts else w) for p, w in self.weights.items()}
-        return ScoringConfig(weights, self.half_life_days, self.access_cap, self.min_relevance, self.candidates,
-                             self.when_half_life_days, self.duplicate_cosine)
+        return replace(self, weights={p: (0.0 if p in parts else w) for p, w in self.weights.items()})
 
 
 @uses_store
@@ -276,9 +301,13 @@ def when_part(m: MemoryRecord, periods: tuple[Period, ...], half_life_days: floa
 
 def score(m: MemoryRecord, relevance: float, *, user: str | None, channel: str | None,
           project: str | None, now: datetime, config: ScoringConfig,
-          periods: tuple[Period, ...] = ()) -> ScoreParts:
+          periods: tuple[Period, ...] = (), neighbour: float = 0.0, person: bool = False,
+          time: bool = False) -> ScoreParts:
     """Score one memory for one request. ``relevance`` is its lexical relevance to the query (0–1,
     ``index.MemoryIndex``); ``periods``: ``named_periods(query)``, computed once per request.
+    The signals of ``retrieval.signals``: ``neighbour`` is the better relevance of its two session
+    neighbours (0–1, unweighted), ``person`` whether it is bound to or spoken by the one person the
+    query names, ``time`` whether the query asks when and it holds a time expression.
 
     Returns ``ScoreParts`` with every part and the weighted total (formula in the module docstring).
     """
@@ -293,9 +322,11 @@ def score(m: MemoryRecord, relevance: float, *, user: str | None, channel: str |
     }
     w = config.weights
     counted = [p for p in PARTS if parts[p] is not None]
-    total = parts["relevance"] * (w["relevance"] + sum(w[p] * parts[p] for p in counted[1:])) \
+    lifted = config.neighbour * float(neighbour)
+    total = (parts["relevance"] + lifted) * (w["relevance"] + sum(w[p] * parts[p] for p in counted[1:])) \
         / sum(w[p] for p in counted)
-    return ScoreParts(total=total, **parts)
+    total *= (1 + config.person * person) * (1 + config.time_question * time)
+    return ScoreParts(total=total, neighbour=lifted, person=float(person), time=float(time), **parts)
 
 
 @uses_store
@@ -330,4 +361,5 @@ def describe_weights(config: ScoringConfig) -> dict[str, Any]:
     return {"weights": dict(config.weights), "half_life_days": config.half_life_days,
             "access_cap": config.access_cap, "min_relevance": config.min_relevance,
             "candidates": config.candidates, "when_half_life_days": config.when_half_life_days,
-            "duplicate_cosine": config.duplicate_cosine}
+            "duplicate_cosine": config.duplicate_cosine, "neighbour": config.neighbour, "person": config.person,
+            "time_question": config.time_question}

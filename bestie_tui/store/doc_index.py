@@ -90,6 +90,8 @@ _MESSAGE_NEIGHBOURS = (
     "ORDER BY n.created_at, n.id LIMIT 1) FROM message m WHERE m.id > ? AND m.session IS NOT NULL")
 #: Session order lookups of the message collection (its neighbours, recall's context turns).
 MESSAGE_ORDER_INDEX = "CREATE INDEX IF NOT EXISTS message_session_order ON message (session, created_at, id)"
+#: Session order lookups of memories (``retrieval.signals``: a memory's session neighbours).
+MEMORY_ORDER_INDEX = "CREATE INDEX IF NOT EXISTS memory_session_order ON memory (session, created_at, id)"
 COLLECTIONS = (MEMORY, MESSAGE)
 
 SCHEMA = (
@@ -127,6 +129,7 @@ def create_tables(db: Any) -> None:
     for statement in SCHEMA:
         db.execute_sql(db.table_ddl(statement))
     db.execute_sql(db.table_ddl(MESSAGE_ORDER_INDEX))
+    db.execute_sql(db.table_ddl(MEMORY_ORDER_INDEX))
 
 
 @lru_cache(maxsize=1)
@@ -236,6 +239,7 @@ def _all_documents(db: Any, collection: str) -> Any:
     if collection == MESSAGE:
         db.execute_sql(MESSAGE_ORDER_INDEX)  # an older file gets it on its first message index build
         return db.execute_sql(_MESSAGE_ALL)
+    db.execute_sql(MEMORY_ORDER_INDEX)  # likewise on its first memory index build
     return db.execute_sql(_MEMORY_ALL)
 
 

@@ -60,6 +60,11 @@ DEFAULT_TUNING: dict[str, float] = {
     "score.candidates": 60.0,
     "score.whenHalfLifeDays": 7.0,
     "score.duplicateCosine": 0.9,
+    # history recall's signals, for memories (``retrieval.signals``); 0 turns one off. Chosen on the 7
+    # shared LoCoMo conversations by ``benchmarks/retrieval_locomo.py --tune-memories``
+    "score.neighbour": 0.5,       # relevance + this · the better relevance of its two session neighbours
+    "score.person": 1.5,          # × (1 + this) for a memory bound to (or spoken by) the one person named
+    "score.timeQuestion": 0.5,    # × (1 + this) for a memory with a time expression, for a time question
 }
 #: History recall (``retrieval.recall``): key → default. The weights were chosen on the 7 shared
 #: LoCoMo conversations by ``benchmarks/retrieval_locomo.py --tune`` (its docstring has the grid).

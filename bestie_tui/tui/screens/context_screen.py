@@ -22,7 +22,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
-from bestie_tui.retrieval.scoring import PART_LABELS, format_part
+from bestie_tui.retrieval.scoring import PART_LABELS, format_part, signals_text
 
 from ..display import append, data, one_line
 from .base import BestieScreen
@@ -55,7 +55,8 @@ def pack_text(pack, width: int | None = None) -> Text:
             out.append("\n         ")
             out.append(score_bar(s.total, bar), style="bold")
             out.append(f" {s.total:.2f} · {item.tokens} tok  ")
-            parts = "  ".join(f"{label} {format_part(s, name)}" for name, label in PART_LABELS)
+            parts = "  ".join([f"{label} {format_part(s, name)}" for name, label in PART_LABELS]
+                              + ([signals_text(s)] if signals_text(s) else []))
             out.append(_cut(parts, None if width is None else width - 9 - bar - 16 - len(str(item.tokens))),
                        style="dim")
             out.append("\n")
