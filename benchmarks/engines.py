@@ -146,7 +146,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000")
     parser.add_argument("--users", type=int, default=10000)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--writers", default="1,4,8")
+    parser.add_argument("--writers", default="1,4,8", help="writer process counts ('' to skip)")
     parser.add_argument("--proposals", type=int, default=200, help="proposals per writer process")
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--json", action="store_true")
@@ -166,7 +166,7 @@ def main() -> None:
                            "fts5_p50": base["p50"], "fts5_p95": base["p95"]}
                 out["latency"].append(row)
                 print("  done:", row, file=sys.stderr, flush=True)
-        for writers in (int(w) for w in args.writers.split(",")):
+        for writers in (int(w) for w in args.writers.split(",") if w.strip()):
             for engine in engines:
                 with location(engine, args.pg, Path(tmp), f"w{writers}") as where:
                     rate = proposals_per_s(where, writers, args.proposals)
