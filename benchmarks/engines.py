@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from latency import DEFAULT_DATA, NOW, pct, persona_facts  # noqa: E402
+from latency import DEFAULT_DATA, NOW, pack_times, pct, persona_facts  # noqa: E402
 from retrieval_common import Doc, seed_store, stop_words, table  # noqa: E402
 
 WRITER = textwrap.dedent("""
@@ -92,7 +92,6 @@ def spread(size: int, users: int, facts: list[tuple[str, str]]) -> list[Doc]:
 
 
 def latency(where: str, docs: list[Doc], requests: list[tuple[str, str]]) -> dict[str, float]:
-    from bestie_tui.retrieval.assembly import build_context
     from bestie_tui.retrieval.index import get_index
 
     started = time.perf_counter()
@@ -102,11 +101,7 @@ def latency(where: str, docs: list[Doc], requests: list[tuple[str, str]]) -> dic
     started = time.perf_counter()
     get_index(store).ensure_fresh()
     index_s = time.perf_counter() - started
-    times = []
-    for user, query in requests:
-        t = time.perf_counter()
-        build_context(store, query, user, record_access=False)
-        times.append((time.perf_counter() - t) * 1000)
+    times = pack_times(store, requests)
     store.close()
     return {"p50": pct(times, .5), "p95": pct(times, .95), "load_s": load_s, "index_s": index_s}
 

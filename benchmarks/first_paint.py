@@ -210,6 +210,18 @@ def bulk_database(path: Path, facts: list[str], n: int, rng: random.Random) -> i
     return n
 
 
+async def switch(app, pilot, key: str) -> float:
+    """Press ``key`` and wait until another screen is current and has had one refresh (painted);
+    seconds from the key press."""
+    before = app.screen
+    pressed = time.perf_counter()
+    await pilot.press(key)
+    while app.screen is before:
+        await pilot.pause(0.002)
+    await pilot.pause()  # one refresh: the new screen painted
+    return time.perf_counter() - pressed
+
+
 async def measure_views(path: Path, size: tuple[int, int]) -> dict[str, float]:
     """One headless run over ``path``: first paint, first switch to each view, the Pending similar
     list per proposal, the Context view's first pack and quitting; seconds."""
@@ -259,13 +271,8 @@ async def measure_views(path: Path, size: tuple[int, int]) -> dict[str, float]:
             await pilot.pause()
             for key, name in (("2", "pending"), ("3", "context"), ("4", "doctor"), ("5", "cleanup"),
                               ("6", "messages"), ("7", "health"), ("1", "tiers")):
-                before = app.screen
                 pressed = time.perf_counter()
-                await pilot.press(key)
-                while app.screen is before:
-                    await pilot.pause(0.002)
-                await pilot.pause()  # one refresh: the new screen painted
-                out[f"switch to {name}"] = time.perf_counter() - pressed
+                out[f"switch to {name}"] = await switch(app, pilot, key)
                 frame_times[name] = first_frame(frames, app.screen, pressed)
                 if name == "pending":
                     similar = [await until("similar", 1, pilot) - pressed]
@@ -353,13 +360,8 @@ async def measure_bare(size: tuple[int, int]) -> dict[str, float]:
         await pilot.pause()
         for key, name in (("2", "pending"), ("3", "context"), ("4", "doctor"), ("5", "cleanup"),
                           ("6", "messages"), ("7", "health"), ("1", "tiers")):
-            before = app.screen
             pressed = time.perf_counter()
-            await pilot.press(key)
-            while app.screen is before:
-                await pilot.pause(0.002)
-            await pilot.pause()
-            out[f"switch to {name}"] = time.perf_counter() - pressed
+            out[f"switch to {name}"] = await switch(app, pilot, key)
             frame_times[name] = first_frame(frames, app.screen, pressed)
         pressed = time.perf_counter()
         await pilot.press("q")

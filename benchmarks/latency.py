@@ -80,8 +80,19 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def measure(size: int, facts, queries: int, one_user: bool, workdir: Path) -> list[str]:
+def pack_times(store, requests) -> list[float]:
+    """``build_context`` for each ``(user, query)`` of ``requests`` on ``store``; milliseconds each."""
     from bestie_tui.retrieval.assembly import build_context
+
+    times = []
+    for user, query in requests:
+        started = time.perf_counter()
+        build_context(store, query, user, record_access=False)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def measure(size: int, facts, queries: int, one_user: bool, workdir: Path) -> list[str]:
     from bestie_tui.retrieval.index import get_index
 
     docs = rows_for(size, facts, one_user)
@@ -97,11 +108,7 @@ def measure(size: int, facts, queries: int, one_user: bool, workdir: Path) -> li
     index.ensure_fresh()  # the bulk load has no index yet: built once, here
     fit_s = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    times = []
-    for user, query in requests:
-        t = time.perf_counter()
-        build_context(store, query, user, record_access=False)
-        times.append((time.perf_counter() - t) * 1000)
+    times = pack_times(store, requests)
     store.close()
     fts = sqlite3.connect(":memory:")
     fts.execute("CREATE VIRTUAL TABLE t USING fts5(text, user UNINDEXED, tokenize='porter unicode61')")
