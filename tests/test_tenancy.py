@@ -147,6 +147,7 @@ def test_every_cli_command_family_bound_to_alice_shows_none_of_bobs_rows(tenants
                  ["context", "pack", "--task", "tea", "--user", "bob"]):
         out = run("--user", "alice", *args)
         assert out.exit_code == 2 and "bound to user 'alice'" in out.output, (args, out.output)
+        assert "it cannot reach user 'bob'" in out.output  # both names whole, none cut as one value
     full = run("--user", "alice", "memory", "export", "--full")
     assert full.exit_code == 2 and "whole database" in full.output
     assert run("--user", "alice", "memory", "config", "memory.writePolicy", "allow").exit_code == 1

@@ -55,6 +55,12 @@ class AppContext:
 USAGE_ARG_CHARS = 24
 
 
+#: A value an error quotes as ``repr`` writes it: ``'…'`` opening at the start, after a space or an
+#: opening bracket, so the closing quote of one value and the opening quote of the next (``user
+#: 'alice' … user 'bob'``) are never read as one value.
+QUOTED = r"(?<![^\s(\[=:,])'[^'\n]*'"
+
+
 def one_line(message: str) -> str:
     """``message`` safe to print as one line: a secret in what it quotes redacted (``[redacted: …]``,
     the write gate's own detector), control, line-separator and bidi characters shown as
@@ -67,7 +73,7 @@ def one_line(message: str) -> str:
 
     # What an error quotes ('…', as repr writes a value) came from the user and may be a token: any
     # secret there is redacted. The error's own words are left alone ("pass --format" is no password).
-    message = re.sub(r"'[^'\n]*'", lambda m: redact(m.group())[0], message)
+    message = re.sub(QUOTED, lambda m: redact(m.group())[0], message)
     text = printable(message)
     return text.replace("\n", "\\n").replace("\t", "\\t").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
@@ -78,7 +84,8 @@ def shortened(message: str, limit: int = USAGE_ARG_CHARS) -> str:
     memory text mistaken for an option may hold a private key) is never echoed whole."""
     import re
 
-    text = re.sub(rf"'([^']{{{limit + 1},}})'", lambda m: "'" + m.group(1)[: limit // 2] + "…'", one_line(message))
+    text = re.sub(QUOTED, lambda m: m.group() if len(m.group()) <= limit + 2 else m.group()[: limit // 2 + 1] + "…'",
+                  one_line(message))
     return re.sub(rf"\S{{{limit + 1},}}", lambda m: m.group()[: limit // 2] + "…", text)
 
 
