@@ -242,7 +242,6 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
         pack.paused = True
         return pack
 
-    allowed = active_condition(now) & scope_condition(mode, user, channel, project)
     compiled = _compiled_allowed(now, mode, user, channel, project)
     core_ids, w_ids = _eligible_ids(store, compiled)
     index = get_index(store)
@@ -264,7 +263,12 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     relevant += lifted
     rel_of.update((i, lift.own[i]) for i in lifted)
     pack.low_relevance_count -= sum(1 for i in lifted if rel_of[i] < config.min_relevance)
-    records = _fetch(core_ids + relevant, compiled)
+    # one read for the candidates and for what the conflict pass and the manifest look at beside
+    # them: the closest misses and the eligible records of the index's top
+    outside = _not_eligible(top, eligible)
+    beside = [i for _, i in near] + [i for i, _ in top if i not in outside]
+    fetched = _fetch(list(dict.fromkeys(core_ids + relevant + beside)), compiled)
+    records = {i: fetched[i] for i in dict.fromkeys(core_ids + relevant) if i in fetched}
     person = signals.named_person(query, records.values()) if config.person > 0 else None
     time_question = config.time_question > 0 and cues.is_time_question(query)
     scored = {i: score(m, rel_of[i], user=user, channel=channel, project=project, now=now, config=config,
@@ -289,11 +293,10 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
                                          scored[i].relevance, scored[i]))
             continue
         _, left = _place(pack, pack.working, records[i], scored[i], None, left, token_mode, "token budget")
-    outside = _not_eligible(top, eligible)
-    _settle_conflicts(pack, allowed, compiled, records, rel_of, near, [i for i, _ in top if i not in outside], token_budget,
-                      token_mode, lambda m, r: score(m, r, user=user, channel=channel, project=project, now=now,
-                                                     config=config, periods=periods))
-    _left_out_low_relevance(pack, near, config.min_relevance, now, user, channel, project, config, periods)
+    _settle_conflicts(pack, compiled, records, fetched, rel_of, beside, token_budget, token_mode,
+                      lambda m, r: score(m, r, user=user, channel=channel, project=project, now=now,
+                                         config=config, periods=periods))
+    _left_out_low_relevance(pack, near, fetched, config.min_relevance, now, user, channel, project, config, periods)
     _left_out_scope_state(pack, top, user, outside, config.min_relevance, now)
     if history and settings.get("recall.segment", True):
         keep = int(cast(int, settings.get("context.keepRecent", 10)))
@@ -392,11 +395,12 @@ def _recall_line(hit: Any) -> str:
     return f"- [{when[:10] if when else '?'}] {text}"
 
 
-def _settle_conflicts(pack: ContextPack, allowed, compiled: tuple[str, list[Any]], records: dict[int, MemoryRecord],
-                      rel_of: dict[int, float],
-                      near, top_eligible: list[int], token_budget: int, token_mode: str, score_of) -> None:
+def _settle_conflicts(pack: ContextPack, compiled: tuple[str, list[Any]], records: dict[int, MemoryRecord],
+                      fetched: dict[int, MemoryRecord], rel_of: dict[int, float], beside: list[int],
+                      token_budget: int, token_mode: str, score_of) -> None:
     """Corrected records out (their correction in), both sides of a contradiction in with a marker
-    (``retrieval.conflicts``). Partners: the records this request's search found, and the eligible
+    (``retrieval.conflicts``). Partners: the records this request's search found (the candidates
+    ``records`` and the eligible ``beside`` them, all read into ``fetched``), and the eligible
     records with the words of the included records' attributes."""
     from bestie_tui.retrieval.conflicts import find_conflicts, partners_by_attribute, settle
 
@@ -404,8 +408,8 @@ def _settle_conflicts(pack: ContextPack, allowed, compiled: tuple[str, list[Any]
     if not included:
         return
     inside = {m.id for m in included}
-    more = ({i for _, i in near} | set(top_eligible)) - set(records) - inside
-    partners = [m for i, m in records.items() if i not in inside] + list(_fetch(sorted(more), compiled).values())
+    more = sorted(set(beside) - set(records) - inside)
+    partners = [m for i, m in records.items() if i not in inside] + [fetched[i] for i in more if i in fetched]
     partners += partners_by_attribute(included, compiled, {m.id for m in included} | {m.id for m in partners})
     conflicts = find_conflicts(included, partners)
     if not conflicts.corrected and not conflicts.contradicted:
@@ -540,12 +544,14 @@ def _title(target: list[PackItem], pack: ContextPack) -> str:
     return CORE_TITLE if target is pack.core else WORKING_TITLE
 
 
-def _left_out_low_relevance(pack, near, floor, now, user, channel, project, config, periods) -> None:
-    """List the best few under the relevance floor (the closest misses, ``[(relevance, id)]``);
-    a record the conflict pass put in the pack is not a miss."""
+def _left_out_low_relevance(pack, near, fetched, floor, now, user, channel, project, config, periods) -> None:
+    """List the best few under the relevance floor (the closest misses, ``[(relevance, id)]``, read
+    into ``fetched``); a record the conflict pass put in the pack is not a miss."""
     inside = {it.record.id for it in pack.items} | {x.id for x in pack.left_out}
-    for i, m in _fetch([i for _, i in near if i not in inside], _compiled(Memory.id.is_null(False))).items():
-        parts = score(m, dict((j, r) for r, j in near)[i], user=user, channel=channel, project=project,
+    relevance = {j: r for r, j in near}
+    for i in sorted(i for _, i in near if i not in inside and i in fetched):
+        m = fetched[i]
+        parts = score(m, relevance[i], user=user, channel=channel, project=project,
                       now=now, config=config, periods=periods)
         pack.left_out.append(LeftOut(i, m.text, "low relevance",
                                      f"relevance {parts.relevance:.2f} < {floor:.2f}", parts.relevance, parts))

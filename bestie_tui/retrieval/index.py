@@ -61,7 +61,7 @@ from bestie_tui.retrieval.bm25 import (  # noqa: F401  (the weighting constants 
     parts,
 )
 from bestie_tui.store import doc_index
-from bestie_tui.store.db import planner_statistics
+from bestie_tui.store.db import planner_statistics, read_stamp
 from bestie_tui.text.analysis import features, query_features
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,6 +112,7 @@ class MemoryIndex:
         self._cached = 0
         self._fits = self._updates = 0
         self._fit_seconds = 0.0
+        self._stamp: Any = None  # ``read_stamp`` when this view was last found current
 
     @property
     def _db(self) -> Any:
@@ -131,8 +132,12 @@ class MemoryIndex:
         """
         with self._lock:
             db = self._db
+            stamp = read_stamp(db)
+            if stamp is not None and stamp == self._stamp and self._doc_ids is not None:
+                return  # nothing was written since the last look: skip its reads
             first = self._key is None  # once per process: also count the source rows
             state = doc_index.status(db, self.collection, count=first)
+            settled = True
             if state != "current":
                 import time
 
@@ -145,10 +150,20 @@ class MemoryIndex:
                         raise StorageError(f"the database has no search index yet and it cannot be written now "
                                            f"({exc}); run `bestie memory reindex` where it can") from exc
                     done = "current"  # read-only or busy: answer from the index as it is
+                    settled = False  # and look in full again next time
                 if done == "rebuilt":
                     planner_statistics(db, refresh=True)  # a rebuild follows a bulk change
                     self._fits += 1
                     self._fit_seconds = time.perf_counter() - started
+            self._load_if_moved(db)
+            # the stamp read *before* the look: a write that landed during it makes the next look full
+            self._stamp = stamp if settled else None
+
+    def _view(self, db: Any) -> None:
+        """Inside a query's read snapshot: reload this process's view if anything was written since
+        ``ensure_fresh`` looked (one cheap stamp read when nothing was)."""
+        stamp = read_stamp(db)
+        if stamp is None or stamp != self._stamp:
             self._load_if_moved(db)
 
     def _load_if_moved(self, db: Any) -> None:
@@ -194,6 +209,7 @@ class MemoryIndex:
             self._fit_seconds = time.perf_counter() - started
             self._key = None
             self._load_if_moved(db)
+            self._stamp = None
 
     def _reading(self) -> Any:
         """One read snapshot for a query's several SELECTs (a no-op inside a caller's transaction)."""
@@ -289,10 +305,15 @@ class MemoryIndex:
         assert self._lengths is not None
         for part, stored, scale in terms:
             lists = self._posting_lists([tid for tid, _, _ in stored])
-            lengths = self._lengths[part.part]
-            for tid, idf, _ in stored:
-                positions, tf = lists[tid]
-                scores[positions] += scale * part.weight(idf, tf, lengths[positions])
+            hits = [(lists[tid], idf) for tid, idf, _ in stored if len(lists[tid][0])]
+            if not hits:
+                continue
+            # every posting of the part in one pass: a numpy call per term costs more than its arithmetic
+            positions = np.concatenate([p for (p, _), _ in hits])
+            tf = np.concatenate([t for (_, t), _ in hits])
+            idf = np.repeat([i for _, i in hits], [len(p) for (p, _), _ in hits])
+            weights = scale * part.weight(idf, tf, self._lengths[part.part][positions])
+            scores += np.bincount(positions, weights=weights, minlength=len(scores))
         return np.clip(scores, 0.0, 1.0)
 
     def relevance(self, query: str, ids: Sequence[int] | Any) -> Any:
@@ -310,7 +331,7 @@ class MemoryIndex:
 
         self.ensure_fresh()
         with self._lock, self._reading():
-            self._load_if_moved(self._db)
+            self._view(self._db)
             ids = np.asarray(ids, dtype=np.int64).reshape(-1)
             out = np.zeros(len(ids), dtype=np.float64)
             scores = self._scores(query)
@@ -326,7 +347,7 @@ class MemoryIndex:
         feature. History recall smooths these along the session order."""
         self.ensure_fresh()
         with self._lock, self._reading():
-            self._load_if_moved(self._db)
+            self._view(self._db)
             scores = self._scores(query)
             return None if scores is None else (self._doc_ids, scores)
 
@@ -352,7 +373,7 @@ class MemoryIndex:
 
         self.ensure_fresh()
         with self._lock, self._reading():
-            self._load_if_moved(self._db)
+            self._view(self._db)
             n = len(ids)
             out = np.zeros((n, n), dtype=np.float64)
             if n == 0 or self._parts is None:
@@ -430,7 +451,7 @@ class MemoryIndex:
         texts = list(texts)
         self.ensure_fresh()
         with self._lock, self._reading():
-            self._load_if_moved(self._db)
+            self._view(self._db)
             if not texts or not query.strip() or self._parts is None:
                 return [0.0] * len(texts)
             terms = self._query_terms(query)

@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import math
 import re
+import weakref
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
@@ -193,12 +194,22 @@ def settings_snapshot(store: MemoryStore) -> dict[str, Any]:
     import json
 
     from bestie_tui.store import settings as settings_mod
+    from bestie_tui.store.db import read_stamp
     from bestie_tui.store.models import Setting
 
+    stamp = read_stamp(store.db)  # read first: a write during the SELECT makes the next call read again
+    cached = _SNAPSHOTS.get(store)
+    if stamp is not None and cached is not None and cached[0] == stamp:
+        return dict(cached[1])
     values = dict(settings_mod.DEFAULTS)
     values.update((k, json.loads(v)) for k, v in cast("Iterable[tuple[str, str]]",
                                                       Setting.select(Setting.key, Setting.value).tuples()))
-    return values
+    _SNAPSHOTS[store] = (stamp, values)
+    return dict(values)
+
+
+#: store → (``read_stamp`` before the read, the settings it read): nothing written since, nothing to read
+_SNAPSHOTS: weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, Any]]] = weakref.WeakKeyDictionary()
 
 
 def _number(values: dict[str, Any], key: str, default: float) -> float:

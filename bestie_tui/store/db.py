@@ -466,6 +466,18 @@ def change_mark(db: Database) -> Any:
             db.execute_sql("PRAGMA data_version").fetchone()[0])
 
 
+def read_stamp(db: Database) -> Any:
+    """A value that two calls on the same thread return equal only if nothing was written to ``db``
+    in between, by this connection or another; ``None`` when the engine cannot say cheaply (then a
+    reader checks in full). SQLite: this thread's connection, its ``total_changes`` and
+    ``PRAGMA data_version`` (no statement through Peewee). PostgreSQL: ``change_mark`` outside a
+    transaction; inside one, this connection's own uncommitted writes do not move it, so ``None``."""
+    if is_postgres(db):
+        return None if db.in_transaction() else change_mark(db)
+    conn = db.connection()
+    return conn, conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0]
+
+
 def external_change_mark(db: Database) -> Any:
     """A value that changes when *another* connection commits a write (SQLite's ``PRAGMA
     data_version``). PostgreSQL has no per-connection counter: there it is ``change_mark``, which

@@ -28,16 +28,46 @@ def select_records(db: Any, where: str, params: list[Any] | tuple[Any, ...], tai
     Read with the cursor and converted by each field's own ``python_value`` (what a model row would
     hold), without building model instances (five times cheaper for a request's candidates).
     Under a user-bound store only that user's rows (``binding.tenant_sql``)."""
-    columns = ", ".join(f"t1.{name}" for name in MEMORY_FIELDS)
-    convert = [Memory._meta.fields[name].python_value for name in MEMORY_FIELDS]
     mine, own = tenant_sql('t1."user"')  # a user-bound store reaches only its user's rows
-    rows = db.execute_sql(f"SELECT {columns} FROM memory AS t1 WHERE ({where}) AND {mine} {tail}",
+    rows = db.execute_sql(f"SELECT {_COLUMNS} FROM memory AS t1 WHERE ({where}) AND {mine} {tail}",
                           [*params, *own]).fetchall()
-    out = []
-    for row in rows:
-        values: dict[str, Any] = {name: (f(v) if v is not None else None) for name, f, v in zip(MEMORY_FIELDS, convert, row)}
-        out.append(MemoryRecord(**values))
-    return out
+    convert = _converters()
+    return [MemoryRecord(*[v if v is None or f is None else f(v) for f, v in zip(convert, row)]) for row in rows]
+
+
+_COLUMNS = ", ".join(f"t1.{name}" for name in MEMORY_FIELDS)
+_CONVERT: list[Any] = []
+
+
+def _converters() -> list[Any]:
+    """Per column of ``MEMORY_FIELDS``: the function that turns a stored value into what a model row
+    would hold, or None where the driver's value already is (text). Datetimes go through
+    ``datetime.fromisoformat`` first (the stored form), Peewee's own parser only for another form."""
+    if not _CONVERT:
+        from peewee import BooleanField, CharField, DateTimeField, TextField
+
+        def stamp(field: Any) -> Any:
+            def parse(value: Any) -> Any:
+                if isinstance(value, datetime):
+                    return value
+                try:
+                    parsed = datetime.fromisoformat(value)
+                except (TypeError, ValueError):
+                    return field.python_value(value)
+                return parsed if parsed.tzinfo is None else field.python_value(value)
+            return parse
+
+        for name in MEMORY_FIELDS:
+            field = Memory._meta.fields[name]
+            if isinstance(field, DateTimeField):
+                _CONVERT.append(stamp(field))
+            elif isinstance(field, BooleanField):
+                _CONVERT.append(bool)
+            elif isinstance(field, (TextField, CharField)):
+                _CONVERT.append(None)
+            else:
+                _CONVERT.append(field.python_value)
+    return _CONVERT
 
 
 def snapshot(row: Memory) -> dict[str, Any]:
