@@ -45,7 +45,7 @@ class PartWeights:
         """The most a document could score for a query of these features: ``Σ idf · (k1 + 1)``."""
         return sum(self.idf(df) for df in dfs) * (self.k1 + 1)
 
-    def weight(self, idf: float, tf, length):
+    def weight(self, idf, tf, length):
         """``idf · tf·(k1 + 1) / (tf + k1·(1 − b + b·length/avglen))``; numpy arrays or floats."""
         return idf * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * length / self.avglen))
 

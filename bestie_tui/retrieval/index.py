@@ -108,7 +108,6 @@ class MemoryIndex:
         self._terms: dict[tuple[int, str], tuple[int, int] | None] = {}
         self._postings: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
         self._vectors: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
-        self._df: dict[int, int] = {}  # term id → df, of the terms the vectors use
         self._cached = 0
         self._fits = self._updates = 0
         self._fit_seconds = 0.0
@@ -189,7 +188,6 @@ class MemoryIndex:
         self._terms.clear()
         self._postings.clear()
         self._vectors.clear()
-        self._df.clear()
         self._cached = 0
         if self._key is not None:
             self._updates += 1
@@ -380,56 +378,49 @@ class MemoryIndex:
                 return out
             vectors = self._doc_vectors([int(i) for i in ids])
             for part in self._parts:
-                rows = [vectors[int(i)][part.part] if int(i) in vectors else None for i in ids]
-                present = [(r, v) for r, v in enumerate(rows) if v is not None and len(v[0])]
+                present = [(r, v[part.part]) for r, i in enumerate(ids)
+                           if (v := vectors.get(int(i))) is not None and len(v[part.part][0])]
                 if not present:
                     continue
                 term_ids = np.concatenate([v[0] for _, v in present])
+                units = np.concatenate([v[1] for _, v in present])
+                where = np.repeat([r for r, _ in present], [len(v[0]) for _, v in present])
                 columns, inverse = np.unique(term_ids, return_inverse=True)
-                df = self._df_of(columns)
-                idf = np.log1p((part.n - df + 0.5) / (df + 0.5))
-                sizes = [len(v[0]) for _, v in present]
-                where = np.repeat([r for r, _ in present], sizes)
-                tf = np.concatenate([v[1] for _, v in present])
-                length = np.repeat([v[2] for _, v in present], sizes)
-                weights = part.weight(idf[inverse], tf, length)
-                norms = np.sqrt(np.bincount(where, weights=weights * weights, minlength=n))
                 # only features that two documents share add to a dot product off the diagonal: a
                 # small dense block over those, multiplied without BLAS (its thread pool costs more
                 # than the product on a busy two-core machine)
-                shared = np.bincount(inverse, minlength=len(columns))[inverse] >= 2
-                block_cols, block_inverse = np.unique(inverse[shared], return_inverse=True)
-                block = np.zeros((n, len(block_cols)), dtype=np.float64)
-                block[where[shared], block_inverse] = weights[shared] / norms[where[shared]]
+                in_two = np.bincount(inverse, minlength=len(columns)) >= 2
+                shared = in_two[inverse]
+                block = np.zeros((n, int(in_two.sum())), dtype=np.float64)
+                block[where[shared], (np.cumsum(in_two) - 1)[inverse[shared]]] = units[shared]
                 gram = np.einsum("ik,jk->ij", block, block)
-                gram[np.diag_indices(n)] = (norms > 0).astype(np.float64)
+                gram[np.diag_indices(n)] = 0.0
+                gram[[r for r, _ in present], [r for r, _ in present]] = 1.0
                 out += part.share * gram
             return np.clip(out, 0.0, 1.0)
 
-    def _df_of(self, term_ids: Any) -> Any:
-        import numpy as np
-
-        return np.fromiter((self._df[int(t)] for t in term_ids), dtype=np.float64, count=len(term_ids))
-
-    def _doc_vectors(self, ids: list[int]) -> dict[int, tuple[tuple[Any, Any, int], tuple[Any, Any, int]]]:
-        """``id → per part (term ids, tf, length)`` of indexed memories, from the text they were indexed
-        with, through a bounded cache (cleared when the index moves)."""
+    def _doc_vectors(self, ids: list[int]) -> dict[int, tuple[tuple[Any, Any], tuple[Any, Any]]]:
+        """``id → per part (term ids, unit weights)`` of indexed memories: each part's BM25 document
+        weights (from the text the memory was indexed with, the view's idf and average length)
+        divided by their Euclidean norm, through a bounded cache cleared when the index moves."""
         import numpy as np
 
         missing = [i for i in dict.fromkeys(ids) if i not in self._vectors]
-        if missing:
+        if missing and self._parts is not None:
             texts = self._indexed_texts(missing)
             counted = {i: [Counter(f) for f in features(t)] for i, t in texts.items()}
             found = self._lookup((part, term) for counts in counted.values()
                                  for part, c in enumerate(counts) for term in c)
-            for (tid, df) in found.values():
-                self._df[tid] = df
             for i, counts in counted.items():
                 parts_out = []
-                for part, c in enumerate(counts):
-                    hits = [(found[(part, t)][0], tf) for t, tf in c.items() if (part, t) in found]
-                    parts_out.append((np.asarray([h[0] for h in hits], dtype=np.int64),
-                                      np.asarray([h[1] for h in hits], dtype=np.float64), sum(c.values())))
+                for part, c in zip(self._parts, counts):
+                    hits = [(found[(part.part, t)], tf) for t, tf in c.items() if (part.part, t) in found]
+                    tids = np.asarray([tid for (tid, _), _ in hits], dtype=np.int64)
+                    idf = np.log1p([(part.n - df + 0.5) / (df + 0.5) for (_, df), _ in hits])
+                    weights = part.weight(idf, np.asarray([tf for _, tf in hits], dtype=np.float64),
+                                          float(sum(c.values())))
+                    norm = float(np.sqrt((weights * weights).sum())) if len(hits) else 0.0
+                    parts_out.append((tids, weights / norm) if norm > 0 else (tids[:0], weights[:0]))
                 self._vectors[i] = (parts_out[0], parts_out[1])
             while len(self._vectors) > VECTOR_CACHE:
                 self._vectors.popitem(last=False)
