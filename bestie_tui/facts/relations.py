@@ -146,6 +146,21 @@ def _disagreement_keys(text: str) -> tuple[bool, frozenset[str], frozenset[str],
     return exclusive, attributes, frozenset(r.content), frozenset(_categories(r))
 
 
+def disagreement_keys(text: str) -> tuple[bool, frozenset[str]]:
+    """What ``may_disagree`` compares, for one text: ``(exclusive, keys)``. ``may_disagree(a, b)`` is
+    true exactly when either text is exclusive or their keys meet, so a caller relating one text to
+    many can look its partners up by key instead of testing every pair. Keys are tagged strings
+    (``a:`` attribute, ``c:`` content word, ``g:`` category). Cached."""
+    return _tagged_keys(text)
+
+
+@lru_cache(maxsize=262144)
+def _tagged_keys(text: str) -> tuple[bool, frozenset[str]]:
+    exclusive, attributes, content, categories = _disagreement_keys(text)
+    return exclusive, frozenset([*(f"a:{k}" for k in attributes), *(f"c:{k}" for k in content),
+                                 *(f"g:{k}" for k in categories)])
+
+
 def may_disagree(older: str, newer: str) -> bool:
     """False only when ``relate(older, newer)`` cannot be a correction or a contradiction: neither
     text holds a state, an implied value or a denial (``_excluded``), their facts share no
@@ -603,4 +618,5 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
         "" if a.readable or b.readable else "; " + (a.note or b.note or "")), basis="words")
 
 
-__all__ = ["Relation", "relate", "KINDS", "same_value", "categories_named", "may_disagree"]
+__all__ = ["Relation", "relate", "KINDS", "same_value", "categories_named", "may_disagree",
+           "disagreement_keys"]

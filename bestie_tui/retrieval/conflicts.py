@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bestie_tui.facts.reader import attribute_words, read
-from bestie_tui.facts.relations import may_disagree, relate
+from bestie_tui.facts.relations import disagreement_keys, relate
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.store.support import select_records
@@ -62,22 +62,47 @@ def partners_by_attribute(included: list[MemoryRecord], allowed: tuple[str, list
 
 
 def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -> Conflicts:
-    """Relate each included record to the partners and to each other (see the module docstring)."""
+    """Relate each included record to the partners and to each other (see the module docstring).
+
+    Only pairs that ``facts.may_disagree`` lets through are related; they are found by key
+    (``facts.disagreement_keys``: an attribute, a content word or a category in common, or a text
+    that can disagree with anything), not by testing every pair, which cost most of a pack when one
+    user owns every record."""
     out = Conflicts()
     seen: set[tuple[int, int]] = set()
     pool = {m.id: m for m in partners}
     pool.update({m.id: m for m in included})
+    order = {i: n for n, i in enumerate(pool)}
+    keys = {i: disagreement_keys(m.text) for i, m in pool.items()}
+    by_key: dict[tuple[str | None, str], list[int]] = {}
+    anything: dict[str | None, list[int]] = {}  # user → ids of texts that may disagree with any other
+    for i, m in pool.items():
+        exclusive, tagged = keys[i]
+        if exclusive:
+            anything.setdefault(m.user, []).append(i)
+        for key in tagged:
+            by_key.setdefault((m.user, key), []).append(i)
+    same_user: dict[str | None, list[int]] = {}
+    for i, m in pool.items():
+        same_user.setdefault(m.user, []).append(i)
     for m in included:
-        for other in pool.values():
-            if other.id == m.id or other.user != m.user:
+        exclusive, tagged = keys[m.id]
+        if exclusive:
+            others = same_user[m.user]
+        else:
+            found = set(anything.get(m.user, ()))
+            for key in tagged:
+                found.update(by_key.get((m.user, key), ()))
+            others = sorted(found, key=order.__getitem__)
+        for oid in others:
+            if oid == m.id:
                 continue
-            key = (min(m.id, other.id), max(m.id, other.id))
-            if key in seen:
+            pair = (min(m.id, oid), max(m.id, oid))
+            if pair in seen:
                 continue
-            seen.add(key)
+            seen.add(pair)
+            other = pool[oid]
             older, newer = (m, other) if (m.created_at, m.id) <= (other.created_at, other.id) else (other, m)
-            if not may_disagree(older.text, newer.text):  # most pairs: nothing in common to disagree on
-                continue
             rel = relate(older.text, newer.text)
             if rel.kind == "correction":
                 current = out.corrected.get(older.id)
