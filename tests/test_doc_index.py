@@ -294,3 +294,26 @@ def test_a_read_only_database_without_an_index_is_a_clear_error(store, db_path):
     with pytest.raises(StorageError, match="reindex"):
         MemoryIndex(ro).relevance("coffee", [1])
     ro.close()
+
+
+def test_a_pack_sees_what_another_connection_wrote_since_the_last_pack(store, db_path, clock):
+    """The index and the settings are not read again while nothing was written; a write by another
+    store (another connection, as the assistant's process) in between is still seen by the next pack."""
+    from bestie_tui.retrieval.assembly import build_context
+
+    store.add("note", "Linh drinks egg coffee on weekends", user="linh")
+    first = build_context(store, "kayak trip", "linh", record_access=False)
+    assert first.items == []
+    other = MemoryStore(db_path, clock=clock)
+    try:
+        with other.bound():
+            kayak = other.add("note", "Linh plans a kayak trip on the river", user="linh").id
+            other.set_setting("memory.paused", True)
+    finally:
+        other.close()
+    with store.bound():
+        paused = build_context(store, "kayak trip", "linh", record_access=False)
+        assert paused.paused and paused.items == []
+        store.set_setting("memory.paused", False)  # this connection's own write is seen too
+        again = build_context(store, "kayak trip", "linh", record_access=False)
+    assert [it.record.id for it in again.items] == [kayak]
