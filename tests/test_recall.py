@@ -151,3 +151,20 @@ def test_a_store_reopened_keeps_its_message_index(db_path, clock):
     again = MemoryStore(db_path, clock=clock)
     assert recall(again, "design lunch", "linh")[0].message.text == "lunch with the design team"
     again.close()
+
+
+def test_undoing_an_import_takes_its_turns_out_of_their_neighbours_indexed_text(store, db_path):
+    from bestie_tui.store.history import undo_last
+    from bestie_tui.store.transfer import FORMAT, VERSION, import_data
+
+    before = chat(store, "s1", ["Linh: we planned the kayak trip"])
+    at = (START + timedelta(minutes=1)).isoformat()
+    import_data(store, {"format": FORMAT, "version": VERSION, "memories": [], "messages": [
+        {"role": "user", "text": "Minh: the river was freezing", "user": "linh", "session": "s1", "created_at": at}]})
+    assert [h.message.id for h in recall(store, "freezing river", "linh")][1:] == before  # lifted by the import
+    undo_last(store, "owner")
+    assert recall(store, "freezing river", "linh") == []
+    conn = raw_connect(db_path)
+    indexed = dict(conn.execute("SELECT doc_id, text FROM ix_doc WHERE collection = 'message'").fetchall())
+    conn.close()
+    assert indexed == {before[0]: "Linh: we planned the kayak trip"}

@@ -234,6 +234,15 @@ def session_neighbours(db: Any, ids: Sequence[int]) -> dict[int, tuple[int | Non
     return out
 
 
+def neighbours_outside(db: Any, ids: Sequence[int]) -> list[int]:
+    """The messages just before or after any of ``ids`` in their sessions that are not in ``ids``:
+    read *before* ``ids`` are deleted, they are the turns whose indexed text holds a deleted turn's
+    text (``_MESSAGE_DOC``) and must be indexed again with it."""
+    gone = {int(i) for i in ids}
+    return sorted({n for pair in session_neighbours(db, list(gone)).values() for n in pair
+                   if n is not None and n not in gone})
+
+
 def _all_documents(db: Any, collection: str) -> Any:
     """A cursor of every document ``(id, text)`` of ``collection``, by id."""
     if collection == MESSAGE:

@@ -93,9 +93,11 @@ def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None
                     _undo_setting(store, batch, event, before, after, actor)
                 elif event.action == "import" and after is not None and IMPORTED_MESSAGES in after:
                     ids = [int(i) for i in after[IMPORTED_MESSAGES]]
+                    # the turns beside the removed ones were indexed with their text: indexed again below
+                    around = doc_index.neighbours_outside(store.db, ids)
                     for start in range(0, len(ids), 500):
                         messages_removed += Message.delete().where(Message.id.in_(ids[start:start + 500])).execute()
-                    doc_index.drop_documents(store.db, ids, doc_index.MESSAGE)
+                    doc_index.drop_documents(store.db, ids + around, doc_index.MESSAGE)
                     store.record_event(batch, "undo", None, after, None, actor, note="undo import (messages)")
                 continue
             current = _revert_memory(event, before, after, last.batch)
