@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -130,8 +130,8 @@ class ContextScreen(BestieScreen):
 
         self._under_modal = isinstance(self.app.screen, ModalScreen)  # help, a dialog: not leaving the view
 
-    def on_screen_resume(self) -> None:
-        super().on_screen_resume()
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        super().on_screen_resume(event)
         if not getattr(self, "_under_modal", False):
             self.action_focus_query()  # entering the view: the cursor is where the typing goes
         self._under_modal = False
