@@ -108,14 +108,19 @@ class ContextScreen(BestieScreen):
         self.governance: str | None = None
         self.pack = None
         self._request: tuple | None = None
+        #: selector → the values its options were last set from (a Select's set_options rebuilds
+        #: its option list: skipped when they did not change).
+        self._choices: dict[str, list] = {}
 
     def compose_body(self) -> ComposeResult:
         with Vertical(id="context-body"):
             yield Input(placeholder="type a request; the memory block updates as you type", id="context-query")
             with Horizontal(id="context-request"):
-                yield Select([], prompt="no user", id="context-user")
-                yield Select([], prompt="no channel", id="context-channel")
-                yield Select([], prompt="no project", id="context-project")
+                # Built with their options, so the first load does not rebuild them.
+                for selector, values, prompt in self._choice_values():
+                    self._choices[selector] = values
+                    first = values[0] if selector == "#context-user" and values else Select.NULL
+                    yield Select(self._options(values), prompt=prompt, value=first, id=selector[1:])
                 yield Input("600", placeholder="budget", type="integer", id="context-budget")
             yield Static("", id="context-summary")
             with VerticalScroll(id="context-pack"):
@@ -137,16 +142,28 @@ class ContextScreen(BestieScreen):
         self._under_modal = False
 
     # ------------------------------------------------------------------ data
-    def refresh_data(self) -> None:
-        """Refill the user/channel/project choices from the store and rebuild the pack."""
+    def _choice_values(self) -> list[tuple[str, list, str]]:
+        """``(selector, values, prompt)`` of the user, channel and project choices in the store."""
         from bestie_tui.retrieval.governance import bindings
 
         found = bindings(self.store)
-        for selector, values in (("#context-user", found.users), ("#context-channel", found.channels),
-                                 ("#context-project", found.projects)):
+        return [("#context-user", list(found.users), "no user"),
+                ("#context-channel", list(found.channels), "no channel"),
+                ("#context-project", list(found.projects), "no project")]
+
+    @staticmethod
+    def _options(values: list) -> list[tuple[Text, object]]:
+        return [(data(v, single_line=True), v) for v in values]
+
+    def refresh_data(self) -> None:
+        """Refill the user/channel/project choices from the store and rebuild the pack."""
+        for selector, values, _ in self._choice_values():
             select = self.query_one(selector, Select)
             current = select.value
-            select.set_options([(data(v, single_line=True), v) for v in values])
+            if self._choices.get(selector) == values:
+                continue
+            self._choices[selector] = values
+            select.set_options(self._options(values))
             if current in values:
                 select.value = current
             elif selector == "#context-user" and values and current == Select.NULL:
