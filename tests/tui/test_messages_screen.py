@@ -169,3 +169,21 @@ async def test_an_empty_history_says_so_in_the_table(store):
             __import__("textual.geometry", fromlist=["Region"]).Region(0, 0, 80, 3))]
         assert lines[0].split() == ["id", "when", "role", "who", "ctx", "text"]
         assert lines[1].strip().startswith("No messages yet")
+
+
+async def test_page_keys_move_the_cursor_and_keep_it_in_view(store):
+    seed(store, PAGE_SIZE)
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = view(app).table
+        rows_shown = table.scrollable_content_region.height - 1  # under the header line
+        await pilot.press("pagedown")
+        assert table.cursor_row == rows_shown
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == PAGE_SIZE - 1 and table.scroll_y == PAGE_SIZE - rows_shown
+        assert shown(app, "#messages-detail").endswith("message 0 about the garden")
+        await pilot.press("home", "j", "j", "k")
+        await pilot.pause()
+        assert table.cursor_row == 1 and table.scroll_y == 0
