@@ -108,3 +108,30 @@ async def test_the_theme_picked_is_remembered_across_restarts(store, tmp_path):
     async with again.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert again.theme == "nord"
+
+
+async def test_a_view_first_opened_after_a_theme_change_is_drawn_in_that_theme(store):
+    """A first switch skips Textual's restyle of the new view (it was styled as it mounted); a
+    theme picked before the view was ever opened must still reach it, and so must one picked
+    while the view was left."""
+    from bestie_tui.tui.widgets.memory_list import MemoryList
+
+    store.add("note", "Something to list")
+    store.log_message("user", "hello", user="an")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        dark = app.screen.query_one(MemoryList).styles.background
+        app.theme = "textual-light"
+        await pilot.pause()
+        light = app.screen.query_one(MemoryList).styles.background
+        assert light != dark
+        await pilot.press("6")  # never opened before: it mounts in the light theme
+        await pilot.pause()
+        assert app.screen.query_one("#messages-table").styles.background == light
+        await pilot.press("1")
+        app.theme = "textual-dark"
+        await pilot.pause()
+        await pilot.press("6")  # opened before the change: restyled when shown again
+        await pilot.pause()
+        assert app.screen.query_one("#messages-table").styles.background == dark

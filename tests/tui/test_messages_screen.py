@@ -28,8 +28,9 @@ def view(app) -> MessagesScreen:
 
 
 def cell_texts(app, column: str) -> list[str]:
+    """The column's cells as the table draws them (cut with … to the column's width)."""
     table = view(app).table
-    return [str(table.get_cell(row.key, column)) for row in table.ordered_rows]
+    return [table.cell_text(row, column) for row in range(table.row_count)]
 
 
 def shown(app, selector: str) -> str:
@@ -140,3 +141,49 @@ async def test_search_ranks_with_recall_and_shows_the_turns_around_the_hit(store
         assert "best first" in shown(app, "#messages-caption")
         detail = shown(app, "#messages-detail")
         assert "I signed up for contemporary dance classes" in detail and "Yeah, me too!" in detail
+
+
+async def test_click_selects_a_row_and_a_resize_cuts_the_text_to_the_new_width(store):
+    seed(store, 5)
+    store.log_message("user", "a long message " + "about the garden and the roses " * 6, user="linh")
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        wide_side = cell_texts(app, "text")[0]
+        assert wide_side.endswith("…")
+        await pilot.click("#messages-table", offset=(10, 3))  # line 0 is the header: the third row
+        await pilot.pause()
+        assert view(app).table.cursor_row == 2
+        assert shown(app, "#messages-detail").startswith("#4 · assistant")
+        await pilot.resize_terminal(100, 40)  # narrow: the side panel gives its width to the table
+        await settle(pilot)
+        narrow = cell_texts(app, "text")[0]
+        assert view(app).has_class("-narrow") and narrow.endswith("…") and len(narrow) > len(wide_side)
+
+
+async def test_an_empty_history_says_so_in_the_table(store):
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=(100, 30)) as pilot:  # narrow: the detail panel is hidden
+        await settle(pilot)
+        lines = [strip.text for strip in app.screen.query_one("#messages-table").render_lines(
+            __import__("textual.geometry", fromlist=["Region"]).Region(0, 0, 80, 3))]
+        assert lines[0].split() == ["id", "when", "role", "who", "ctx", "text"]
+        assert lines[1].strip().startswith("No messages yet")
+
+
+async def test_page_keys_move_the_cursor_and_keep_it_in_view(store):
+    seed(store, PAGE_SIZE)
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = view(app).table
+        rows_shown = table.scrollable_content_region.height - 1  # under the header line
+        await pilot.press("pagedown")
+        assert table.cursor_row == rows_shown
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == PAGE_SIZE - 1 and table.scroll_y == PAGE_SIZE - rows_shown
+        assert shown(app, "#messages-detail").endswith("message 0 about the garden")
+        await pilot.press("home", "j", "j", "k")
+        await pilot.pause()
+        assert table.cursor_row == 1 and table.scroll_y == 0

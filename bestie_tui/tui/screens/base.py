@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from textual import events
 from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -71,10 +72,20 @@ class BestieScreen(Screen):
     _loaded_mark: object = None
     _left: bool = True
 
+    #: Whether the view was ever left (suspended) since it was created.
+    _shown: bool = False
+
     def on_screen_suspend(self) -> None:
         self._left = True
+        self._shown = True
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._shown and self._css_update_count == self.app._css_update_count:
+            # The first showing: every widget was styled as it mounted, with the stylesheet as it is
+            # still. Textual's own handler (run after this one) would restyle the whole view once
+            # per ScreenResume, and a first switch sends two: most of a switch to a view of many
+            # widgets (Context's three Selects, issue 17). Later showings restyle as Textual does.
+            event.refresh_styles = False
         self.load()
 
     def load(self) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -108,14 +108,19 @@ class ContextScreen(BestieScreen):
         self.governance: str | None = None
         self.pack = None
         self._request: tuple | None = None
+        #: selector → the values its options were last set from (a Select's set_options rebuilds
+        #: its option list: skipped when they did not change).
+        self._choices: dict[str, list] = {}
 
     def compose_body(self) -> ComposeResult:
         with Vertical(id="context-body"):
             yield Input(placeholder="type a request; the memory block updates as you type", id="context-query")
             with Horizontal(id="context-request"):
-                yield Select([], prompt="no user", id="context-user")
-                yield Select([], prompt="no channel", id="context-channel")
-                yield Select([], prompt="no project", id="context-project")
+                # Built with their options, so the first load does not rebuild them.
+                for selector, values, prompt in self._choice_values():
+                    self._choices[selector] = values
+                    first = values[0] if selector == "#context-user" and values else Select.NULL
+                    yield Select(self._options(values), prompt=prompt, value=first, id=selector[1:])
                 yield Input("600", placeholder="budget", type="integer", id="context-budget")
             yield Static("", id="context-summary")
             with VerticalScroll(id="context-pack"):
@@ -130,23 +135,35 @@ class ContextScreen(BestieScreen):
 
         self._under_modal = isinstance(self.app.screen, ModalScreen)  # help, a dialog: not leaving the view
 
-    def on_screen_resume(self) -> None:
-        super().on_screen_resume()
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        super().on_screen_resume(event)
         if not getattr(self, "_under_modal", False):
             self.action_focus_query()  # entering the view: the cursor is where the typing goes
         self._under_modal = False
 
     # ------------------------------------------------------------------ data
-    def refresh_data(self) -> None:
-        """Refill the user/channel/project choices from the store and rebuild the pack."""
+    def _choice_values(self) -> list[tuple[str, list, str]]:
+        """``(selector, values, prompt)`` of the user, channel and project choices in the store."""
         from bestie_tui.retrieval.governance import bindings
 
         found = bindings(self.store)
-        for selector, values in (("#context-user", found.users), ("#context-channel", found.channels),
-                                 ("#context-project", found.projects)):
+        return [("#context-user", list(found.users), "no user"),
+                ("#context-channel", list(found.channels), "no channel"),
+                ("#context-project", list(found.projects), "no project")]
+
+    @staticmethod
+    def _options(values: list) -> list[tuple[Text, object]]:
+        return [(data(v, single_line=True), v) for v in values]
+
+    def refresh_data(self) -> None:
+        """Refill the user/channel/project choices from the store and rebuild the pack."""
+        for selector, values, _ in self._choice_values():
             select = self.query_one(selector, Select)
             current = select.value
-            select.set_options([(data(v, single_line=True), v) for v in values])
+            if self._choices.get(selector) == values:
+                continue
+            self._choices[selector] = values
+            select.set_options(self._options(values))
             if current in values:
                 select.value = current
             elif selector == "#context-user" and values and current == Select.NULL:

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from bestie_tui.errors import BestieError
@@ -23,6 +23,7 @@ from bestie_tui.store.records import MessageRecord, iso
 from bestie_tui.text.words import tokens
 
 from ..display import append, exact, one_line
+from ..widgets.message_table import Column, MessageTable
 from .base import BestieScreen
 
 PAGE_SIZE = 50
@@ -30,21 +31,26 @@ PAGE_SIZE = 50
 PREVIEW_LIMIT = 1000
 PREVIEW_HINT = "Press c to preview history compression."
 ROLE_CYCLE = (None, "user", "assistant", "system")
-TEXT_WIDTH = 80
 #: Below this many columns the side panel gives its width to the table (the text column needs it).
 NARROW = 130
+#: The table's columns; the text column takes the width left (the table cuts every cell with …).
+COLUMNS = [Column("id", "id", 5), Column("time", "when", 12), Column("role", "role", 9), Column("who", "who", 8),
+           Column("ctx", "ctx", 7), Column("text", "text")]
 
 
-def _one_line(text: str, width: int = TEXT_WIDTH) -> str:
-    text = one_line(text).strip()  # chat text is data: escapes shown, never sent to the terminal
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _one_line(text: str) -> Text:
+    # chat text is data: escapes shown, never sent to the terminal, never parsed as markup
+    return Text(one_line(text).strip())
 
 
 class MessagesScreen(BestieScreen):
-    """The history, newest first, one page (``PAGE_SIZE`` rows) at a time: a bounded ``DataTable``.
+    """The history, newest first, one page (``PAGE_SIZE`` rows) at a time in a ``MessageTable``.
     ``c`` runs the compression preview in a thread worker and marks the rows it would summarise."""
 
     VIEW_TITLE = "Messages"
+    #: Focus the table when the view opens (not first the hidden search box: each focus change
+    #: recomposes the footer while the view opens).
+    AUTO_FOCUS = "#messages-table"
     BINDINGS = [
         Binding("j", "cursor(1)", "Down", id="messages.down", show=False),
         Binding("k", "cursor(-1)", "Up", id="messages.up", show=False),
@@ -79,36 +85,27 @@ class MessagesScreen(BestieScreen):
         #: message id → "summary" / "kept" / "pinned", from the last preview (empty: no preview shown).
         self.preview_marks: dict[int, str] = {}
         self.preview_shown = False
-        #: The text column's width (cells) the rows were cut to.
-        self._text_width = 0
 
     # ------------------------------------------------------------------ layout
     def compose_body(self) -> ComposeResult:
+        self._set_narrow(update=False)  # styled as it mounts, not restyled once mounted
         with Vertical(id="messages-body"):
             yield Input(placeholder="search messages (tolerant: hanoi finds Hà Nội) · enter keeps, esc clears",
                         id="messages-search", classes="hidden")
             yield Static("", id="messages-caption")
             with Horizontal(id="messages-main"):
-                table = DataTable(id="messages-table", cursor_type="row", zebra_stripes=True)
-                table.add_column("id", key="id", width=5)
-                table.add_column("when", key="time", width=12)
-                table.add_column("role", key="role", width=9)
-                table.add_column("who", key="who", width=8)
-                table.add_column("ctx", key="ctx", width=7)
-                table.add_column("text", key="text", width=20)
-                yield table
+                yield MessageTable(COLUMNS, id="messages-table")
                 with VerticalScroll(id="messages-side"):
                     yield Static("", id="messages-detail")
                     yield Static(Text(PREVIEW_HINT), id="messages-preview")
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.table.focus()
         self.load()
 
     @property
-    def table(self) -> DataTable:
-        return self.query_one("#messages-table", DataTable)
+    def table(self) -> MessageTable:
+        return self.query_one("#messages-table", MessageTable)
 
     # ------------------------------------------------------------------ data
     def refresh_data(self) -> None:
@@ -129,19 +126,15 @@ class MessagesScreen(BestieScreen):
             return
         self.has_more = len(rows) > PAGE_SIZE
         self.rows = rows[:PAGE_SIZE]
-        table = self.table
-        cursor = table.cursor_row
-        table.clear()
         from bestie_tui.text.clock import ago
 
         now = self.store.clock()
-        width = self._text_width = self._fit_text_column()
-        for m in self.rows:
-            table.add_row(Text(str(m.id)), Text(ago(m.created_at, now)), Text(m.role),
-                          Text(_one_line(m.user or "-", 8)), self._mark(m.id), Text(_one_line(m.text, width)),
-                          key=str(m.id))
-        if self.rows:
-            table.move_cursor(row=min(max(cursor, 0), len(self.rows) - 1))
+        table = self.table
+        table.empty_text = self._empty_text()
+        table.set_rows([(str(m.id), {"id": Text(str(m.id)), "time": Text(ago(m.created_at, now)),
+                                     "role": Text(m.role), "who": _one_line(m.user or "-"),
+                                     "ctx": self._mark(m.id), "text": _one_line(m.text)})
+                        for m in self.rows])
         self._update_caption()
         self._show_detail()
 
@@ -154,26 +147,15 @@ class MessagesScreen(BestieScreen):
         self.hits = {h.message.id: h for h in hits}
         return [h.message for h in hits[self.page * PAGE_SIZE:]]
 
-    def _fit_text_column(self) -> int:
-        """Give the text column the table's remaining width (cells); returns it."""
-        table = self.table
-        self.set_class(self.app.size.width < NARROW, "-narrow")
-        side = 0 if self.app.size.width < NARROW else max(36, self.app.size.width * 2 // 5)
-        total = (table.size.width or self.app.size.width - side) - 2  # the vertical scrollbar
-        others = sum(c.width + 2 * table.cell_padding for key, c in table.columns.items() if key != "text")
-        width = max(10, total - others - 2 * table.cell_padding)
-        column = table.columns[next(k for k in table.columns if k == "text")]
-        column.width, column.auto_width = width, False
-        return width
+    def _set_narrow(self, update: bool = True) -> None:
+        self.set_class(self.app.size.width < NARROW, "-narrow", update=update)
 
     def on_resize(self, event) -> None:
-        self.call_after_refresh(self._refit)
+        self._set_narrow()
 
-    def _refit(self) -> None:
-        """Refill the page when the text column's width changed (a view's first layout often
-        leaves it as it was estimated; a refill then would only repeat the query)."""
-        if self._fit_text_column() != self._text_width:
-            self.refresh_data()
+    def _empty_text(self) -> str:
+        return ("No messages match." if (self.query_text or self.role) else
+                "No messages yet: the assistant logs its chats here; bestie memory import FILE brings a history in.")
 
     def _mark(self, message_id: int) -> Text:
         mark = self.preview_marks.get(message_id, "")
@@ -203,9 +185,7 @@ class MessagesScreen(BestieScreen):
         detail = self.query_one("#messages-detail", Static)
         m = self.selected
         if m is None:
-            empty = ("No messages match." if (self.query_text or self.role) else
-                     "No messages yet: the assistant logs its chats here; bestie memory import FILE brings a history in.")
-            detail.update(Text(empty))
+            detail.update(Text(self._empty_text()))
             return
         text = Text()
         text.append(f"#{m.id} · {m.role}", style="bold")
@@ -221,26 +201,23 @@ class MessagesScreen(BestieScreen):
             append(text, f"\n{after.role} {after.user or '-'}: {after.text}", style="dim")
         detail.update(text)
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def on_message_table_highlighted(self, event: MessageTable.Highlighted) -> None:
         self._show_detail()
 
     # ------------------------------------------------------------------ navigation
     def action_cursor(self, step: int) -> None:
-        if step > 0:
-            self.table.action_cursor_down()
-        else:
-            self.table.action_cursor_up()
+        self.table.move_cursor(self.table.cursor_row + step)
 
     def action_edge(self, which: str) -> None:
         if self.rows:
-            self.table.move_cursor(row=0 if which == "first" else len(self.rows) - 1)
+            self.table.move_cursor(0 if which == "first" else len(self.rows) - 1)
 
     def action_page(self, step: int) -> None:
         if (step > 0 and not self.has_more) or (step < 0 and self.page == 0):
             self.notify("No older messages." if step > 0 else "Already on the newest page.", severity="warning")
             return
         self.page += step
-        self.table.move_cursor(row=0)
+        self.table.cursor_row = 0
         self.refresh_data()
 
     def action_cycle_role(self) -> None:
