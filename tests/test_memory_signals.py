@@ -110,3 +110,52 @@ def test_the_signals_are_settings_and_shown_with_the_weights(store):
     config = ScoringConfig.from_store(store)
     assert config.neighbour == 0.75
     assert build_context(store, "anything", "linh").weights["neighbour"] == 0.75
+
+
+# --- the same signals order a memory search (``scoring.rank_records``, ``bestie memory search``)
+
+def test_a_search_ranks_a_memory_whose_session_neighbour_is_on_topic_first(store, clock):
+    from bestie_tui.retrieval.search import search
+
+    store.add("note", "Went hiking on Mount Fansipan with my cousin", user="linh", session="chat-1")
+    clock.advance(60)
+    beside = store.add("note", "The Fansipan photos came out sharp", user="linh", session="chat-1").id
+    clock.advance(60)
+    store.add("note", "Bought a new rice cooker for the kitchen", user="linh", session="chat-2")
+    clock.advance(60)
+    alone = store.add("note", "The Fansipan photos came out clear", user="linh", session="chat-2").id
+    store.set_setting("score.neighbour", 0)
+    order = [m.id for m in search(store, "Fansipan photos")]
+    assert order.index(alone) < order.index(beside)  # equally relevant: the newer first
+    store.set_setting("score.neighbour", 0.5)
+    order = [m.id for m in search(store, "Fansipan photos")]
+    assert order.index(beside) < order.index(alone)
+
+
+def test_a_search_lifts_the_named_person_and_for_a_time_question_a_memory_that_says_when(store, clock):
+    from bestie_tui.retrieval.scoring import rank_records
+
+    mine = store.get(store.add("note", "Likes green tea with jasmine", user="linh").id)
+    clock.advance(60)
+    mai = store.get(store.add("note", "Likes green tea with lotus", user="linh", about="Mai").id)
+    store.set_setting("score.person", 0.5)
+    ranked = rank_records(store, "What tea does Mai like?", [mine, mai])
+    assert [m.id for m, _ in ranked] == [mai.id, mine.id] and ranked[0][1].person == 1
+    plain = store.get(store.add("note", "Moved to Hue", user="linh").id)
+    clock.advance(60)
+    dated = store.get(store.add("note", "Moved to Hue with the two cats last year", user="linh").id)
+    store.set_setting("score.timeQuestion", 0.5)
+    assert [m.id for m, _ in rank_records(store, "When did she move to Hue?", [plain, dated])] == [dated.id, plain.id]
+    assert [m.id for m, _ in rank_records(store, "Did she move to Hue?", [plain, dated])] == [plain.id, dated.id]
+    store.set_setting("score.timeQuestion", 0)
+    assert rank_records(store, "When did she move to Hue?", [plain, dated])[0][0].id == plain.id
+
+
+def test_a_search_neighbour_is_an_approved_memory_of_the_same_user(store, clock):
+    from bestie_tui.retrieval.scoring import rank_records
+
+    store.add("note", "Went hiking on Mount Fansipan with my cousin", user="minh", session="chat-1")
+    clock.advance(60)
+    reply = store.get(store.add("note", "Loved every minute of it", user="linh", session="chat-1").id)
+    store.set_setting("score.neighbour", 0.5)
+    assert rank_records(store, "Fansipan hiking", [reply])[0][1].neighbour == 0

@@ -347,9 +347,17 @@ def rank_records(store: MemoryStore, query: str, records: list[MemoryRecord], *,
     scope part (a search has no request binding), then newest id. Approved records get their
     relevance from the index; others (pending, rejected…) are transformed on the fly.
 
+    The signals ``build_context`` adds (``retrieval.signals``) reorder a search the same way, with
+    the same ``score.neighbour`` / ``score.person`` / ``score.timeQuestion`` weights: an approved
+    record's neighbours are the approved memories just before and after it in its source session
+    (same user; a search has no request binding, so no governance narrows them); the person is the
+    one of the records' people the query names; the time signal needs a when / how-long query.
+
     Returns ``[(record, ScoreParts)]`` in that order.
     """
+    from bestie_tui.retrieval import cues, signals
     from bestie_tui.retrieval.index import get_index
+    from bestie_tui.store.binding import tenant_sql
 
     if not records:
         return []
@@ -361,7 +369,20 @@ def rank_records(store: MemoryStore, query: str, records: list[MemoryRecord], *,
         rel[i] = value
     now = store.clock()
     periods = named_periods(query)
-    scored = [(r, score(r, rel[i], user=None, channel=None, project=None, now=now, config=config, periods=periods))
+    approved = [r.id for r in records if r.status == "approved" and r.session is not None]
+    near: dict[int, float] = {}
+    neighbours: signals.Neighbours = {}
+    if config.neighbour > 0 and approved:
+        mine, own = tenant_sql('t1."user"')
+        neighbours = signals.session_neighbours(store.db, approved, (f"t1.status = 'approved' AND {mine}", own))
+        around = sorted({n for i in approved for n in neighbours.get(i, (None, None)) if n is not None})
+        near = dict(zip(around, index.relevance(query, around).tolist())) if around else {}
+    person = signals.named_person(query, records) if config.person > 0 else None
+    time_question = config.time_question > 0 and cues.is_time_question(query)
+    scored = [(r, score(r, rel[i], user=None, channel=None, project=None, now=now, config=config, periods=periods,
+                        neighbour=signals.best_neighbour(r.id, neighbours, near) if r.status == "approved" else 0.0,
+                        person=person is not None and person in signals.people_of(r),
+                        time=time_question and signals.says_when(r)))
               for i, r in enumerate(records)]
     scored.sort(key=lambda pair: (pair[0].status != "approved", -pair[1].total, -pair[0].id))
     return scored

@@ -67,11 +67,12 @@ DEFAULT_TUNING: dict[str, float] = {
     "score.timeQuestion": 0.5,    # × (1 + this) for a memory with a time expression, for a time question
 }
 #: History recall (``retrieval.recall``): key → default. The weights were chosen on the 7 shared
-#: LoCoMo conversations by ``benchmarks/retrieval_locomo.py --tune`` (its docstring has the grid).
+#: LoCoMo conversations by ``benchmarks/retrieval_locomo.py --tune`` (its docstring has the grid);
+#: neighbour and time then by ``--tune --fine`` around them (share@10 77.9 → 78.1 there).
 RECALL_DEFAULTS: dict[str, Any] = {
-    "recall.neighbour": 1.0,      # α: a turn's score + α · the better of its two neighbours' scores
+    "recall.neighbour": 0.9,      # α: a turn's score + α · the better of its two neighbours' scores
     "recall.person": 1.0,         # × (1 + this) for a turn by, or a memory bound to, the person named
-    "recall.time": 0.5,           # × (1 + this) for a turn with a time expression, for a time question
+    "recall.time": 0.7,           # × (1 + this) for a turn with a time expression, for a time question
     "recall.recency": 0.0,        # + this · 2^(−age / recall.halfLifeDays)
     "recall.halfLifeDays": 90.0,
     "recall.minScore": 0.1,       # a turn whose relevance + neighbour part is under this is no hit
