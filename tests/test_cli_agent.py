@@ -97,3 +97,20 @@ def test_the_per_turn_commands_on_an_empty_store_and_odd_text(run):
     assert odd.exit_code == 0 and "\x1b" not in odd.output
     blank = run("memory", "propose-turn", "--user", "u", "--", "   ")
     assert blank.exit_code == 1 and "text is empty" in blank.output
+
+
+def test_recall_says_which_channel_holds_the_turns_governance_kept_out(run, db_path):
+    store = MemoryStore(db_path)
+    store.log_message("user", "I went kayaking at Ha Long bay with my cousin Minh", user="ana",
+                      channel="chatgpt", session="c1")
+    store.close()
+    plain = run("memory", "recall", "kayaking at Ha Long bay", "--user", "ana")
+    assert plain.exit_code == 0
+    assert "From past conversations" not in plain.stdout
+    assert "1 past turn(s) matching this are in channel 'chatgpt'" in plain.stderr
+    assert "add --channel 'chatgpt'" in plain.stderr
+    out = _json(run("memory", "recall", "kayaking at Ha Long bay", "--user", "ana", "--json"))
+    assert out["history"] == [] and out["outside_scope"] == [{"channel": "chatgpt", "turns": 1}]
+    seen = _json(run("memory", "recall", "kayaking at Ha Long bay", "--user", "ana", "--channel", "chatgpt", "--json"))
+    assert "I went kayaking at Ha Long bay with my cousin Minh" in seen["history"][0]["line"]
+    assert seen["outside_scope"] == []

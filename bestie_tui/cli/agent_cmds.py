@@ -73,12 +73,34 @@ def recall_cmd(app: AppContext, query, user, channel, project, session, budget, 
     recall segment; never the current --session's recent turns). Its memories' access is recorded."""
     from bestie_tui.agent.turns import recall
 
-    result = recall(app.store(), query, user=user, channel=channel, project=project, token_budget=budget,
+    store = app.store()
+    result = recall(store, query, user=user, channel=channel, project=project, token_budget=budget,
                     session=session)
+    hidden = {} if result.history else _turns_in_other_channels(store, query, user, channel)
     if as_json:
-        emit_json(result.to_dict())
-    elif result.block:
+        emit_json({**result.to_dict(), "outside_scope": [{"channel": c, "turns": n} for c, n in hidden.items()]})
+        return
+    if result.block:
         click.echo("\n".join(printable(line) for line in result.block.split("\n")))
+    for name, count in hidden.items():
+        click.echo(f"note: {count} past turn(s) matching this are in channel {printable(name)!r}, which governed "
+                   f"recall keeps from this request: add --channel {printable(name)!r} (or set "
+                   f"memory.governance full)", err=True)
+
+
+def _turns_in_other_channels(store, query: str, user: str | None, channel: str | None) -> dict[str, int]:
+    """Channel → how many of the best turns for ``query`` sit there, of those governed recall keeps
+    from a request in ``channel`` (other channels' turns); empty under ``full`` governance."""
+    from bestie_tui.retrieval.recall import recall as recall_turns
+
+    if store.get_setting("memory.governance") == "full":
+        return {}
+    out: dict[str, int] = {}
+    for hit in recall_turns(store, query, user, channel=channel, governance="full", limit=10):
+        bound = hit.message.channel
+        if bound is not None and bound != channel:
+            out[bound] = out.get(bound, 0) + 1
+    return out
 
 
 @memory.group("forget-requests", invoke_without_command=True)
