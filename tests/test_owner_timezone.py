@@ -6,7 +6,8 @@ midnight and around the DST changes."""
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -107,8 +108,10 @@ def test_cli_sets_the_zone_and_shows_times_on_the_owners_clock(run, db_path):
     assert "created_at        2026-12-01 00:10:00 +07" in inspect  # 17:10 UTC, shown in Hồ Chí Minh City
     assert "2026-12-01 00:10:00 +07  add" in inspect  # the history line too
     assert "2026-11-30T17:10:00" in run("memory", "inspect", "1", "--json").output  # JSON stays UTC
-    expire = run("memory", "expire", "1", "until friday")
-    assert expire.output.strip() == "#1 expires 2026-12-04 23:59 +07"
+    expire = run("memory", "expire", "1", "until friday")  # the CLI runs on the real clock
+    today = datetime.now(ZoneInfo(HCM)).date()
+    friday = today + timedelta(days=(4 - today.weekday()) % 7)  # today when it is Friday in Hồ Chí Minh City
+    assert expire.output.strip() == f"#1 expires {friday.isoformat()} 23:59 +07"
 
 
 async def test_console_shows_times_on_the_owners_clock(tmp_path):

@@ -86,12 +86,20 @@ class Bindings:
 
 @uses_store
 def bindings(store: MemoryStore) -> Bindings:
-    """Sorted distinct non-empty user, channel and project values of approved memories."""
-    def distinct(column) -> list[str]:
-        q = (Memory.select(column).distinct()
-             .where((Memory.status == "approved") & column.is_null(False)).order_by(column).tuples())
-        return [v for (v,) in cast("Iterable[tuple[str]]", q)]
-    return Bindings(distinct(Memory.user), distinct(Memory.channel), distinct(Memory.project))
+    """Sorted distinct non-empty user, channel and project values of approved memories.
+
+    One ``DISTINCT`` scan of the approved rows' three columns (a scan per column cost a Context view's first
+    switch 0.24 s at 100,000 memories)."""
+    q = (Memory.select(Memory.user, Memory.channel, Memory.project).distinct()
+         .where(Memory.status == "approved").tuples())
+    users: set[str] = set()
+    channels: set[str] = set()
+    projects: set[str] = set()
+    for user, channel, project in cast("Iterable[tuple[str | None, str | None, str | None]]", q):
+        for found, value in ((users, user), (channels, channel), (projects, project)):
+            if value is not None:
+                found.add(value)
+    return Bindings(sorted(users), sorted(channels), sorted(projects))
 
 
 @dataclass(frozen=True)

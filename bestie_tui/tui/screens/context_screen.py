@@ -146,7 +146,13 @@ class ContextScreen(BestieScreen):
         """``(selector, values, prompt)`` of the user, channel and project choices in the store."""
         from bestie_tui.retrieval.governance import bindings
 
-        found = bindings(self.store)
+        mark = self._change_mark()
+        cached = self.__dict__.get("_choice_cache")
+        if cached is not None and mark is not None and cached[0] == mark:
+            found = cached[1]  # composed a moment ago and nothing written since: the first load
+        else:
+            found = bindings(self.store)
+            self._choice_cache = (mark, found)
         return [("#context-user", list(found.users), "no user"),
                 ("#context-channel", list(found.channels), "no channel"),
                 ("#context-project", list(found.projects), "no project")]
