@@ -78,12 +78,7 @@ def find_related(store: MemoryStore, text: str, user: str | None, *, exclude_id:
             ids[m.id] = None
     words = sorted(attribute_words(read(text)))
     if words:
-        match = None
-        for w in words[:40]:
-            term = Memory.terms.contains(f" {w} ")
-            match = term if match is None else (match | term)
-        found = Memory.select(Memory.id).where(condition & match).order_by(Memory.id.desc()).limit(BY_ATTRIBUTE)
-        for (mid,) in cast("Iterable[tuple[int]]", found.tuples()):
+        for mid in store.newest_with_terms(words[:40], user=user, limit=BY_ATTRIBUTE, exclude_id=exclude_id):
             ids[mid] = None
     newest = Memory.select(Memory.id).where(condition).order_by(Memory.id.desc()).limit(NEWEST)
     for (mid,) in cast("Iterable[tuple[int]]", newest.tuples()):

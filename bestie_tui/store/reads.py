@@ -107,34 +107,57 @@ class StoreReads:
 
         The approved set's term sets are prepared once per state of the event log (and count of
         memories) and user, then reused: the Pending view asks once per proposal."""
+        prepared = self._approved_terms(user)
+        without = prepared.left_out(self.clock(), exclude_id)
+        ranked: builtins.list[tuple[int, float]] = prepared.sets.rank(text, k, without)
+        rows_by_id = {r.id: r for r in Memory.select().where(Memory.id.in_([i for i, _ in ranked]))}
+        return [(to_record(rows_by_id[i]), score) for i, score in ranked if i in rows_by_id]
+
+    def newest_with_terms(self, words: Iterable[str], *, user: str | None, limit: int,
+                          exclude_id: int | None = None) -> builtins.list[int]:
+        """Ids of the newest (highest id first) active approved memories bound to exactly ``user``
+        (``None``: bound to no user) whose search terms (``Memory.terms``) include any of ``words``;
+        at most ``limit``. What ``terms LIKE '% w %'`` finds, from the term sets ``similar`` prepares,
+        so a lookup costs the matches instead of a scan of every row (about 0.3 s at 100,000)."""
+        prepared = self._approved_terms(user)
+        without = prepared.left_out(self.clock(), exclude_id)
+        holders = prepared.holders()
+        found = sorted({n for w in words for n in holders.get(w, ())}, reverse=True)
+        out: builtins.list[int] = []
+        for n in found:
+            if n in without or (n in prepared.unbound) != (user is None):
+                continue
+            out.append(prepared.sets.items[n])
+            if len(out) >= limit:
+                break
+        return out
+
+    def _approved_terms(self, user: str | None) -> _ApprovedTerms:
+        """The approved, not superseded memories of ``user`` and of no user, prepared for term
+        lookups; cached per user for one state of the event log (and count of memories) at a time."""
         from bestie_tui.text.similarity import TermSets
 
-        now = self.clock()
         low, high = cast("tuple[int | None, int | None]", Event.select(fn.MIN(Event.id), fn.MAX(Event.id)).tuples().get())
-        key = (low, high, Memory.select().count(), user)
-        cache: dict[tuple, tuple[TermSets, list[tuple[int, datetime]], dict[int, int]]] = \
-            self.__dict__.setdefault("_similar_sets", {})
-        prepared = cache.get(key)
+        state = (low, high, Memory.select().count())
+        cache: dict[tuple, _ApprovedTerms] = self.__dict__.setdefault("_similar_sets", {})
+        prepared = cache.get((*state, user))
         if prepared is None:
-            q = Memory.select(Memory.id, Memory.terms, Memory.expires_at).where(
+            q = Memory.select(Memory.id, Memory.terms, Memory.expires_at, Memory.user).where(
                 (Memory.status == "approved") & Memory.superseded_by.is_null())
             if user is not None:
                 q = q.where((Memory.user == user) | Memory.user.is_null())
-            rows = cast("list[tuple[int, str, datetime | None]]", list(q.order_by(Memory.id).tuples()))
+            rows = cast("list[tuple[int, str, datetime | None, str | None]]", list(q.order_by(Memory.id).tuples()))
             # positions of the rows that may expire, and of every id: a lookup leaves out a few, not
             # a pass over 100,000 rows per proposal
-            prepared = (TermSets([(i, terms) for i, terms, _ in rows]),
-                        [(n, exp) for n, (_, _, exp) in enumerate(rows) if exp is not None],
-                        {i: n for n, (i, _, _) in enumerate(rows)})
-            cache.clear()  # one state at a time: an older one will not come back
-            cache[key] = prepared
-        sets, expiring, position = prepared
-        without = {n for n, exp in expiring if exp <= now}
-        if exclude_id in position:
-            without.add(position[exclude_id])
-        ranked: builtins.list[tuple[int, float]] = sets.rank(text, k, without)
-        rows_by_id = {r.id: r for r in Memory.select().where(Memory.id.in_([i for i, _ in ranked]))}
-        return [(to_record(rows_by_id[i]), score) for i, score in ranked if i in rows_by_id]
+            prepared = _ApprovedTerms(TermSets([(i, terms) for i, terms, _, _ in rows]),
+                                      [(n, exp) for n, (_, _, exp, _) in enumerate(rows) if exp is not None],
+                                      {i: n for n, (i, _, _, _) in enumerate(rows)},
+                                      frozenset(n for n, (_, _, _, u) in enumerate(rows) if u is None),
+                                      [terms for _, terms, _, _ in rows])
+            if any(key[:3] != state for key in cache):
+                cache.clear()  # one state of the log at a time: an older one will not come back
+            cache[(*state, user)] = prepared
+        return prepared
 
     def tier_counts(self) -> dict[str, int]:
         """``{"core": n, "working": n, "archive": n, "pending": n}`` as the console shows them."""
@@ -189,3 +212,35 @@ class StoreReads:
             )
             for e in q
         ]
+
+
+class _ApprovedTerms:
+    """Approved memories' term sets in id order (``TermSets``; a position is an index into it), the
+    positions of those that may expire, each id's position, the positions bound to no user, and
+    (built on first use) every term's positions, stop words included."""
+
+    def __init__(self, sets: Any, expiring: builtins.list[tuple[int, datetime]], position: dict[int, int],
+                 unbound: frozenset[int], terms: builtins.list[str]) -> None:
+        self.sets = sets
+        self.expiring = expiring
+        self.position = position
+        self.unbound = unbound
+        self._terms: builtins.list[str] | None = terms
+        self._holders: dict[str, builtins.list[int]] | None = None
+
+    def left_out(self, now: datetime, exclude_id: int | None) -> set[int]:
+        """Positions of the expired memories and of ``exclude_id``."""
+        without = {n for n, exp in self.expiring if exp <= now}
+        if exclude_id in self.position:
+            without.add(self.position[exclude_id])
+        return without
+
+    def holders(self) -> dict[str, builtins.list[int]]:
+        """Term → positions of the memories whose terms hold it (``TermSets`` drops stop words)."""
+        if self._holders is None:
+            holders: dict[str, builtins.list[int]] = {}
+            for n, terms in enumerate(self._terms or ()):
+                for t in set(terms.split()):
+                    holders.setdefault(t, []).append(n)
+            self._holders, self._terms = holders, None
+        return self._holders
