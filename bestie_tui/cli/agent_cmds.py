@@ -9,18 +9,21 @@ import click
 from bestie_tui.store.models import ROLES
 from bestie_tui.text.words import printable
 
-from .common import MEMORY_ID, AppContext, db_option, json_option, memory, pass_app
+from .common import MEMORY_ID, AppContext, db_option, json_option, memory, owner_user, pass_app
 from .render import emit_json
 
 
-def _binding(*names: str):
-    """``--user`` (required) and the given ones of ``--channel``, ``--project``, ``--session``."""
+def _binding(*names: str, user_required: bool = True):
+    """``--user`` (required unless ``user_required`` is false: then the ``owner.user`` setting is the
+    default) and the given ones of ``--channel``, ``--project``, ``--session``."""
     helps = {"channel": "Channel of the conversation (e.g. telegram:42).",
              "project": "Project the conversation is about.", "session": "Session (conversation) id."}
 
     def wrap(func):
         for name in reversed(names):
             func = click.option(f"--{name}", help=helps[name])(func)
+        if not user_required:
+            return click.option("--user", help="The request's user; default: the owner.user setting.")(func)
         return click.option("--user", required=True, help="The user the turn belongs to.")(func)
     return wrap
 
@@ -64,7 +67,7 @@ def propose_turn_cmd(app: AppContext, text, user, channel, project, session, as_
 
 @memory.command("recall")
 @click.argument("query")
-@_binding("channel", "project", "session")
+@_binding("channel", "project", "session", user_required=False)
 @click.option("--budget", type=click.IntRange(0), default=None, help="Token budget of the block (default 600).")
 @json_option
 @pass_app
@@ -74,6 +77,7 @@ def recall_cmd(app: AppContext, query, user, channel, project, session, budget, 
     from bestie_tui.agent.turns import recall
 
     store = app.store()
+    user = user or owner_user(store)
     result = recall(store, query, user=user, channel=channel, project=project, token_budget=budget,
                     session=session)
     hidden = {} if result.history else _turns_in_other_channels(store, query, user, channel)

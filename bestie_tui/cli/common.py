@@ -51,6 +51,15 @@ class AppContext:
             self._store = None
 
 
+def owner_user(store) -> str:
+    """The ``owner.user`` setting: a request's user when its ``--user`` is left out. Raises a click
+    usage error (exit 2) when the setting is not set."""
+    user = store.get_setting("owner.user")
+    if user is None:
+        raise click.UsageError("Missing option '--user' (or set it once: bestie memory config owner.user NAME)")
+    return user
+
+
 #: A usage error shows at most this many characters of any one argument it quotes.
 USAGE_ARG_CHARS = 24
 

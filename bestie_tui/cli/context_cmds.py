@@ -121,8 +121,8 @@ def _artifact_specs(ctx, param, values):
 def context() -> None:
     """Compress a conversation, build a prompt pack (or the Engineer's), estimate tokens, show settings.
 
-    Not to be confused with ``bestie memory context QUERY``: that previews only the memory block one
-    request would get (which memories, their scores, what was left out). ``bestie context`` works on
+    Not to be confused with 'bestie memory context QUERY': that previews only the memory block one
+    request would get (which memories, their scores, what was left out). 'bestie context' works on
     the whole conversation: history compressed to a token budget, with the memory block inside the pack."""
 
 
@@ -354,7 +354,7 @@ def settings_cmd(app, as_json) -> None:
 @json_option
 def estimate(text, source, as_messages, token_mode, as_json) -> None:
     """Estimate tokens of TEXT (or a file, or stdin) in chars4 and tiktoken_cl100k. TEXT goes after
-    ``--``: bestie context estimate -- "some text".
+    --: bestie context estimate -- "some text".
 
     Without --token-mode both are shown; tiktoken_cl100k needs the extra bestie-tui[tokens].
     """

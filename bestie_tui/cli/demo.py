@@ -108,6 +108,7 @@ def _at(store: MemoryStore, when: datetime) -> None:
 
 
 def _populate(store: MemoryStore, now: datetime) -> None:
+    store.set_setting("owner.user", USER)  # the demo's owner: memory context, recall need no --user
     for i, (kind, text, scope, layer, extra) in enumerate(APPROVED):
         extra = dict(extra)
         expired = extra.pop("expired", False)

@@ -190,7 +190,7 @@ def _run_plan(store, plan, dry_run: bool, do_apply: bool, yes: bool, as_json: bo
 def cleanup(app, dry_run, do_apply, yes, fingerprint, confirm_count, as_json, accept, skip, texts, user) -> None:
     """Merge duplicates, archive stale/expired records, purge old forgotten ones (diff first).
 
-    Operations are named by the key the dry run shows (``merge:1,2,3``, ``supersede:4>7``; quote it
+    Operations are named by the key the dry run shows ('merge:1,2,3', 'supersede:4>7'; quote it
     in the shell). A plain number is a position in the plan, which shifts when memories change, so
     with --apply it needs --plan FP, the fingerprint of the plan the dry run showed."""
     from bestie_tui.hygiene.plan_apply import check_merged_text

@@ -143,12 +143,17 @@ def _binding_options(func):
 
 
 def _kind(_ctx, _param, value: str) -> str:
-    from bestie_tui.store.support import known_kind
+    from bestie_tui.errors import InvalidValueError
+    from bestie_tui.store.support import KNOWN_KINDS, known_kind
+
+    from .common import shortened
 
     try:
         return known_kind(value)
-    except Exception as exc:  # InvalidValueError: a usage error, with the list
-        raise click.BadParameter(str(exc)) from None
+    except InvalidValueError:  # a usage error, with the whole list (only the typed value is shortened)
+        error = click.BadParameter(f"unknown memory kind {shortened(repr(value))}; use one of {', '.join(KNOWN_KINDS)}")
+        error._bestie_clean = True  # type: ignore[attr-defined]
+        raise error from None
 
 
 def _complete_kind(_ctx, _param, incomplete: str):

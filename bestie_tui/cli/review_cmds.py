@@ -121,7 +121,7 @@ def _all_pending(store, memory_ids: tuple[int, ...]) -> list[int]:
 @pass_app
 def approve(app, memory_ids, text, keep_old) -> None:
     """Approve pending proposals. A proposal that corrects an approved memory supersedes it in the
-    same undo step (``--keep-old`` keeps it active)."""
+    same undo step ('--keep-old' keeps it active)."""
     from bestie_tui.store.corrections import find_related, replaced
 
     if text is not None and len(memory_ids) > 1:
@@ -145,7 +145,7 @@ def approve(app, memory_ids, text, keep_old) -> None:
 def compare(app, first, second, as_json) -> None:
     """How two memories relate: duplicate, correction, contradiction, event_vs_state or compatible.
 
-    Each argument is a memory id (``12`` or ``#12``) or a text in quotes. With two ids the older
+    Each argument is a memory id ('12' or '#12') or a text in quotes. With two ids the older
     record is the older statement; otherwise the first argument is the older one.
     """
     from bestie_tui.facts.relations import relate

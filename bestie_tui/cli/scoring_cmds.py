@@ -7,7 +7,7 @@ import click
 
 from bestie_tui.text.words import printable
 
-from .common import BestieGroup, json_option, memory, pass_app
+from .common import BestieGroup, json_option, memory, owner_user, pass_app
 from .render import emit_json, kv
 
 
@@ -44,14 +44,12 @@ def context(app, query, user, channel, project, token_budget, governance, record
     """Preview the memory block a request would get, with each record's score parts and what was
     left out (budget, low relevance, scope, state). A preview does not count as an access.
 
-    Only the memory block: ``bestie context pack`` builds the whole prompt context (the compressed
+    Only the memory block: 'bestie context pack' builds the whole prompt context (the compressed
     conversation history with this block inside it)."""
     from bestie_tui.retrieval.assembly import build_context
 
     if user is None:
-        user = app.store().get_setting("owner.user")
-        if user is None:
-            raise click.UsageError("Missing option '--user' (or set it once: bestie memory config owner.user NAME)")
+        user = owner_user(app.store())
     pack = build_context(app.store(), query, user, channel, project, token_budget,
                          governance=governance, record_access=record_access)
     if as_json:

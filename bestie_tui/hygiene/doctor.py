@@ -315,13 +315,17 @@ def _missing_metadata(store, records: list[MemoryRecord]) -> list[Finding]:
         out.append(Finding(to_record(row), f"missing superseded_by target #{row.superseded_by}"))
     for m in records:
         missing = []
-        if m.kind.strip().lower() in GENERIC_KINDS:
+        kind = m.kind.strip().lower()
+        if not kind:
             missing.append("kind")
-        elif m.kind != m.kind.strip().lower():
-            missing.append("kind not normalised")
         if not m.source:
             missing.append("source")
         problems = ["missing " + ", ".join(missing)] if missing else []
+        if kind in GENERIC_KINDS - {""}:
+            # a known kind, but one that says nothing of what the memory is: cleanup protects by kind
+            problems.append(f"generic kind {kind!r}: a specific one (fact, preference, decision…) guides cleanup")
+        elif kind and m.kind != kind:
+            problems.append("kind not normalised")
         if m.last_accessed_at is not None and m.last_accessed_at < m.created_at:
             problems.append("last_accessed_at before created_at")
         if problems:

@@ -85,7 +85,8 @@ def _preselect_archive(op: Operation, m: MemoryRecord, *, also_stale: bool, low_
     kind = (m.kind or "").strip().lower()
     if kind in PROTECTED_KINDS:
         op.selected = False
-        op.reason += f" — not selected: a {kind.replace('_', ' ')} is kept unless you choose"
+        named = kind.replace("_", " ")
+        op.reason += f" — not selected: {'an' if named[:1] in 'aeiou' else 'a'} {named} is kept unless you choose"
     elif not (also_stale or m.stale or m.id in low_value):
         op.selected = False
         op.reason += " — not selected: unused only (turn it on to archive)"

@@ -415,14 +415,20 @@ class StoreWrites:
             row.layer = back_layer
         return self._mutate(memory_id, "restore", actor, apply)
 
-    @staticmethod
-    def restore_message(before: MemoryRecord, after: MemoryRecord) -> str:
-        """What a restore did, in the owner's words, by the state it started from."""
+    def restore_message(self, before: MemoryRecord, after: MemoryRecord) -> str:
+        """What a restore did, in the owner's words, by the state it started from. A superseded memory
+        brought back beside the memory that replaced it says so: both now reach prompts."""
         if before.status == "rejected":
             return f"#{after.id} is pending again: review it in Pending"
         was = "forgotten" if before.status == "forgotten" else (
             "superseded" if before.superseded_by is not None else "archived")
-        return f"Restored #{after.id} ({was}) to {after.layer}"
+        out = f"Restored #{after.id} ({was}) to {after.layer}"
+        newer = before.superseded_by
+        if newer is not None and Memory.select().where(
+                (Memory.id == newer) & (Memory.status == "approved") & Memory.superseded_by.is_null()).exists():
+            out += (f"; #{newer}, which replaced it, is still active: both reach prompts until you forget or "
+                    f"supersede one")
+        return out
 
     def undo(self, *, actor: str = "owner", of: tuple[str, ...] | None = None, any_actor: bool = False,
              session: str | None = None) -> UndoResult:

@@ -103,6 +103,8 @@ def ago(value: datetime | None, now: datetime) -> str:
         return "-"
     seconds = (now - value).total_seconds()
     ahead, seconds = seconds < 0, abs(seconds)
+    if ahead:  # a TTL of "2w" set a moment ago is 2 weeks ahead, not 13 days and 23 h
+        seconds += 60
     minutes, hours, days = seconds / 60, seconds / 3600, seconds / 86400
     if minutes < 1:
         return "just now"
