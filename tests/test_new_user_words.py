@@ -94,3 +94,12 @@ def test_a_protected_identity_reads_with_an(store, clock):
     clock.advance(timedelta(days=400).total_seconds())
     [op] = [o for o in build_cleanup_plan(store).operations if o.action == "archive" and o.records[0].id == me.id]
     assert not op.selected and "not selected: an identity is kept" in op.reason
+
+
+def test_add_without_user_binds_to_the_owner_once_named(run, store):
+    assert run("memory", "add", "fact", "--", "Owns a blue bicycle").exit_code == 0
+    assert run("memory", "config", "owner.user", "linh").exit_code == 0
+    assert run("memory", "add", "fact", "--", "Owns a red bicycle").exit_code == 0
+    assert run("memory", "add", "fact", "--user", "bao", "--", "Owns a green bicycle").exit_code == 0
+    users = {m.text: m.user for m in Memory.select()}
+    assert users == {"Owns a blue bicycle": None, "Owns a red bicycle": "linh", "Owns a green bicycle": "bao"}

@@ -183,7 +183,10 @@ def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl
     reinforces it, or brings it back if it had expired, been superseded, forgotten or rejected.
 
     Put the text after -- (bestie memory add fact -- TEXT) so a text starting with '-' is not
-    taken for an option."""
+    taken for an option. Without --user it is bound to the owner.user setting when that is set (as
+    the console's n does), else to no user (the owner's general memories)."""
+    if user is None:
+        user = app.store().get_setting("owner.user")
     r = app.store().add_result(kind, text, user=user, channel=channel, project=project, session=session,
                                scope=scope, ttl=ttl, pinned=pin, confidence=confidence, about=about,
                                allow_secret=allow_secret, keep_venting=keep_venting)
