@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -33,6 +34,14 @@ def warm_imports() -> None:
     from ..hygiene import doctor  # noqa: F401
 
 
+#: The key Textual 8 reports for ESC followed by each digit 1–7 (``textual._ansi_sequences`` maps
+#: ``"\x1b2"`` to ``"™"``, key ``trade_mark_sign``): what alt+digit is in tmux and most terminals,
+#: and what option+digit types on macOS. These characters switch views even inside a text box
+#: (``BestieApp.on_event``), so typing one there needs a paste.
+ESC_DIGIT_KEYS = {"1": "inverted_exclamation_mark", "2": "trade_mark_sign", "3": "pound_sign", "4": "cent_sign",
+                  "5": "infinity", "6": "section_sign", "7": "pilcrow_sign"}
+
+
 class BestieApp(App[None]):
     """Keyboard-driven review of what the assistant remembers.
 
@@ -56,6 +65,8 @@ class BestieApp(App[None]):
     }
     #: number key → mode, in tab order.
     MODE_KEYS = {"1": "tiers", "2": "pending", "3": "context", "4": "doctor", "5": "cleanup", "6": "messages", "7": "health"}
+    #: the key Textual reads for ESC+digit (alt+digit in tmux, option+digit on macOS) → mode.
+    ESC_DIGIT_MODES = {ESC_DIGIT_KEYS[key]: mode for key, mode in MODE_KEYS.items()}
     BINDINGS = [
         Binding("1", "switch_mode('tiers')", "Tiers", id="view.tiers"),
         Binding("2", "switch_mode('pending')", "Pending", id="view.pending"),
@@ -66,8 +77,13 @@ class BestieApp(App[None]):
         Binding("7", "switch_mode('health')", "Health", id="view.health"),
         Binding("question_mark,f1", "help", "Help (also F1)", key_display="?", id="app.help", show=False),
         Binding("q", "quit", "Quit", id="app.quit", show=False),
-        # The same from inside a text box (where digits and q are typed): alt+1…alt+7, ctrl+q.
-        *[Binding(f"alt+{key}", f"switch_mode('{mode}')", f"{mode.title()} (also from a text box)",
+        # The same from inside a text box (where digits and q are typed): alt+1…alt+7, ctrl+q. Most
+        # terminals (tmux, xterm, macOS "option as meta") send alt+digit as ESC then the digit, which
+        # Textual reads as the character macOS types for option+digit (ESC_DIGIT_KEYS); a terminal
+        # speaking the kitty keyboard protocol sends alt+1 itself. Both are bound; inside a text box
+        # on_event catches the character before the box types it.
+        *[Binding(f"alt+{key},{ESC_DIGIT_KEYS[key]}", f"switch_mode('{mode}')",
+                  f"{mode.title()} (also from a text box)", key_display=f"alt+{key}",
                   id=f"view.{mode}.alt", show=False, priority=True)
           for key, mode in MODE_KEYS.items()],
         Binding("ctrl+q", "quit", "Quit (also from a text box)", id="app.quit.anywhere", show=False, priority=True),
@@ -82,6 +98,19 @@ class BestieApp(App[None]):
         self.start_mode = start_mode
         self._data_version = None
         self._status_cache: tuple[tuple[int, int], Any] | None = None
+
+    async def on_event(self, event: events.Event) -> None:
+        # A text box takes every printable key before any binding sees it (Textual drops the keys an
+        # Input would type from the binding chain, priority bindings too), and ESC+digit arrives as a
+        # printable character: switch here, before the key is forwarded to the focused widget.
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            mode = self.ESC_DIGIT_MODES.get(event.key)
+            if mode is not None:
+                event.stop()
+                self.app_focus = True
+                await self.run_action(f"switch_mode('{mode}')")
+                return
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         from .preferences import load

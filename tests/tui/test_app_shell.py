@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual import events
 
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.help_screen import HelpScreen
@@ -135,3 +136,49 @@ async def test_a_view_first_opened_after_a_theme_change_is_drawn_in_that_theme(s
         await pilot.press("6")  # opened before the change: restyled when shown again
         await pilot.pause()
         assert app.screen.query_one("#messages-table").styles.background == dark
+
+
+def esc_digit_key(digit: str) -> str:
+    """The key Textual reports when the terminal sends ESC then ``digit``: what alt+digit is in
+    tmux and most terminals (and option+digit types on macOS), read by Textual's own parser."""
+    from textual._xterm_parser import XTermParser
+
+    [event] = [e for e in XTermParser().feed("\x1b" + digit) if isinstance(e, events.Key)]
+    return event.key
+
+
+async def test_alt_digit_as_the_terminal_sends_it_switches_views_even_from_a_text_box(store):
+    from textual.widgets import Input
+
+    store.add("note", "Something")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        # Tiers: the filter box is open with text in it; ESC 4 (tmux's M-4) goes to Doctor, types nothing
+        await pilot.press("slash", *"some")
+        box = app.screen.query_one("#tiers-filter", Input)
+        assert app.focused is box
+        await pilot.press(esc_digit_key("4"))
+        await pilot.pause()
+        assert app.current_mode == "doctor"
+        assert box.value == "some"
+        # Context starts in its query box: ESC 2 goes to Pending, the query keeps what was typed
+        await pilot.press("3", *"tea")
+        await pilot.pause()
+        query = app.screen.query_one("#context-query", Input)
+        assert app.focused is query
+        await pilot.press(esc_digit_key("2"))
+        await pilot.pause()
+        assert app.current_mode == "pending"
+        assert query.value == "tea"
+        # every digit, from inside the Context box and from outside any box
+        for digit, mode in app.MODE_KEYS.items():
+            await pilot.press("3")
+            await pilot.pause()
+            assert isinstance(app.focused, Input)
+            await pilot.press(esc_digit_key(digit))
+            await pilot.pause()
+            assert app.current_mode == mode, f"ESC {digit} did not switch from the Context box"
+            await pilot.press(esc_digit_key("1" if digit != "1" else "7"))
+            await pilot.pause()
+            assert app.current_mode == ("tiers" if digit != "1" else "health"), f"ESC from {mode}"

@@ -89,7 +89,7 @@ class ContextScreen(BestieScreen):
 
     VIEW_TITLE = "Context"
     # Typing a request is what the view is for: the cursor starts in the query box. Inside it, keys
-    # are text (digits included); esc leaves it (then 1–7, q, ? work), alt+1…7 and ctrl+q work anyway.
+    # are text (digits included); esc leaves it (then 1–7, q, ? work), alt+1…7 (ESC+digit) and ctrl+q work anyway.
     AUTO_FOCUS = "#context-query"
     BINDINGS = [
         Binding("slash", "focus_query", "Query", id="context.query"),
