@@ -286,6 +286,8 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
         if v.is_word and v.key not in _DETERMINERS and v.key not in en.FUNCTION and not v.words[:1].isdigit() \
                 and v.words not in _MONTHS_DAYS:
             words.append(v.key)
+        elif words and v.words.isdigit():
+            words.append(v.words)  # which one: "room 12", "item number 40" (not room 14, not item 1)
         j += 1
     if j < len(us) and us[j].key == "'s":
         possessed, k = _take_possessed(us, j + 1)
