@@ -344,3 +344,41 @@ async def test_n_adds_a_memory_through_the_write_gate_from_an_empty_database(sto
         await pilot.pause()
         assert store.count() == 1
         assert not isinstance(app.screen, AddMemoryModal)
+
+
+
+async def keys_in_one_read(pilot, *keys: str) -> None:
+    """Send ``keys`` as a terminal does when they arrive in one read: every key event is queued
+    before the app handles the first (``pilot.press`` waits for the app between keys)."""
+    from textual import events
+
+    for key in keys:
+        pilot.app._driver.send_message(events.Key(key, key))
+    await pilot.pause()
+
+
+async def test_a_key_right_after_a_tier_key_acts_on_the_tier_it_switched_to(store):
+    working = store.add("preference", "User drinks tea in the morning", scope="project")
+    archived = store.add("preference", "User drank coffee once", scope="project")
+    store.forget(archived.id)
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        assert listing(app).highlighted.id == archived.id
+        # w then p: p pins the Working row, not the Archive row still drawn when p arrived
+        await pilot.press("w", "p")
+        await pilot.pause()
+        assert store.get(working.id).pinned is True
+        assert store.get(archived.id).pinned is False
+        await keys_in_one_read(pilot, "a", "p", "w", "p")
+        assert store.get(archived.id).pinned is True  # a then p: the Archive row
+        assert store.get(working.id).pinned is False  # w then p: unpinned again
+        # w then r asks to restore the working memory (refused: it is active), not the archived one
+        await keys_in_one_read(pilot, "a", "w", "r")
+        assert store.get(archived.id).status == "forgotten"
+        assert tiers(app).tier == "working"
+        # a then r restores the archived memory
+        await keys_in_one_read(pilot, "a", "r")
+        assert store.get(archived.id).status != "forgotten"

@@ -178,7 +178,12 @@ class TiersScreen(BestieScreen):
         return True
 
     def action_show_tier(self, tier: str) -> None:
-        self.query_one(Tabs).active = tier
+        # The list changes now, not when the tab's TabActivated message arrives: a key already queued
+        # behind this one (w then p in one read from the terminal) acts on the tier it switched to.
+        if tier != self.tier:
+            self.tier = tier
+            self._load_list()
+        self.query_one(Tabs).active = tier  # its TabActivated then finds self.tier already set
 
     def action_cycle_tier(self, step: int) -> None:
         self.action_show_tier(LAYERS[(LAYERS.index(self.tier) + step) % len(LAYERS)])
