@@ -337,13 +337,54 @@ async def test_n_adds_a_memory_through_the_write_gate_from_an_empty_database(sto
         assert (m.text, m.kind, m.scope, m.layer, m.status, m.user) == (
             "Deploys go out on Tuesdays", "decision", "core", "core", "approved", "linh")
         assert m.expires_at is not None
-        # the write gate still decides: a secret is refused with one line, nothing written
+        # the write gate still decides: a secret is refused in the form, which keeps it; nothing written
         await pilot.press("n")
         await pilot.pause()
-        await pilot.press(*"my api key is sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD", "enter")
+        secret = "my api key is sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+        await pilot.press(*secret, "enter")
         await pilot.pause()
         assert store.count() == 1
+        assert isinstance(app.screen, AddMemoryModal)
+        assert app.screen.query_one("#add-text").value == secret
+        assert "secret" in screen_text(app).lower()
+        await pilot.press("escape")
+        await pilot.pause()
         assert not isinstance(app.screen, AddMemoryModal)
+        assert store.count() == 1
+
+
+async def test_a_bad_ttl_keeps_the_add_form_open_as_typed(store):
+    from textual.widgets import Select
+
+    from bestie_tui.tui.screens.add_memory_modal import AddMemoryModal
+
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, AddMemoryModal)
+        await pilot.press(*"Standup moves to 10am")
+        form.query_one("#add-kind", Select).value = "decision"
+        form.query_one("#add-scope", Select).value = "session"
+        form.query_one("#add-ttl").focus()
+        await pilot.press(*"soonish", "enter")
+        await pilot.pause()
+        # still open, everything as typed, the reason in the form; nothing written
+        assert app.screen is form
+        assert form.query_one("#add-text").value == "Standup moves to 10am"
+        assert form.query_one("#add-kind", Select).value == "decision"
+        assert form.query_one("#add-scope", Select).value == "session"
+        assert form.query_one("#add-ttl").value == "soonish"
+        assert "cannot read TTL 'soonish'" in screen_text(app)
+        assert store.count() == 0
+        # a TTL it reads: added with what was typed before
+        await pilot.press(*["backspace"] * 7, *"2w", "enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, AddMemoryModal)
+        [m] = store.list()
+        assert (m.text, m.kind, m.scope, m.expires_at is not None) == ("Standup moves to 10am", "decision", "session", True)
 
 
 

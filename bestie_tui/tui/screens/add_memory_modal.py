@@ -1,9 +1,11 @@
 """``AddMemoryModal``: the owner writes a memory from the console — text, kind (from the known
-kinds), scope and an optional TTL. Dismisses with a dict of ``store.add_result`` arguments, or
-``None`` if cancelled; the caller writes it through the write gate."""
+kinds), scope and an optional TTL. The caller's ``save`` writes it through the write gate; a
+refusal (a bad TTL, a secret, the core cap) is shown in the form, which stays open with what was
+typed. Dismisses with what ``save`` returned, or ``None`` if cancelled."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -16,15 +18,27 @@ from textual.widgets import Button, Input, Select, Static
 from bestie_tui.store.models import SCOPES
 from bestie_tui.store.support import KNOWN_KINDS
 
+from ..display import data
 
-class AddMemoryModal(ModalScreen[dict[str, Any] | None]):
+
+class AddMemoryModal(ModalScreen[Any]):
     """Text first (the cursor starts there); tab moves to kind, scope and TTL; enter or ctrl+s adds,
-    esc cancels. A TTL is a duration such as ``7d`` or ``2w``; empty means no expiry."""
+    esc cancels. A TTL is a duration such as ``7d`` or ``2w``; empty means no expiry.
+
+    Args:
+        save: called with ``{"text", "kind", "scope", "ttl"}`` (the ``store.add_result`` arguments);
+            a ``BestieError`` it raises is shown in the form, which stays open as typed. Without
+            it the form dismisses with that dict.
+    """
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Add", id="add.save"),
         Binding("escape", "cancel", "Cancel", id="add.cancel"),
     ]
+
+    def __init__(self, save: Callable[[dict[str, Any]], Any] | None = None) -> None:
+        super().__init__()
+        self.save = save
 
     def compose(self) -> ComposeResult:
         with Vertical(id="add-dialog", classes="dialog"):
@@ -60,8 +74,19 @@ class AddMemoryModal(ModalScreen[dict[str, Any] | None]):
             self.query_one("#add-text", Input).focus()
             return
         ttl = self.query_one("#add-ttl", Input).value.strip() or None
-        self.dismiss({"text": text, "kind": self.query_one("#add-kind", Select).value,
-                      "scope": self.query_one("#add-scope", Select).value, "ttl": ttl})
+        values = {"text": text, "kind": self.query_one("#add-kind", Select).value,
+                  "scope": self.query_one("#add-scope", Select).value, "ttl": ttl}
+        if self.save is None:
+            self.dismiss(values)
+            return
+        from bestie_tui.errors import BestieError
+
+        try:
+            result = self.save(values)
+        except BestieError as exc:  # the write gate's refusal, a bad TTL: shown here, nothing written
+            self.query_one("#add-error", Static).update(data(exc, style="bold"))
+            return
+        self.dismiss(result)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -224,21 +224,20 @@ class TiersScreen(BestieScreen):
     def action_new_memory(self) -> None:
         from .add_memory_modal import AddMemoryModal
 
-        def added(values: dict | None) -> None:
-            if not values:
-                return
-            try:
-                owner = self.store.user or self.store.get_setting("owner.user")  # a bound console: its user
-                result = self.store.add_result(values["kind"], values["text"], scope=values["scope"],
-                                               ttl=values["ttl"], user=owner)
-            except BestieError as exc:  # the write gate's refusal, a bad TTL: one line, nothing written
-                self.notify(str(exc), severity="error", markup=False)
+        def save(values: dict):
+            # Raises BestieError (a bad TTL, the write gate's refusal): the form shows it and stays open.
+            owner = self.store.user or self.store.get_setting("owner.user")  # a bound console: its user
+            return self.store.add_result(values["kind"], values["text"], scope=values["scope"],
+                                         ttl=values["ttl"], user=owner)
+
+        def added(result) -> None:
+            if result is None:
                 return
             self.notify(result.message, markup=False)
             self.changed()
             self.call_after_refresh(self._show_added, result.memory.id)
 
-        self.app.push_screen(AddMemoryModal(), added)
+        self.app.push_screen(AddMemoryModal(save=save), added)
 
     def _show_added(self, memory_id: int) -> None:
         select = getattr(self, "select_memory", None)
