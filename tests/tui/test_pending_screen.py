@@ -348,3 +348,50 @@ async def test_the_card_shows_every_binding(store):
     meta = proposal_meta(record).plain
     for name, value in (("user", "linh"), ("channel", "telegram:7"), ("project", "song-hong"), ("session", "s-42")):
         assert any(line.split() == [name, value] for line in meta.splitlines()), name
+
+
+
+async def test_the_card_shows_every_binding_at_every_size_and_cuts_text_with_an_ellipsis(store):
+    import re
+
+    old = store.add("identity", "User lives in Hanoi in the Old Quarter near Hoan Kiem lake with a cat named Mochi.",
+                    user="linh")
+    store.clock.advance(60)
+    long_text = ("The owner said that for the dispatch repository the team prefers tabs over spaces, except in "
+                 "YAML files where two spaces are required by the linter, as agreed at the November retro. ") * 3
+    where = {"user": "linh", "session": "s-42", "channel": "telegram:7", "project": "song-hong", "scope": "session"}
+    store.propose(long_text.strip(), "preference", **where)
+    store.clock.advance(60)
+    store.propose("I moved from Hanoi to Da Nang last month.", "identity", **where)
+
+    def card_lines(app) -> list[str]:
+        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        return [row.split("│")[1].strip() for row in rows if row.lstrip().startswith("│")]
+
+    def check(lines: list[str], size) -> str:
+        """Every binding on a line of its own; returns the proposal's text as drawn."""
+        for name, value in where.items():
+            assert any(re.fullmatch(rf"{name} +{re.escape(value)}", line) for line in lines), (size, name)
+        rule = next(i for i, line in enumerate(lines) if line.startswith("▁"))
+        assert [line for line in lines if line][-1].startswith("scope ")  # the last field is drawn: nothing cut below it
+        return " ".join(line for line in lines[:rule] if line)
+
+    for size in ((80, 24), (120, 40), (200, 60)):
+        app = app_for(store)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            text = check(card_lines(app), size)
+            assert text == long_text.strip() or text.endswith("…"), size
+            if size == (80, 24):
+                assert text.endswith("…")  # the text is cut where it is cut, with …
+            else:
+                assert text == long_text.strip()
+            # the next proposal replaces #old: that is one line (cut with … where narrow), not wrapped
+            await pilot.press("j")
+            await settle(pilot)
+            lines = card_lines(app)
+            check(lines, size)
+            [replaces] = [i for i, line in enumerate(lines) if line.startswith(f"replaces #{old.id}")]
+            assert lines[replaces + 1].startswith("id ")
+            assert lines[replaces].endswith(old.text) or lines[replaces].endswith("…"), size
+            assert lines[replaces].endswith("…") == (size != (200, 60)), size

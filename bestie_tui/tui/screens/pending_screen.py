@@ -23,7 +23,7 @@ from bestie_tui.errors import BestieError, NotFoundError
 from bestie_tui.store.records import MemoryRecord
 
 from ..display import append, one_line
-from ..widgets.proposal_card import ProposalCard
+from ..widgets.proposal_card import ProposalCard, ProposalPane
 from ..widgets.similar_list import SimilarList
 from .base import BestieScreen
 from .confirm_modal import ConfirmModal
@@ -33,6 +33,8 @@ from .edit_memory_modal import EditMemoryModal
 SIMILAR_K = 5
 #: Below this IDF cosine a "similar" memory shares only a common word: not worth the owner's attention.
 SIMILAR_MIN_SCORE = 0.1
+#: Below this many terminal lines the card has less frame (``-short``), so its text keeps some lines.
+SHORT = 30
 
 
 def merge_queue(queue: list[int], fresh: list[int]) -> list[int]:
@@ -80,12 +82,19 @@ class PendingScreen(BestieScreen):
         self.related: list | None = None
 
     # ------------------------------------------------------------------ layout
+    def _set_short(self, update: bool = True) -> None:
+        self.set_class(self.app.size.height < SHORT, "-short", update=update)
+
+    def on_resize(self, event) -> None:
+        self._set_short()
+
     def compose_body(self) -> ComposeResult:
+        self._set_short(update=False)  # styled as it mounts, not restyled once mounted
         with Vertical(id="pending-body"):
             yield Static("", id="pending-progress")
             yield Input(placeholder="filter the queue by text, enter applies, esc clears", id="pending-filter")
             with Horizontal(id="pending-main"):
-                with Vertical(id="proposal-pane"):
+                with ProposalPane(id="proposal-pane"):
                     yield ProposalCard(id="proposal-card")
                 with Vertical(id="similar-pane"):
                     yield Static(Text("Related and similar approved memories", style="bold"), id="similar-title")

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, tzinfo
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Static
 
 from bestie_tui.store.records import MemoryRecord
@@ -41,8 +42,43 @@ def proposal_meta(record: MemoryRecord, tz: tzinfo = UTC, now: datetime | None =
     return meta
 
 
+def cut_to_lines(text: Text, width: int, lines: int, console) -> Text:
+    """``text`` word-wrapped at ``width``; if it takes more than ``lines`` lines, the first ``lines``
+    of them with the last ending in "…" (the cut is shown, never silent)."""
+    wrapped = text.wrap(console, width)
+    if len(wrapped) <= lines:
+        return text
+    kept = list(wrapped)[:max(1, lines)]
+    for line in kept:
+        line.rstrip()
+    last = kept[-1]
+    if last.cell_len > width - 1:
+        last.truncate(width - 1)
+        last.rstrip()
+    last.append("…")
+    return Text("\n").join(kept)
+
+
+class ProposalPane(Vertical):
+    """The pane around the card: when it changes size (the terminal, the filter box opening), the
+    card fits its text again."""
+
+    def on_resize(self, event) -> None:
+        for card in self.query(ProposalCard):
+            card.fit()
+
+
 class ProposalCard(Vertical):
-    """Shows one ``MemoryRecord`` (``show``) or an empty-state message (``show_empty``)."""
+    """Shows one ``MemoryRecord`` (``show``) or an empty-state message (``show_empty``).
+
+    Every field (the bindings user, session, channel, project and scope among them) always shows:
+    the fields and what the proposal replaces are one line each, cut with "…" at the card's width,
+    and the proposal's text takes the lines left in its pane, cut with "…" when it needs more
+    (``fit``, called again whenever the pane changes size)."""
+
+    _record: MemoryRecord | None = None
+    _relation_lines: int = 0
+    _meta_lines: int = 0
 
     def compose(self) -> ComposeResult:
         yield Static("", id="proposal-text")
@@ -51,13 +87,19 @@ class ProposalCard(Vertical):
 
     def show(self, record: MemoryRecord, tz: tzinfo = UTC, now: datetime | None = None) -> None:
         self.remove_class("-empty")
-        self.query_one("#proposal-text", Static).update(data(record.text))
+        self._record = record
+        self._relation_lines = 0
         self.query_one("#proposal-relations", Static).update(Text(""))
-        self.query_one("#proposal-meta", Static).update(proposal_meta(record, tz, now))
+        self.query_one("#proposal-relations", Static).display = False
+        meta = proposal_meta(record, tz, now)
+        self._meta_lines = len(meta.plain.splitlines())
+        self.query_one("#proposal-meta", Static).update(meta)
+        self.fit()
 
     def show_relations(self, related) -> None:
         """The approved memories the proposal replaces or contradicts, beside their text."""
-        out = Text()
+        out = Text(no_wrap=True, overflow="ellipsis")
+        lines = 0
         for r in related:
             if r.relation.kind not in ("correction", "contradiction"):
                 continue
@@ -67,10 +109,34 @@ class ProposalCard(Vertical):
             out.append(f"{label} #{r.memory.id}", style="bold reverse")
             out.append("  ")
             append(out, r.memory.text, single_line=True)
-        self.query_one("#proposal-relations", Static).update(out)
+            lines += 1
+        self._relation_lines = lines
+        relations = self.query_one("#proposal-relations", Static)
+        relations.update(out)
+        relations.display = lines > 0  # an empty Static would still take a line from the text
+        self.fit()
 
     def show_empty(self, headline: str, hint: str) -> None:
         self.add_class("-empty")
+        self._record = None
+        self._relation_lines = 0
         self.query_one("#proposal-relations", Static).update(Text(""))
+        self.query_one("#proposal-relations", Static).display = False
         self.query_one("#proposal-text", Static).update(data(headline))
         self.query_one("#proposal-meta", Static).update(data(hint))
+
+    def fit(self) -> None:
+        """Draw the proposal's text in the lines its pane has left once the card's frame, the
+        relations and every field are counted; before the first layout, the whole text."""
+        if self._record is None:
+            return
+        body = data(self._record.text)
+        text = self.query_one("#proposal-text", Static)
+        pane = self.parent
+        if isinstance(pane, Widget) and pane.size.height > 0 and pane.size.width > 0:
+            width = pane.size.width - self.styles.gutter.width - text.styles.gutter.width
+            rows = (pane.size.height - self.styles.gutter.height - text.styles.gutter.height
+                    - text.styles.margin.height - self._relation_lines - self._meta_lines)
+            if width > 1:
+                body = cut_to_lines(body, width, max(1, rows), self.app.console)
+        text.update(body)
