@@ -80,3 +80,28 @@ async def test_groups_read_as_plain_words_scores_behind_i_and_like_pairs_collaps
         await pilot.press("i")
         await pilot.pause()
         assert "lowest cosine" in screen_text(app)
+
+
+async def test_details_at_80_columns_are_cut_with_an_ellipsis_not_at_the_edge(store):
+    from conftest import FROZEN_NOW
+
+    from bestie_tui.cli.demo import populate
+
+    populate(store, now=FROZEN_NOW)  # two duplicate groups and a contradiction, with long headings
+    app = BestieApp(store, poll_interval=0, start_mode="doctor")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("i")
+        await pilot.pause()
+        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        tree = [row[1:-1].rstrip() for row in rows if row.startswith("│") and row.rstrip().endswith("│")]
+        inner = len(rows[3]) - 2
+        # the details show beside each heading: the duplicate groups' and the contradiction's
+        assert sum("[found by" in line for line in tree) == 2, "\n".join(tree)
+        assert sum("[antonym" in line for line in tree) == 1, "\n".join(tree)
+        # a line that reaches the tree's edge is cut, and says so
+        for line in tree:
+            if len(line) >= inner - 2:
+                assert line.endswith("…"), line

@@ -130,11 +130,9 @@ class DoctorScreen(BestieScreen):
 
         section = tree.root.add(Text(f"Duplicate groups ({len(report.duplicates)})"), expand=True)
         for _key, groups in wording.collapse(report.duplicates[:SECTION_ITEMS], wording.duplicate_collapse_key):
-            label = data(self._cut(wording.duplicates_collapsed_heading(groups), 8), single_line=True)
-            if self.details:
-                label.append("  [" + "; ".join(wording.duplicate_details(g) for g in groups[:3])
-                             + ("; …" if len(groups) > 3 else "") + "]", style="dim")
-            parent = section.add(label)
+            details = ("; ".join(wording.duplicate_details(g) for g in groups[:3])
+                       + ("; …" if len(groups) > 3 else ""))
+            parent = section.add(self._with_details(wording.duplicates_collapsed_heading(groups), details, 8))
             for g in groups:
                 group = parent.add(data(self._cut(wording.duplicate_heading(g)
                                                   + (f" (user {g.user})" if g.user else ""), 12),
@@ -181,17 +179,23 @@ class DoctorScreen(BestieScreen):
     def _correction_heading(self, c) -> Text:
         from bestie_tui.hygiene import wording
 
-        label = data(self._cut(wording.correction_heading(c), 30), single_line=True)
-        if self.details:
-            append(label, f"  [{wording.correction_details(c)}]", style="dim", single_line=True)
-        return label
+        return self._with_details(wording.correction_heading(c), wording.correction_details(c), 30, fit=12)
 
     def _contradiction_heading(self, c) -> Text:
         from bestie_tui.hygiene import wording
 
-        label = data(self._cut(wording.contradiction_heading(c), 30), single_line=True)
-        if self.details:
-            append(label, f"  [{wording.contradiction_details(c)}]", style="dim", single_line=True)
+        return self._with_details(wording.contradiction_heading(c), wording.contradiction_details(c), 30, fit=12)
+
+    def _with_details(self, heading: str, details: str, indent: int, fit: int | None = None) -> Text:
+        """``heading`` on one line cut with ``…`` at the tree's width less ``indent``; with details on
+        (``i``), the heading takes at most half the line and ``[details]`` follow, the whole cut with
+        ``…`` at the width less ``fit`` (default ``indent``), so neither runs off the edge unmarked."""
+        if not self.details:
+            return data(self._cut(heading, indent), single_line=True)
+        room = self._room(indent if fit is None else fit)
+        label = data(self._cut(heading, indent, width=max(20, room // 2)), single_line=True)
+        append(label, f"  [{details}]", style="dim", single_line=True)
+        label.truncate(room, overflow="ellipsis")
         return label
 
     def _plain_pair(self, older, newer, joiner: str) -> Text:
@@ -200,13 +204,18 @@ class DoctorScreen(BestieScreen):
                single_line=True)
         return label
 
-    def _cut(self, text: str, indent: int) -> str:
-        """``text`` on one line, cut with ``…`` to the tree's width less ``indent`` cells."""
+    def _room(self, indent: int) -> int:
+        """The cells a label has on a tree line after ``indent`` cells (guides, a prefix)."""
+        return max(20, (self.query_one(Tree).content_size.width or self.app.size.width - 4) - indent)
+
+    def _cut(self, text: str, indent: int, width: int | None = None) -> str:
+        """``text`` on one line, cut with ``…`` to the tree's width less ``indent`` cells (or to
+        ``width``, if that is less)."""
         from rich.cells import cell_len, set_cell_size
 
         from ..display import one_line
 
-        width = max(20, (self.query_one(Tree).content_size.width or self.app.size.width - 4) - indent)
+        width = self._room(indent) if width is None else min(width, self._room(indent))
         text = one_line(text)
         return text if cell_len(text) <= width else set_cell_size(text, width - 1) + "…"
 
