@@ -423,3 +423,29 @@ async def test_a_key_right_after_a_tier_key_acts_on_the_tier_it_switched_to(stor
         # a then r restores the archived memory
         await keys_in_one_read(pilot, "a", "r")
         assert store.get(archived.id).status != "forgotten"
+
+
+async def test_the_add_form_kinds_stay_on_one_line_at_80_columns(store):
+    from textual.widgets import Select
+
+    from bestie_tui.tui.screens.add_memory_modal import AddMemoryModal
+
+    def rows(app) -> list[str]:
+        return [strip.text for strip in app.screen._compositor.render_strips()]
+
+    store.add("note", "Something")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, AddMemoryModal)
+        await pilot.press("tab", "enter")  # open the kind list
+        await pilot.pause()
+        assert any("communication preference" in row for row in rows(app)), "\n".join(rows(app))
+        assert not any(row.rstrip(" ▎").endswith("communicati") for row in rows(app))
+        await pilot.press("down", "enter")  # choose it: one line in its box, cut with …
+        await pilot.pause()
+        assert app.screen.query_one("#add-kind", Select).value == "communication_preference"
+        [shown] = [row for row in rows(app) if "communication" in row]
+        assert "communication p…" in shown
