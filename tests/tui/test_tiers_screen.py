@@ -449,3 +449,27 @@ async def test_the_add_form_kinds_stay_on_one_line_at_80_columns(store):
         assert app.screen.query_one("#add-kind", Select).value == "communication_preference"
         [shown] = [row for row in rows(app) if "communication" in row]
         assert "communication p…" in shown
+
+
+async def test_n_binds_the_new_memory_to_owner_user_or_to_the_console_user(store, db_path, clock):
+    """With owner.user set, a memory added with n is the owner's (the detail panel says whose); a
+    console bound to a user adds that user's."""
+    import re
+
+    store.set_setting("owner.user", "linh")
+    for console_store, user in ((store, "linh"), (MemoryStore(db_path, clock=clock, user="minh"), "minh")):
+        app = BestieApp(console_store, poll_interval=0)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await pilot.pause()
+            await pilot.press("n")
+            await pilot.pause()
+            await pilot.press(*f"Standup notes go to {user}", "enter")
+            await pilot.pause()
+            await pilot.pause()
+            added = listing(app).highlighted
+            assert (added.text, added.user) == (f"Standup notes go to {user}", user)
+            assert re.search(rf"user +{user}\b", screen_text(app))
+        if console_store is not store:
+            console_store.close()
+    assert {m.text: m.user for m in store.list()} == {"Standup notes go to linh": "linh",
+                                                     "Standup notes go to minh": "minh"}
