@@ -37,9 +37,8 @@ def test_no_help_page_shows_rst_double_backticks():
 def test_the_demo_names_its_owner_so_request_commands_need_no_user(tmp_path):
     from click.testing import CliRunner
 
-    from bestie_tui.cli.main import cli
-
     from bestie_tui.cli.demo import ensure_demo_db
+    from bestie_tui.cli.main import cli
 
     runner = CliRunner()
     db = str(ensure_demo_db(tmp_path / "demo.db"))
