@@ -202,3 +202,36 @@ async def test_a_large_plan_asks_a_second_time_with_the_count(store):
         await app.workers.wait_for_complete()
         await pilot.pause()
     assert sum(m.layer == "archive" for m in store.list(status="approved")) == 12
+
+
+async def test_doctor_then_cleanup_analyse_once_until_a_write(store, monkeypatch):
+    """Opening Cleanup after Doctor shows a plan from the Doctor's report (the analysis is not run a
+    second time: a minute at 100,000 memories); after a write the next view analyses afresh, and the
+    Doctor's r always does."""
+    from bestie_tui.hygiene import doctor
+
+    runs = []
+    real = doctor.run_doctor
+    monkeypatch.setattr(doctor, "run_doctor", lambda *a, **k: runs.append(1) or real(*a, **k))
+    for t in SEED:
+        store.add("preference", t)
+    app = BestieApp(store, poll_interval=0, start_mode="doctor")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(runs) == 1 and "Health" in screen_text(app)
+        await pilot.press("5")
+        screen = await ready(app, pilot)
+        assert len(runs) == 1 and "- #1 [working] User prefers Vietnamese." in screen_text(app)
+        assert len(screen.plan.operations) == 1
+        await pilot.press("4", "r")  # the owner asks: the doctor runs again
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(runs) == 2
+        store.add("preference", "I love durian.")
+        store.add("preference", "I hate durian.")
+        app.store_written()
+        await pilot.press("5")
+        screen = await ready(app, pilot)
+        assert len(runs) == 3 and len(screen.plan.operations) == 2  # the durian contradiction is in

@@ -114,6 +114,24 @@ class BestieScreen(Screen):
             timer.stop()
         widget.loading = False
 
+    #: How old a doctor report one view made may be for another view to show it instead of its own.
+    SHARED_REPORT_SECONDS = 600
+
+    def shared_report(self):
+        """The full doctor report another view made (``share_report``) if nothing was written to the
+        database since and it is recent, else None: opening Cleanup after Doctor (or the other way
+        round) does not analyse every memory again, about a minute at 100,000 memories."""
+        saved = getattr(self.app, "_doctor_report", None)
+        if saved is None or saved[0] is None or saved[0] != self._change_mark():
+            return None
+        report = saved[1]
+        age = (self.store.clock() - report.generated_at).total_seconds()
+        return report if 0 <= age <= self.SHARED_REPORT_SECONDS else None
+
+    def share_report(self, report) -> None:
+        """Offer ``report`` (a full ``DoctorReport`` of the store as it is now) to the other views."""
+        self.app._doctor_report = (self._change_mark(), report)
+
     def _change_mark(self):
         from ...store.db import change_mark
 

@@ -54,7 +54,7 @@ class CleanupScreen(BestieScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.action_rebuild()
+        self.action_rebuild(reuse=True)
 
     def _store_mark(self) -> int | None:
         """Id of the newest audit event: every memory change writes one, so a new id means the plan
@@ -68,7 +68,9 @@ class CleanupScreen(BestieScreen):
             self.action_rebuild()
 
     # ------------------------------------------------------------------ building
-    def action_rebuild(self) -> None:
+    def action_rebuild(self, reuse: bool = False) -> None:
+        """Run the doctor and build the plan; ``reuse``: from the report the Doctor view just made, if
+        the database is as it was then (``shared_report``)."""
         if self.busy:
             return
         self.busy = True
@@ -77,10 +79,10 @@ class CleanupScreen(BestieScreen):
         bar.update(progress=0)
         bar.display = True
         self.query_one("#cleanup-summary", Static).update(Text("Building the cleanup plan…"))
-        self.build_plan()
+        self.build_plan(self.shared_report() if reuse else None)
 
     @work(thread=True, exclusive=True, group="cleanup")
-    def build_plan(self) -> None:
+    def build_plan(self, report=None) -> None:
         """Run the doctor and build the plan off the UI thread; results are handed back with call_from_thread."""
         from bestie_tui.errors import BestieError
         from bestie_tui.hygiene.doctor import run_doctor
@@ -90,12 +92,13 @@ class CleanupScreen(BestieScreen):
             self.app.call_from_thread(self._progress, fraction)
 
         try:
-            report = run_doctor(self.store, progress=progress)
+            if report is None:
+                report = run_doctor(self.store, progress=progress)
             plan = build_cleanup_plan(self.store, report)
         except BestieError as exc:
             self.app.call_from_thread(self._failed, str(exc))
             return
-        self.app.call_from_thread(self._show_plan, plan)
+        self.app.call_from_thread(self._show_plan, plan, report)
 
     def _progress(self, fraction: float) -> None:
         self.query_one(ProgressBar).update(progress=fraction)
@@ -105,8 +108,10 @@ class CleanupScreen(BestieScreen):
         self.query_one(ProgressBar).display = False
         self.query_one("#cleanup-summary", Static).update(data(f"Could not build the plan: {message}"))
 
-    def _show_plan(self, plan) -> None:
+    def _show_plan(self, plan, report=None) -> None:
         self.busy = False
+        if report is not None:
+            self.share_report(report)
         kept, lost = self._carry_choices(plan)
         self.plan = plan
         self.query_one(ProgressBar).display = False

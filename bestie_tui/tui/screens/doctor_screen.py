@@ -57,13 +57,15 @@ class DoctorScreen(BestieScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.action_analyze()
+        self.action_analyze(reuse=True)
 
     def refresh_data(self) -> None:
         """Reports are snapshots: a store change does not re-run the doctor (``r`` does)."""
 
     # ------------------------------------------------------------------ analysis
-    def action_analyze(self) -> None:
+    def action_analyze(self, reuse: bool = False) -> None:
+        """Run the doctor (``r``); ``reuse``: show the report the Cleanup view just made, if the
+        database is as it was then (``shared_report``)."""
         if self.busy:
             return
         self.busy = True
@@ -71,10 +73,10 @@ class DoctorScreen(BestieScreen):
         bar.update(progress=0)
         bar.display = True
         self.query_one("#doctor-summary", Static).update(Text("Analysing…"))
-        self.analyze()
+        self.analyze(self.shared_report() if reuse else None)
 
     @work(thread=True, exclusive=True, group="doctor")
-    def analyze(self) -> None:
+    def analyze(self, report=None) -> None:
         """Run the doctor (and record a snapshot) off the UI thread; post the result back."""
         from bestie_tui.errors import BestieError
         from bestie_tui.hygiene.health import hygiene_status
@@ -83,7 +85,7 @@ class DoctorScreen(BestieScreen):
             self.app.call_from_thread(self._progress, fraction)
 
         try:
-            status = hygiene_status(self.store, progress=progress)
+            status = hygiene_status(self.store, progress=progress, report=report)
         except BestieError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
@@ -101,6 +103,7 @@ class DoctorScreen(BestieScreen):
         self.busy = False
         self.status = status
         self.report = report = status.report
+        self.share_report(report)
         self.query_one(ProgressBar).display = False
         line = Text()
         line.append(f"Health {status.health.score:g}/100", style="bold")
