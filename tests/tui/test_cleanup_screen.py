@@ -235,3 +235,37 @@ async def test_doctor_then_cleanup_analyse_once_until_a_write(store, monkeypatch
         await pilot.press("5")
         screen = await ready(app, pilot)
         assert len(runs) == 3 and len(screen.plan.operations) == 2  # the durian contradiction is in
+
+
+async def test_cleanup_opened_during_the_doctors_analysis_waits_for_it(store, monkeypatch):
+    """Cleanup opened while the Doctor is still analysing waits for that run instead of starting a
+    second one beside it (two analyses of 100,000 memories at once each take twice as long)."""
+    import threading
+
+    from bestie_tui.hygiene import doctor
+
+    runs = []
+    gate = threading.Event()
+    real = doctor.run_doctor
+
+    def gated(*args, **kwargs):
+        runs.append(1)
+        assert gate.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(doctor, "run_doctor", gated)
+    for t in SEED:
+        store.add("preference", t)
+    app = BestieApp(store, poll_interval=0, start_mode="doctor")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("5")
+        await pilot.pause()
+        assert isinstance(app.screen, CleanupScreen) and "Waiting for the Doctor's analysis" in screen_text(app)
+        gate.set()
+        screen = await ready(app, pilot)
+        assert len(runs) == 1 and len(screen.plan.operations) == 1
+        assert "- #1 [working] User prefers Vietnamese." in screen_text(app)
+        await pilot.press("4")
+        await pilot.pause()
+        assert "Health" in screen_text(app)

@@ -132,6 +132,29 @@ class BestieScreen(Screen):
         """Offer ``report`` (a full ``DoctorReport`` of the store as it is now) to the other views."""
         self.app._doctor_report = (self._change_mark(), report)
 
+    def analysis_begins(self) -> None:
+        """This view starts a full doctor run of the database as it is now (``wait_for_analysis``)."""
+        self.app._doctor_running = self._change_mark()
+
+    def analysis_ends(self, report) -> None:
+        """The run this view started ended with ``report`` (None: it failed): offered to the other
+        views, and handed to those waiting for it."""
+        self.app._doctor_running = None
+        if report is not None:
+            self.share_report(report)
+        for then in self.app.__dict__.pop("_report_waiters", []):
+            then(report)
+
+    def wait_for_analysis(self, then) -> bool:
+        """When another view is running the doctor over the database as it is now, call
+        ``then(report or None)`` once that run ends, and return True; otherwise False (the caller
+        runs its own). Two analyses of 100,000 memories at once would each take twice as long."""
+        running = getattr(self.app, "_doctor_running", None)
+        if running is None or running != self._change_mark():
+            return False
+        self.app.__dict__.setdefault("_report_waiters", []).append(then)
+        return True
+
     def _change_mark(self):
         from ...store.db import change_mark
 

@@ -79,7 +79,19 @@ class CleanupScreen(BestieScreen):
         bar.update(progress=0)
         bar.display = True
         self.query_one("#cleanup-summary", Static).update(Text("Building the cleanup plan…"))
-        self.build_plan(self.shared_report() if reuse else None)
+        report = self.shared_report() if reuse else None
+        if report is None and reuse and self.wait_for_analysis(self._analysed_elsewhere):
+            self.query_one("#cleanup-summary", Static).update(Text("Waiting for the Doctor's analysis…"))
+            return
+        if report is None:
+            self.analysis_begins()
+        self.build_plan(report)
+
+    def _analysed_elsewhere(self, report) -> None:
+        """The analysis the Doctor view was running ended: build from its report, or run one if it failed."""
+        if report is None:
+            self.analysis_begins()
+        self.build_plan(report)
 
     @work(thread=True, exclusive=True, group="cleanup")
     def build_plan(self, report=None) -> None:
@@ -104,6 +116,7 @@ class CleanupScreen(BestieScreen):
         self.query_one(ProgressBar).update(progress=fraction)
 
     def _failed(self, message: str) -> None:
+        self.analysis_ends(None)
         self.busy = False
         self.query_one(ProgressBar).display = False
         self.query_one("#cleanup-summary", Static).update(data(f"Could not build the plan: {message}"))
@@ -111,7 +124,7 @@ class CleanupScreen(BestieScreen):
     def _show_plan(self, plan, report=None) -> None:
         self.busy = False
         if report is not None:
-            self.share_report(report)
+            self.analysis_ends(report)
         kept, lost = self._carry_choices(plan)
         self.plan = plan
         self.query_one(ProgressBar).display = False

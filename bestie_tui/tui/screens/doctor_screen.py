@@ -73,7 +73,19 @@ class DoctorScreen(BestieScreen):
         bar.update(progress=0)
         bar.display = True
         self.query_one("#doctor-summary", Static).update(Text("Analysing…"))
-        self.analyze(self.shared_report() if reuse else None)
+        report = self.shared_report() if reuse else None
+        if report is None and reuse and self.wait_for_analysis(self._analysed_elsewhere):
+            self.query_one("#doctor-summary", Static).update(Text("Analysing… (the Cleanup view's analysis)"))
+            return
+        if report is None:
+            self.analysis_begins()
+        self.analyze(report)
+
+    def _analysed_elsewhere(self, report) -> None:
+        """The analysis the Cleanup view was running ended: show its report, or run one if it failed."""
+        if report is None:
+            self.analysis_begins()
+        self.analyze(report)
 
     @work(thread=True, exclusive=True, group="doctor")
     def analyze(self, report=None) -> None:
@@ -95,6 +107,7 @@ class DoctorScreen(BestieScreen):
         self.query_one(ProgressBar).update(progress=fraction)
 
     def _show_error(self, message: str) -> None:
+        self.analysis_ends(None)
         self.busy = False
         self.query_one(ProgressBar).display = False
         self.query_one("#doctor-summary", Static).update(data(f"The doctor failed: {message}"))
@@ -103,7 +116,7 @@ class DoctorScreen(BestieScreen):
         self.busy = False
         self.status = status
         self.report = report = status.report
-        self.share_report(report)
+        self.analysis_ends(report)
         self.query_one(ProgressBar).display = False
         line = Text()
         line.append(f"Health {status.health.score:g}/100", style="bold")
