@@ -105,3 +105,26 @@ async def test_details_at_80_columns_are_cut_with_an_ellipsis_not_at_the_edge(st
         for line in tree:
             if len(line) >= inner - 2:
                 assert line.endswith("…"), line
+
+
+async def test_a_change_after_the_report_is_said_and_r_analyses_again(store):
+    store.add("preference", "User prefers Vietnamese.")
+    app = BestieApp(store, poll_interval=0, start_mode="doctor")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "1 active memories" in screen_text(app) and "memories changed since" not in screen_text(app)
+        await pilot.press("i")  # redrawing the report keeps it as it was
+        await pilot.pause()
+        assert "memories changed since" not in screen_text(app)
+        store.add("preference", "User wants Vietnamese-first.")
+        app.store_written()
+        await pilot.pause()
+        assert "memories changed since: r runs it again" in screen_text(app)
+        assert "1 active memories" in screen_text(app)  # the report is still the one that was made
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "2 active memories" in shown and "memories changed since" not in shown

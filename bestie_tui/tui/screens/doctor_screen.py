@@ -43,6 +43,8 @@ class DoctorScreen(BestieScreen):
         super().__init__(*args, **kwargs)
         self.report = None
         self.status = None
+        #: The newest audit event when the report shown was made (``refresh_data`` compares it).
+        self.report_mark: int | None = None
         self.busy = False
         #: Show how each group was found (level, cosine, kind) beside its plain heading (key i).
         self.details = False
@@ -60,7 +62,15 @@ class DoctorScreen(BestieScreen):
         self.action_analyze(reuse=True)
 
     def refresh_data(self) -> None:
-        """Reports are snapshots: a store change does not re-run the doctor (``r`` does)."""
+        """Reports are snapshots: a store change does not re-run the doctor (``r`` does), but the
+        summary says that memories changed since the report was made."""
+        if not self.busy and self.status is not None and self._event_mark() != self.report_mark:
+            self.query_one("#doctor-summary", Static).update(self._summary(self.status, changed=True))
+
+    def _event_mark(self) -> int | None:
+        """Id of the newest audit event: every memory change writes one (a snapshot does not)."""
+        newest = self.store.history(limit=1)
+        return newest[0].id if newest else None
 
     # ------------------------------------------------------------------ analysis
     def action_analyze(self, reuse: bool = False) -> None:
@@ -101,7 +111,7 @@ class DoctorScreen(BestieScreen):
         except BestieError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
-        self.app.call_from_thread(self._show, status)
+        self.app.call_from_thread(self._analysed, status)
 
     def _progress(self, fraction: float) -> None:
         self.query_one(ProgressBar).update(progress=fraction)
@@ -112,12 +122,8 @@ class DoctorScreen(BestieScreen):
         self.query_one(ProgressBar).display = False
         self.query_one("#doctor-summary", Static).update(data(f"The doctor failed: {message}"))
 
-    def _show(self, status) -> None:
-        self.busy = False
-        self.status = status
-        self.report = report = status.report
-        self.analysis_ends(report)
-        self.query_one(ProgressBar).display = False
+    def _summary(self, status, changed: bool = False) -> Text:
+        report = status.report
         line = Text()
         line.append(f"Health {status.health.score:g}/100", style="bold")
         if status.change is not None:
@@ -125,7 +131,25 @@ class DoctorScreen(BestieScreen):
         line.append(f"   ·  {report.total:,} active memories")
         if self.details:
             line.append(f"  ·  {report.timings.get('total', 0):.1f} s")
-        self.query_one("#doctor-summary", Static).update(line)
+        if changed:
+            line.append("   ·  memories changed since: r runs it again", style="bold yellow")
+        return line
+
+    def _analysed(self, status) -> None:
+        """A run ended (posted by the worker): keep its status, offer its report, show it."""
+        self.busy = False
+        self.status = status
+        self.report = status.report
+        self.analysis_ends(status.report)
+        self.report_mark = self._event_mark()
+        self._show(status)
+
+    def _show(self, status) -> None:
+        """Draw ``status`` (again on ``i`` and on a resize)."""
+        report = status.report
+        self.query_one(ProgressBar).display = False
+        changed = self._event_mark() != self.report_mark
+        self.query_one("#doctor-summary", Static).update(self._summary(status, changed))
         tree = self.query_one(Tree)
         tree.clear()
         self._duplicates(tree, report)
