@@ -145,6 +145,24 @@ class BestieScreen(Screen):
         for then in self.app.__dict__.pop("_report_waiters", []):
             then(report)
 
+    def with_report(self, reuse: bool, run, waiting, waiting_text: str) -> None:
+        """Call ``run(report)`` (it starts the view's worker) with the doctor report to use: with
+        ``reuse``, one another view shared (``shared_report``) or, when another view is running the
+        doctor now, that run's once it ends (``waiting`` shows ``waiting_text`` meanwhile); else
+        None, and the view's own run is announced (``analysis_begins``)."""
+        report = self.shared_report() if reuse else None
+        if report is None and reuse and self.wait_for_analysis(lambda found: self._run_with(run, found)):
+            from rich.text import Text
+
+            waiting.update(Text(waiting_text))
+            return
+        self._run_with(run, report)
+
+    def _run_with(self, run, report) -> None:
+        if report is None:
+            self.analysis_begins()
+        run(report)
+
     def wait_for_analysis(self, then) -> bool:
         """When another view is running the doctor over the database as it is now, call
         ``then(report or None)`` once that run ends, and return True; otherwise False (the caller

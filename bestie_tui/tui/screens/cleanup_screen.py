@@ -79,19 +79,8 @@ class CleanupScreen(BestieScreen):
         bar.update(progress=0)
         bar.display = True
         self.query_one("#cleanup-summary", Static).update(Text("Building the cleanup plan…"))
-        report = self.shared_report() if reuse else None
-        if report is None and reuse and self.wait_for_analysis(self._analysed_elsewhere):
-            self.query_one("#cleanup-summary", Static).update(Text("Waiting for the Doctor's analysis…"))
-            return
-        if report is None:
-            self.analysis_begins()
-        self.build_plan(report)
-
-    def _analysed_elsewhere(self, report) -> None:
-        """The analysis the Doctor view was running ended: build from its report, or run one if it failed."""
-        if report is None:
-            self.analysis_begins()
-        self.build_plan(report)
+        self.with_report(reuse, self.build_plan, self.query_one("#cleanup-summary", Static),
+                         "Waiting for the Doctor's analysis…")
 
     @work(thread=True, exclusive=True, group="cleanup")
     def build_plan(self, report=None) -> None:

@@ -83,19 +83,8 @@ class DoctorScreen(BestieScreen):
         bar.update(progress=0)
         bar.display = True
         self.query_one("#doctor-summary", Static).update(Text("Analysing…"))
-        report = self.shared_report() if reuse else None
-        if report is None and reuse and self.wait_for_analysis(self._analysed_elsewhere):
-            self.query_one("#doctor-summary", Static).update(Text("Analysing… (the Cleanup view's analysis)"))
-            return
-        if report is None:
-            self.analysis_begins()
-        self.analyze(report)
-
-    def _analysed_elsewhere(self, report) -> None:
-        """The analysis the Cleanup view was running ended: show its report, or run one if it failed."""
-        if report is None:
-            self.analysis_begins()
-        self.analyze(report)
+        self.with_report(reuse, self.analyze, self.query_one("#doctor-summary", Static),
+                         "Analysing… (the Cleanup view's analysis)")
 
     @work(thread=True, exclusive=True, group="doctor")
     def analyze(self, report=None) -> None:
