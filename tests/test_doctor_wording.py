@@ -54,3 +54,16 @@ def test_an_expiry_reads_as_days_ago(store, clock):
     clock.advance(timedelta(days=3).total_seconds())
     [finding] = [f for f in run_doctor(store).stale if f.memory.id == m.id]
     assert wording.finding_reason(finding, store.clock()) == "expired 2 days ago"
+
+
+def test_yes_and_no_about_one_thing_share_a_heading_whatever_its_wording(run):
+    """"like jazz", "like jazz / jazz music" and "like jazz music" are one topic (the audit saw it split
+    three ways); "ice cream" and "ice hockey" stay apart."""
+    for text in ("I like jazz.", "I don't like jazz.", "I like jazz music.", "I do not like jazz music.",
+                 "I hate jazz music.", "I like ice cream.", "I don't like ice cream.", "I like ice hockey.",
+                 "I don't like ice hockey."):
+        assert run("memory", "add", "preference", "--", text).exit_code == 0
+    out = run("memory", "analyze", "--mode", "conflicts").output
+    headings = [line.strip() for line in out.splitlines() if "one says yes" in line]
+    assert headings[0].startswith("you: like jazz — one says yes, one says no (") and len(headings) == 3
+    assert {h.split(" — ")[0] for h in headings[1:]} == {"you: like ice cream", "you: like ice hockey"}

@@ -60,7 +60,7 @@ def print_report(report, limit: int, details: bool = False, now=None) -> None:
         click.echo(f"\ncontradiction candidates: {c['contradictions']}"
                    + (f" ({c['negation_pairs']} negated twins kept out of duplicate groups)" if details else ""))
         _pairs(report.contradictions[:limit], wording.contradiction_heading,
-               wording.contradiction_details if details else None, "pairs")
+               wording.contradiction_details if details else None, "pairs", topic=wording.contradiction_topic)
     if report.mode in (None, "stale"):
         _findings("stale memories", report.stale, limit, now)
     if report.mode is None:
@@ -78,10 +78,10 @@ def print_report(report, limit: int, details: bool = False, now=None) -> None:
         click.echo("(--details shows how each was found)")
 
 
-def _pairs(items, heading, details, unit: str) -> None:
+def _pairs(items, heading, details, unit: str, topic=None) -> None:
     from bestie_tui.hygiene import wording
 
-    for text, pairs in wording.collapse(items, heading):
+    for text, pairs in wording.collapse(items, heading, topic):
         click.echo("  " + printable(wording.collapsed_heading(text, pairs, unit)))
         for k in pairs:
             if details is not None:

@@ -107,14 +107,50 @@ def finding_reason(finding, now: datetime) -> str:
     return finding.reason
 
 
-def collapse(items: Iterable[T], heading: Callable[[T], str]) -> list[tuple[str, list[T]]]:
+def collapse(items: Iterable[T], heading: Callable[[T], str],
+             topic: Callable[[T], tuple[str, frozenset[str]] | None] | None = None) -> list[tuple[str, list[T]]]:
     """``items`` grouped by their heading when headings read the same (case and spacing aside),
-    in the order each heading first appears: ``[(heading, [items…]), …]``."""
-    groups: dict[str, tuple[str, list[T]]] = {}
+    in the order each heading first appears: ``[(heading, [items…]), …]``.
+
+    ``topic``: ``(kind, words)`` of what an item is about, or None; items of one kind whose words
+    nest ("jazz" in "jazz music") share a group too, under the heading of the one with the fewest
+    words, which comes first in its list."""
+    groups: list[tuple[str, frozenset[str] | None, list[T]]] = []  # (heading key, topic, items)
+    keys: dict[str, int] = {}
     for item in items:
-        text = heading(item)
-        groups.setdefault(" ".join(text.casefold().split()), (text, []))[1].append(item)
-    return list(groups.values())
+        key = " ".join(heading(item).casefold().split())
+        found = keys.get(key)
+        about = topic(item) if topic is not None else None
+        if found is None and about is not None:
+            for n, (_, words, members) in enumerate(groups):
+                first = topic(members[0]) if topic is not None else None
+                if first is not None and first[0] == about[0] and words is not None \
+                        and (about[1] <= words or words <= about[1]):
+                    found = n
+                    break
+        if found is None:
+            keys[key] = len(groups)
+            groups.append((key, about[1] if about else None, [item]))
+            continue
+        _, words, members = groups[found]
+        keys.setdefault(key, found)
+        if about is not None and words is not None and len(about[1]) < len(words):
+            members.insert(0, item)  # the narrower topic names the group
+            groups[found] = (key, about[1], members)
+        else:
+            members.append(item)
+    return [(heading(members[0]), members) for _, _, members in groups]
+
+
+def contradiction_topic(c) -> tuple[str, frozenset[str]] | None:
+    """For ``collapse``: a yes/no contradiction's subject and attribute, and the words of its
+    shorter value, so "like jazz", "like jazz / jazz music" and "like jazz music" read as one topic."""
+    attribute = (c.attribute or "").replace("_", " ")
+    if c.kind not in ("negation", "antonym") or not attribute or not c.old_value:
+        return None
+    values = [v for v in (c.old_value, c.new_value) if v]
+    words = min((frozenset(v.casefold().split()) for v in values), key=len)
+    return f"{_about(c.subject)}{attribute}", words
 
 
 def collapsed_heading(text: str, items: Sequence, unit: str) -> str:
@@ -139,4 +175,4 @@ def duplicates_collapsed_heading(groups: Sequence) -> str:
 
 __all__ = ["who", "duplicate_heading", "duplicate_details", "correction_heading", "correction_details",
            "contradiction_heading", "contradiction_details", "finding_reason", "collapse", "collapsed_heading",
-           "duplicate_collapse_key", "duplicates_collapsed_heading"]
+           "duplicate_collapse_key", "duplicates_collapsed_heading", "contradiction_topic"]

@@ -177,15 +177,19 @@ class DoctorScreen(BestieScreen):
         self._more(section, len(report.corrections))
 
     def _contradictions(self, tree: Tree, report) -> None:
-        section = tree.root.add(Text(f"Contradiction candidates ({len(report.contradictions)})"), expand=True)
-        self._pairs(section, report.contradictions, self._contradiction_heading, "or", "pairs")
-        self._more(section, len(report.contradictions))
-
-    def _pairs(self, section, items, heading, joiner: str, unit: str) -> None:
-        """Pairs under their plain heading; pairs whose headings read the same share one, with a count."""
         from bestie_tui.hygiene import wording
 
-        for _text, pairs in wording.collapse(items[:SECTION_ITEMS], lambda c: heading(c).plain):
+        section = tree.root.add(Text(f"Contradiction candidates ({len(report.contradictions)})"), expand=True)
+        self._pairs(section, report.contradictions, self._contradiction_heading, "or", "pairs",
+                    topic=wording.contradiction_topic)
+        self._more(section, len(report.contradictions))
+
+    def _pairs(self, section, items, heading, joiner: str, unit: str, topic=None) -> None:
+        """Pairs under their plain heading; pairs whose headings read the same (or whose ``topic``
+        nests, ``wording.collapse``) share one, with a count."""
+        from bestie_tui.hygiene import wording
+
+        for _text, pairs in wording.collapse(items[:SECTION_ITEMS], lambda c: heading(c).plain, topic):
             label = heading(pairs[0])
             if len(pairs) > 1:
                 label = Text(f"{len(pairs)} × ") + label
