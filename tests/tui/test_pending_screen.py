@@ -395,3 +395,17 @@ async def test_the_card_shows_every_binding_at_every_size_and_cuts_text_with_an_
             assert lines[replaces + 1].startswith("id ")
             assert lines[replaces].endswith(old.text) or lines[replaces].endswith("…"), size
             assert lines[replaces].endswith("…") == (size != (200, 60)), size
+
+
+async def test_an_empty_queue_says_what_to_do_next_whole_at_80_columns(store):
+    app = BestieApp(store, poll_interval=0, start_mode="pending")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        card = app.screen.query_one("#proposal-card").region
+        strips = app.screen._compositor.render_strips()[card.y:card.bottom]
+        shown = " ".join(" ".join(s.text[card.x:card.right].replace("│", " ").split()) for s in strips)
+        assert "Nothing pending." in shown
+        assert "New proposals appear here as the assistant makes them. u undoes the last change · / filters · " \
+               "1 shows the tiers" in shown
