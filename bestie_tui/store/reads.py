@@ -135,11 +135,21 @@ class StoreReads:
     def _approved_terms(self, user: str | None) -> _ApprovedTerms:
         """The approved, not superseded memories of ``user`` and of no user, prepared for term
         lookups; cached per user for one state of the event log (and count of memories) at a time."""
+        from bestie_tui.store.db import read_stamp
         from bestie_tui.text.similarity import TermSets
 
-        low, high = cast("tuple[int | None, int | None]", Event.select(fn.MIN(Event.id), fn.MAX(Event.id)).tuples().get())
-        state = (low, high, Memory.select().count())
+        stamp = read_stamp(Memory._meta.database)  # nothing written since the last look: same state
+        seen = self.__dict__.get("_similar_state")
+        if stamp is not None and seen is not None and seen[0] == stamp:
+            state = seen[1]
+        else:
+            low, high = cast("tuple[int | None, int | None]",
+                             Event.select(fn.MIN(Event.id), fn.MAX(Event.id)).tuples().get())
+            state = (low, high, Memory.select().count())
+            self._similar_state = (stamp, state)
         cache: dict[tuple, _ApprovedTerms] = self.__dict__.setdefault("_similar_sets", {})
+        if cache and next(iter(cache))[:3] != state:
+            cache.clear()  # one state of the log at a time: an older one will not come back
         prepared = cache.get((*state, user))
         if prepared is None:
             q = Memory.select(Memory.id, Memory.terms, Memory.expires_at, Memory.user).where(
@@ -154,8 +164,6 @@ class StoreReads:
                                       {i: n for n, (i, _, _, _) in enumerate(rows)},
                                       frozenset(n for n, (_, _, _, u) in enumerate(rows) if u is None),
                                       [terms for _, terms, _, _ in rows])
-            if any(key[:3] != state for key in cache):
-                cache.clear()  # one state of the log at a time: an older one will not come back
             cache[(*state, user)] = prepared
         return prepared
 
