@@ -152,3 +152,26 @@ def test_numbered_things_are_different_things(older, newer):
     (an import of such a list pre-selected 39 supersedes), and room 14 does not repeat room 12."""
     rel = relate(older, newer)
     assert rel.kind == "compatible" and "different subjects" in rel.reason
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("I prefer indie and underground music and avoid mainstream pop songs.",
+     "I prefer small, boutique hotels with no more than 30 rooms for a more intimate experience."),
+    ("I dislike group fitness classes and prefer working out alone.",
+     "I strongly prefer gender-neutral fashion options that move beyond traditional designs."),
+    ("I avoid engaging in any activities that involve advanced technology.",
+     "I find it difficult to stay engaged in learning activities that lack structure."),
+])
+def test_a_bound_a_figure_and_attention_are_not_changes(older, newer):
+    """"no more than 30 rooms" ends nothing, "move beyond" moves nowhere, "engaged in" is no
+    engagement to marry: none of these pairs corrects or contradicts the other (PrefEval lost its
+    preferences from packs to such corrections)."""
+    assert relate(older, newer).kind not in ("correction", "contradiction")
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    ("I drink coffee every morning.", "I stopped drinking coffee.", "correction"),
+    ("I live in Hanoi.", "I moved to Da Nang.", "correction"),
+])
+def test_the_real_ones_still_are(older, newer, kind):
+    assert relate(older, newer).kind == kind

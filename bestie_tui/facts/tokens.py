@@ -252,6 +252,9 @@ def units(text: str) -> Tokens:
             if tag is None and (lang == "en" or not _vi_syllable(folds[i]) and not (
                     cap and i > 0 and not written.isupper())):
                 tag = en_exact.single.get(folds[i]) or en_concepts.single.get(stems[i])
+            if tag == "@engaged" and (folds[i] != "engaged" or i + 1 < len(folds) and folds[i + 1] in
+                                      ("in", "with", "by", "during", "throughout")):
+                tag = None  # "engaging in", "stay engaged with": attention, not an engagement to marry
             known = tag is not None
             key = tag or (stems[i] if lang == "en" or not _vi_syllable(folds[i]) else folds[i])
         else:
@@ -359,6 +362,11 @@ def _flags(out: list[Unit], raw, folds, starts_raw, starts_fold, folded_vi, en_f
         if hit is not None and hit[1] == "!change" and folds[i] == "new" and i + 1 in unit_at \
                 and out[unit_at[i]].cap and out[unit_at[i + 1]].cap and unit_at[i + 1] != unit_at[i]:
             hit = None  # "New York", "New Delhi": a name, not a change
+        if hit is not None and i + hit[0] < len(folds) and (
+                hit[1] == "!ended" and " ".join(folds[i:i + hit[0]]) == "no more" and folds[i + hit[0]] == "than"
+                or hit[1] == "!change" and folds[i] in ("move", "moves", "moving", "moved")
+                and folds[i + hit[0]] in ("beyond", "past")):
+            hit = None  # "no more than 30 rooms" is a bound, "move beyond tradition" a figure: no end, no move
         if hit is not None:
             n, tag = hit
             span = range(i, i + n)
