@@ -28,6 +28,7 @@ class StoreReads:
         path: Path | str
         location: str
         clock: Callable[[], datetime]
+        db: Any
 
         def _row(self, memory_id: int) -> Memory: ...
         def get_setting(self, key: str) -> Any: ...
@@ -138,7 +139,7 @@ class StoreReads:
         from bestie_tui.store.db import read_stamp
         from bestie_tui.text.similarity import TermSets
 
-        stamp = read_stamp(Memory._meta.database)  # nothing written since the last look: same state
+        stamp = read_stamp(self.db)  # nothing written since the last look: same state
         seen = self.__dict__.get("_similar_state")
         if stamp is not None and seen is not None and seen[0] == stamp:
             state = seen[1]
