@@ -134,16 +134,22 @@ _FRAMING = frozenset({"user", "owner", "want", "prefer", "like", "alway", "answe
 
 
 def _words_not_in(keep, others) -> list[str]:
-    """Content words (stemmed, as ``vectors.analyze_words`` reads them) of ``others`` that ``keep``
-    lacks, in first-seen order, leaving out words that only frame a preference (``_FRAMING``)."""
+    """Content words of ``others`` that ``keep`` lacks (compared as ``analysis.analyze_words``
+    stems them), as written and in first-seen order, leaving out words that only frame a
+    preference (``_FRAMING``): "concise", not the stem "concis"."""
+    import re
+
     from bestie_tui.text.analysis import analyze_words
 
     kept = set(analyze_words(keep.text)) | _FRAMING
     missing: list[str] = []
+    seen: set[str] = set()
     for m in others:
-        for w in analyze_words(m.text):
-            if w not in kept and not w.startswith("neg_") and w not in missing:
-                missing.append(w)
+        for token in re.findall(r"\w+", m.text):
+            for w in analyze_words(token):
+                if w not in kept and not w.startswith("neg_") and w not in seen:
+                    seen.add(w)
+                    missing.append(token)
     return missing
 
 

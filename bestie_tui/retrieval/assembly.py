@@ -554,7 +554,7 @@ def _left_out_low_relevance(pack, near, fetched, floor, now, user, channel, proj
         parts = score(m, relevance[i], user=user, channel=channel, project=project,
                       now=now, config=config, periods=periods)
         pack.left_out.append(LeftOut(i, m.text, "low relevance",
-                                     f"relevance {parts.relevance:.2f} < {floor:.2f}", parts.relevance, parts))
+                                     f"{parts.relevance:.2f}, under the floor {floor:.2f}", parts.relevance, parts))
 
 
 def _not_eligible(top: list[tuple[int, float]], eligible) -> set[int]:

@@ -274,7 +274,7 @@ class PendingScreen(BestieScreen):
         matching = f" matching “{self.filter_text}”" if self.filter_text else ""
         what = "the pending proposal shown" if n == 1 else f"all {n} pending proposals shown"
         question = (f"Reject {what}{matching}? "
-                    "They are kept as rejected; u undoes it in one step.")
+                    + ("It is" if n == 1 else "They are") + " kept as rejected; u undoes it in one step.")
 
         def done(confirmed: bool | None) -> None:
             if not confirmed:
