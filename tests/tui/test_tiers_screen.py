@@ -473,3 +473,21 @@ async def test_n_binds_the_new_memory_to_owner_user_or_to_the_console_user(store
             console_store.close()
     assert {m.text: m.user for m in store.list()} == {"Standup notes go to linh": "linh",
                                                      "Standup notes go to minh": "minh"}
+
+
+async def test_each_tier_keeps_the_row_selected_when_it_was_left(store):
+    rows = [store.add("preference", f"User likes tea number {n}", scope="project") for n in range(4)]
+    archived = store.add("preference", "User drank coffee once", scope="project")
+    store.forget(archived.id)
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("w", "j", "j")
+        chosen = listing(app).highlighted.id
+        assert chosen not in (rows[-1].id, archived.id)  # not the first row any more
+        await pilot.press("a")
+        assert listing(app).highlighted.id == archived.id
+        await pilot.press("w", "p")  # back on Working at the row left there: p pins that one
+        await pilot.pause()
+        assert listing(app).highlighted.id == chosen
+        assert [m.id for m in store.list(status="approved") if m.pinned] == [chosen]

@@ -147,8 +147,23 @@ class TiersScreen(BestieScreen):
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         tier = event.tab.id
         if tier in LAYERS and tier != self.tier:
-            self.tier = tier
-            self._load_list()
+            self._switch_tier(tier)
+
+    def _switch_tier(self, tier: str) -> None:
+        """Show ``tier``'s list with the memory that was selected there when it was left (each tier
+        keeps its place, as tabs do), else its first row."""
+        places: dict[str, int] = self.__dict__.setdefault("_places", {})
+        here = self.memory_list.highlighted
+        if here is not None:
+            places[self.tier] = here.id
+        self.tier = tier
+        self._load_list()
+        back = places.get(tier)
+        if back is not None:
+            query = self.query_text if tokens(self.query_text) else None
+            position = self.store.position(back, tier=tier, query=query)
+            if position is not None:
+                self.memory_list.move_cursor(position)
 
     def select_memory(self, memory_id: int) -> bool:
         """Show ``memory_id`` in its tier and highlight it (used by other views' "jump to memory").
@@ -181,8 +196,7 @@ class TiersScreen(BestieScreen):
         # The list changes now, not when the tab's TabActivated message arrives: a key already queued
         # behind this one (w then p in one read from the terminal) acts on the tier it switched to.
         if tier != self.tier:
-            self.tier = tier
-            self._load_list()
+            self._switch_tier(tier)
         self.query_one(Tabs).active = tier  # its TabActivated then finds self.tier already set
 
     def action_cycle_tier(self, step: int) -> None:
