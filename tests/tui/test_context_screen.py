@@ -71,6 +71,12 @@ async def test_budget_field_limits_the_pack(store):
         pack = app.screen.pack
         assert pack.token_budget == 30 and pack.tokens <= 30
         assert "budget" in shown(app, "#context-pack-text")
+        budget.value = ""  # emptied: the default budget, not none
+        await settle(pilot)
+        assert app.screen.pack.token_budget == 600 and app.screen.pack.items
+        budget.value = "9" * 21
+        await settle(pilot)
+        assert app.screen.pack.token_budget == 1_000_000
 
 
 async def test_paused_memory_shows_an_empty_block(store):

@@ -22,6 +22,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
+from bestie_tui.retrieval.assembly import DEFAULT_TOKEN_BUDGET
 from bestie_tui.retrieval.scoring import PART_LABELS, format_part, signals_text
 
 from ..display import append, data, one_line
@@ -84,6 +85,13 @@ def _cut(text: str, width: int | None) -> str:
     return set_cell_size(text, width - 1) + "…"
 
 
+
+#: The memory block's token budget when the box is empty.
+DEFAULT_BUDGET = DEFAULT_TOKEN_BUDGET
+#: The largest budget the box takes (a million tokens: more than any prompt holds).
+BUDGET_CAP = 1_000_000
+
+
 class ContextScreen(BestieScreen):
     """Type a request, pick its user/channel/project, and watch the memory block it would get."""
 
@@ -121,7 +129,8 @@ class ContextScreen(BestieScreen):
                     self._choices[selector] = values
                     first = values[0] if selector == "#context-user" and values else Select.NULL
                     yield Select(self._options(values), prompt=prompt, value=first, id=selector[1:])
-                yield Input("600", placeholder="budget", type="integer", id="context-budget")
+                yield Input(str(DEFAULT_BUDGET), placeholder=f"budget ({DEFAULT_BUDGET})", type="integer",
+                            id="context-budget")
             yield Static("", id="context-summary")
             with VerticalScroll(id="context-pack"):
                 yield Static("", id="context-pack-text")
@@ -181,7 +190,8 @@ class ContextScreen(BestieScreen):
             v = self.query_one(selector, Select).value
             return None if v == Select.NULL else v
         budget_text = self.query_one("#context-budget", Input).value.strip()
-        budget = int(budget_text) if budget_text.isdigit() else 0
+        # an emptied box means the default budget, not none; a budget past any prompt is capped
+        budget = min(int(budget_text), BUDGET_CAP) if budget_text.isdigit() else DEFAULT_BUDGET
         return (self.query_one("#context-query", Input).value, value("#context-user"),
                 value("#context-channel"), value("#context-project"), budget, self.governance)
 
