@@ -187,3 +187,23 @@ async def test_page_keys_move_the_cursor_and_keep_it_in_view(store):
         await pilot.press("home", "j", "j", "k")
         await pilot.pause()
         assert table.cursor_row == 1 and table.scroll_y == 0
+
+
+async def test_enter_shows_the_whole_message_where_the_table_cuts_it(store):
+    long = ("Sure: Redis Streams was the choice for the job queue because consumer groups give us "
+            "at-least-once delivery, and [bold]this[/bold] stays plain text to the very last word: zebra.")
+    store.log_message("assistant", long, user="linh", channel="telegram:1", session="s1")
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert not any("zebra" in t for t in cell_texts(app, "text"))  # cut with … at 80 columns
+        await pilot.press("enter")
+        await pilot.pause()
+        from bestie_tui.tui.screens.text_modal import TextModal
+
+        assert isinstance(app.screen, TextModal)
+        shown_text = " ".join(" ".join(s.text.replace("┃", " ").split()) for s in app.screen._compositor.render_strips())
+        assert "zebra." in shown_text and "[bold]this[/bold]" in shown_text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MessagesScreen)

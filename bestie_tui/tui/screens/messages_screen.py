@@ -60,6 +60,7 @@ class MessagesScreen(BestieScreen):
         Binding("left_square_bracket", "page(-1)", "Newer page", id="messages.previous_page", key_display="["),
         Binding("r", "cycle_role", "Role filter", id="messages.role"),
         Binding("slash", "search", "Search", id="messages.search", key_display="/"),
+        Binding("enter", "open", "Whole message", id="messages.open"),
         Binding("escape", "clear_search", "Clear search", id="messages.clear_search", show=False),
         Binding("c", "preview", "Compression preview (again: hide)", id="messages.preview"),
     ]
@@ -183,10 +184,25 @@ class MessagesScreen(BestieScreen):
 
     def _show_detail(self) -> None:
         detail = self.query_one("#messages-detail", Static)
+        text = self._detail_text()
+        detail.update(text if text is not None else Text(self._empty_text()))
+
+    def action_open(self) -> None:
+        """The selected message whole, with its neighbour turns (the side panel's text), in a dialog:
+        below 130 columns the panel is hidden and the table cuts the text."""
+        from .text_modal import TextModal
+
+        text = self._detail_text()
+        if text is None:
+            self.notify("No message selected.", severity="warning")
+            return
+        self.app.push_screen(TextModal(text))
+
+    def _detail_text(self) -> Text | None:
+        """The selected message's header, compression mark, neighbour turns (dimmed) and text."""
         m = self.selected
         if m is None:
-            detail.update(Text(self._empty_text()))
-            return
+            return None
         text = Text()
         text.append(f"#{m.id} · {m.role}", style="bold")
         append(text, f" · {m.user or '-'} · {m.channel or '-'} · session {m.session or '-'}", single_line=True)
@@ -199,7 +215,7 @@ class MessagesScreen(BestieScreen):
         append(text, m.text)  # data: never markup, escape sequences shown, not run
         for after in hit.after if hit else []:
             append(text, f"\n{after.role} {after.user or '-'}: {after.text}", style="dim")
-        detail.update(text)
+        return text
 
     def on_message_table_highlighted(self, event: MessageTable.Highlighted) -> None:
         self._show_detail()
