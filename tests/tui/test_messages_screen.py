@@ -207,3 +207,24 @@ async def test_enter_shows_the_whole_message_where_the_table_cuts_it(store):
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MessagesScreen)
+
+
+async def test_enter_on_an_empty_history_says_so_and_opens_nothing(store):
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MessagesScreen)
+        assert [n.message for n in app._notifications] == ["No message selected."]
+
+
+async def test_the_whole_message_shows_escape_sequences_as_text(store):
+    store.log_message("user", "before \x1b]52;c;aGVsbG8=\x07 after", user="linh")
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = " ".join(s.text for s in app.screen._compositor.render_strips())
+        assert "\\x1b]52;c;aGVsbG8=\\x07" in shown and "\x1b" not in shown
