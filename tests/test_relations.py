@@ -83,7 +83,7 @@ def test_may_disagree_never_hides_a_correction_or_contradiction():
     from bestie_tui.facts.relations import may_disagree
 
     pairs = [json.loads(line) for line in OWN_PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    texts = sorted({t for p in pairs for t in (p["a"], p["b"])})[:100]
+    texts = sorted({t for p in pairs for t in (p["a"], p["b"])})
     skipped = missed = 0
     for a, b in permutations(texts, 2):
         if not may_disagree(a, b):
@@ -92,6 +92,30 @@ def test_may_disagree_never_hides_a_correction_or_contradiction():
     assert missed == 0
     assert skipped > 0  # it does skip: most texts have nothing in common
     assert not may_disagree("I play the violin.", "The dentist is on Tuesday.")
+
+
+@pytest.mark.parametrize("older, newer, meet", [
+    # two likings meet only on a value in common
+    ("I like dogs.", "I like to go hiking.", False),
+    ("I like dogs.", "I don't like dogs.", True),
+    # a state meets what it rules out, not everything
+    ("I am a vegetarian.", "I love steak.", True),
+    ("I am a vegetarian.", "I play the violin.", False),
+    ("I do not have pets.", "I like to go hiking.", False),
+    # a single-valued attribute meets any other value of it
+    ("I live in Hanoi.", "I moved to Da Nang.", True),
+    # "only" may disagree with anything
+    ("I only drink tea.", "I drink coffee every morning.", True),
+])
+def test_may_disagree_pairs_texts_by_what_they_could_disagree_on(older, newer, meet):
+    """The conflict check relates a pair only when ``may_disagree`` lets it through: liking two
+    different things, or a state beside an unrelated habit, is skipped; what can clash is not."""
+    from bestie_tui.facts.relations import may_disagree
+
+    assert may_disagree(older, newer) is meet
+    assert may_disagree(newer, older) is meet
+    if not meet:
+        assert relate(older, newer).kind not in ("correction", "contradiction")
 
 
 @pytest.mark.parametrize("older, newer, kind", [

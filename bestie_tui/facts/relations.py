@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from typing import NamedTuple
 
 from bestie_tui.facts import dates
 from bestie_tui.facts.attributes import Fact
@@ -138,39 +139,79 @@ def categories_named(r: Reading) -> set[str]:
     return _categories(r)
 
 
+class Keys(NamedTuple):
+    """What ``may_disagree`` compares, for one text (``disagreement_keys``).
+
+    ``exclusive``: the text may disagree with any other ("only X"); ``keys``: tagged strings two
+    texts must share (``a:`` an attribute key of a fact, ``c:`` a content word of a text the reader
+    cannot frame, ``g:`` a category); ``excludes``: what the text's states and denials rule out
+    ("vegetarian" → meat, "no pets" → pet); ``mentions``: what it names or implies that a state or a
+    denial of another text could rule out. Two texts may disagree exactly when either is exclusive,
+    their ``keys`` meet, or one's ``excludes`` meet the other's ``mentions``."""
+
+    exclusive: bool
+    keys: frozenset[str]
+    excludes: frozenset[str]
+    mentions: frozenset[str]
+
+
 @lru_cache(maxsize=262144)
-def _disagreement_keys(text: str) -> tuple[bool, frozenset[str], frozenset[str], frozenset[str]]:
+def disagreement_keys(text: str) -> Keys:
+    """The ``Keys`` of ``text`` (see ``Keys`` and ``may_disagree``), so that a caller relating one text
+    to many (a context pack's conflict check) looks its partners up by key instead of testing every
+    pair. Cached by text."""
     r = read(text)
-    exclusive = bool(r.states or r.implied or _negative_categories(r))
-    attributes = frozenset("like" if f.attribute in _LIKING else f.attribute for f in r.facts)
-    return exclusive, attributes, frozenset(r.content), frozenset(_categories(r))
+    keys = {f"a:{k}" for f in r.facts for k in _fact_keys(f)}
+    # a value implied by a mention ("my wife" → married) meets the facts of that attribute and value
+    for attribute, value, _ in r.implied:
+        keys |= {f"a:{attribute}", f"a:{attribute}={value}", f"a:like={value}"}
+    if not r.readable:
+        keys |= {f"c:{w}" for w in r.content}  # words decide only between two unframed texts (``_by_words``)
+    keys |= {f"g:{c}" for c in _categories(r)}
+    excludes = {w for state in r.states for w in EXCLUDES[state]} | _negative_categories(r)
+    role = r.subject.role
+    mentions = set(r.mentions) | _positive_mentions(r) | _members_named(r) | (
+        {role} | categories_of(role) if role else set())
+    # "only X" disagrees with any other value of its attribute: it meets every text
+    return Keys(r.only, frozenset(keys), frozenset(excludes), frozenset(mentions))
 
 
-def disagreement_keys(text: str) -> tuple[bool, frozenset[str]]:
-    """What ``may_disagree`` compares, for one text: ``(exclusive, keys)``. ``may_disagree(a, b)`` is
-    true exactly when either text is exclusive or their keys meet, so a caller relating one text to
-    many can look its partners up by key instead of testing every pair. Keys are tagged strings
-    (``a:`` attribute, ``c:`` content word, ``g:`` category). Cached."""
-    return _tagged_keys(text)
+#: Attributes ``same_value`` may call equal with one value missing, or compared across subjects.
+_ANY_VALUE = frozenset({"allergy", "children", "marital", "siblings", "role"})
 
 
-@lru_cache(maxsize=262144)
-def _tagged_keys(text: str) -> tuple[bool, frozenset[str]]:
-    exclusive, attributes, content, categories = _disagreement_keys(text)
-    return exclusive, frozenset([*(f"a:{k}" for k in attributes), *(f"c:{k}" for k in content),
-                                 *(f"g:{k}" for k in categories)])
+def _fact_keys(f: Fact) -> list[str]:
+    """The attribute keys of one fact: two facts can give ``_compare`` a correction or a contradiction
+    only when a key meets.
+
+    * a single-valued attribute ("lives in", "favourite"), one whose values are measured ("age:41")
+      or may be equal with one side missing (``_ANY_VALUE``): the attribute itself, since two
+      different values already disagree;
+    * a many-valued one ("likes", "does", "has"): the attribute with each value word (and each
+      value it changed "from"), since two of its facts disagree only on a value in common (a negation
+      of it, the whole denying a part, a change from it), or through "only", which makes the text
+      exclusive instead. The liking attributes also meet each other on a value (``_pairs``)."""
+    values = f.value | f.old_value
+    measured = any(":" in v or v.replace(".", "").isdigit() for v in values)
+    keys = []
+    if f.spec.single or f.attribute in _ANY_VALUE or measured:
+        keys.append(f.attribute)
+    elif f.attribute not in _LIKING:
+        keys += [f"{f.attribute}={v}" for v in values] or [f"{f.attribute}="]
+    if f.attribute in _LIKING:
+        keys += [f"like={v}" for v in values] or ["like="]
+    return keys
 
 
 def may_disagree(older: str, newer: str) -> bool:
-    """False only when ``relate(older, newer)`` cannot be a correction or a contradiction: neither
-    text holds a state, an implied value or a denial (``_excluded``), their facts share no
-    attribute (``_pairs``), and they share no content word (``_by_words``) and no category (the
-    event step). A cheap necessary condition, read from the two cached readings, so that a caller
-    relating many pairs (a context pack's conflict check) skips the unrelated ones; keep it in step
-    with ``_relate``."""
-    ea, aa, ca, ga = _disagreement_keys(older)
-    eb, ab, cb, gb = _disagreement_keys(newer)
-    return ea or eb or not aa.isdisjoint(ab) or not ca.isdisjoint(cb) or not ga.isdisjoint(gb)
+    """False only when ``relate(older, newer)`` cannot be a correction or a contradiction: neither text
+    is exclusive, their keys do not meet and neither rules out what the other names (``Keys``). A
+    cheap necessary condition, read from the two cached readings, so that a caller relating many
+    pairs skips the unrelated ones; keep it in step with ``_relate`` (step 2 ``_excluded``, step 4
+    ``_compare`` through ``_pairs``, the event step's categories and step 5 ``_by_words``)."""
+    a, b = disagreement_keys(older), disagreement_keys(newer)
+    return a.exclusive or b.exclusive or not a.keys.isdisjoint(b.keys) \
+        or not a.excludes.isdisjoint(b.mentions) or not b.excludes.isdisjoint(a.mentions)
 
 
 def _categories(r: Reading) -> set[str]:
@@ -619,4 +660,4 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
 
 
 __all__ = ["Relation", "relate", "KINDS", "same_value", "categories_named", "may_disagree",
-           "disagreement_keys"]
+           "disagreement_keys", "Keys"]

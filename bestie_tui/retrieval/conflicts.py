@@ -65,34 +65,37 @@ def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -
     """Relate each included record to the partners and to each other (see the module docstring).
 
     Only pairs that ``facts.may_disagree`` lets through are related; they are found by key
-    (``facts.disagreement_keys``: an attribute, a content word or a category in common, or a text
-    that can disagree with anything), not by testing every pair, which cost most of a pack when one
-    user owns every record."""
+    (``facts.disagreement_keys``: an attribute key, an unframed text's word or a category in common, a
+    state or denial and what it rules out, or a text that can disagree with anything), not by testing
+    every pair, which cost most of a pack when one user owns every record."""
     out = Conflicts()
     seen: set[tuple[int, int]] = set()
     pool = {m.id: m for m in partners}
     pool.update({m.id: m for m in included})
     order = {i: n for n, i in enumerate(pool)}
     keys = {i: disagreement_keys(m.text) for i, m in pool.items()}
-    by_key: dict[tuple[str | None, str], list[int]] = {}
     anything: dict[str | None, list[int]] = {}  # user → ids of texts that may disagree with any other
-    for i, m in pool.items():
-        exclusive, tagged = keys[i]
-        if exclusive:
-            anything.setdefault(m.user, []).append(i)
-        for key in tagged:
-            by_key.setdefault((m.user, key), []).append(i)
+    by_key: dict[tuple[str | None, str], list[int]] = {}
+    ruling_out: dict[tuple[str | None, str], list[int]] = {}  # (user, what) → ids whose states exclude it
+    naming: dict[tuple[str | None, str], list[int]] = {}  # (user, what) → ids that name it
     same_user: dict[str | None, list[int]] = {}
     for i, m in pool.items():
+        k = keys[i]
         same_user.setdefault(m.user, []).append(i)
+        if k.exclusive:
+            anything.setdefault(m.user, []).append(i)
+        for table, words in ((by_key, k.keys), (ruling_out, k.excludes), (naming, k.mentions)):
+            for w in words:
+                table.setdefault((m.user, w), []).append(i)
     for m in included:
-        exclusive, tagged = keys[m.id]
-        if exclusive:
+        k = keys[m.id]
+        if k.exclusive:
             others = same_user[m.user]
         else:
             found = set(anything.get(m.user, ()))
-            for key in tagged:
-                found.update(by_key.get((m.user, key), ()))
+            for table, words in ((by_key, k.keys), (naming, k.excludes), (ruling_out, k.mentions)):
+                for w in words:
+                    found.update(table.get((m.user, w), ()))
             others = sorted(found, key=order.__getitem__)
         for oid in others:
             if oid == m.id:
