@@ -208,3 +208,26 @@ def test_a_place_typed_joined_finds_its_syllables(store):
     assert [item.record.text for item in pack.working] == ["Bob lives in Hà Nội"]
     pack = build_context(store, "danang", "bob", record_access=False)
     assert [item.record.text for item in pack.working] == ["Bob's sister studies in Đà Nẵng"]
+
+
+def test_a_pack_follows_expiry_and_other_writers_between_requests(store, clock, db_path, linh):
+    """What a request may see is kept between requests, but never past a TTL running out, a write by
+    another connection (the assistant beside the console) or an access bump's absence of change."""
+    from bestie_tui.store.memory_store import MemoryStore
+
+    soon = store.add("note", "Coffee tasting on Saturday", user="linh", ttl="1d")
+    first = {i.record.id for i in build_context(store, "coffee", "linh").items}  # bumps access: no event
+    assert {soon.id, linh["coffee"]} <= first
+    clock.advance(2 * 86400)  # no write at all: only time passes
+    second = {i.record.id for i in build_context(store, "coffee", "linh", record_access=False).items}
+    assert soon.id not in second and linh["coffee"] in second
+    other = MemoryStore(db_path, clock=clock)
+    try:
+        with other.bound():
+            other.forget(linh["coffee"])
+            added = other.add("preference", "Coffee only after lunch now", user="linh")
+    finally:
+        other.close()
+    with store.bound():
+        third = {i.record.id for i in build_context(store, "coffee", "linh", record_access=False).items}
+    assert linh["coffee"] not in third and added.id in third

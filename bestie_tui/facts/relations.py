@@ -180,6 +180,15 @@ def disagreement_keys(text: str) -> Keys:
 _ANY_VALUE = frozenset({"allergy", "children", "marital", "siblings", "role"})
 
 
+def disagrees_by_value(f: Fact) -> bool:
+    """True when another fact of the same attribute can disagree with ``f`` only on a value they have
+    in common ("likes dogs" / "doesn't like dogs"; never "likes cats"): a many-valued attribute whose
+    values are words, not measures ("age:41"), and that is compared only with a value on both sides.
+    False: any other value of the attribute may disagree ("lives in Hanoi" / "lives in Hue")."""
+    return not (f.spec.single or f.attribute in _ANY_VALUE
+                or any(":" in v or v.replace(".", "").isdigit() for v in f.value | f.old_value))
+
+
 def _fact_keys(f: Fact) -> list[str]:
     """The attribute keys of one fact: two facts can give ``_compare`` a correction or a contradiction
     only when a key meets.
@@ -192,9 +201,8 @@ def _fact_keys(f: Fact) -> list[str]:
       of it, the whole denying a part, a change from it), or through "only", which makes the text
       exclusive instead. The liking attributes also meet each other on a value (``_pairs``)."""
     values = f.value | f.old_value
-    measured = any(":" in v or v.replace(".", "").isdigit() for v in values)
     keys = []
-    if f.spec.single or f.attribute in _ANY_VALUE or measured:
+    if not disagrees_by_value(f):
         keys.append(f.attribute)
     elif f.attribute not in _LIKING:
         keys += [f"{f.attribute}={v}" for v in values] or [f"{f.attribute}="]
@@ -660,4 +668,4 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
 
 
 __all__ = ["Relation", "relate", "KINDS", "same_value", "categories_named", "may_disagree",
-           "disagreement_keys", "Keys"]
+           "disagreement_keys", "Keys", "disagrees_by_value"]

@@ -30,6 +30,7 @@ with their score parts (the manifest).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -243,8 +244,8 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
         return pack
 
     compiled = _compiled_allowed(now, mode, user, channel, project)
-    core_ids, w_ids = _eligible_ids(store, compiled)
     index = get_index(store)
+    core_ids, w_ids = _eligible_ids(store, compiled, now, (mode, user, channel, project), index.generation())
     eligible = np.concatenate([core_ids, w_ids])
     rel, top = index.lookup(query, eligible, k=MANIFEST_LIMIT * 5)
     core_rel, w_rel = rel[: len(core_ids)], rel[len(core_ids):]
@@ -436,22 +437,47 @@ def _settle_conflicts(pack: ContextPack, compiled: tuple[str, list[Any]], record
     settle(pack, conflicts, place=place, leave_out=leave_out, count=lambda line: count_tokens(line, token_mode))
 
 
-def _eligible_ids(store: MemoryStore, allowed: tuple[str, list[Any]]) -> tuple[Any, Any]:
+def _eligible_ids(store: MemoryStore, allowed: tuple[str, list[Any]], now: datetime | None = None,
+                  request: tuple | None = None, generation: Any = None) -> tuple[Any, Any]:
     """(core ids, working ids) that governance and the exclusions (the compiled condition
-    ``allowed``) allow, as int64 numpy arrays.
+    ``allowed``) allow, as read-only int64 numpy arrays.
 
     One comma-joined string per layer: a user may own every row, and reading 100,000 one-int
-    tuples through the cursor costs more than the rest of a request."""
+    tuples through the cursor costs more than the rest of a request. Given ``now``, ``request`` (the
+    binding the condition was compiled from) and ``generation`` (``MemoryIndex.generation``: it moves
+    with every change to a memory, and a record access is none), the answer is kept until the
+    generation moves or the first of its records expires: time alone changes nothing else."""
     import numpy as np
 
     where, params = allowed
     mine, own = tenant_sql('t1."user"')  # a user-bound store reaches only its user's rows
-    sql = (f"SELECT t1.layer, {group_concat(store.db, 't1.id')} FROM memory AS t1 WHERE ({where}) "
-           f"AND {mine} AND t1.layer IN ('core', 'working') GROUP BY t1.layer")
-    found = {layer: np.fromstring(joined, dtype=np.int64, sep=",")
-             for layer, joined in store.db.execute_sql(sql, [*params, *own]).fetchall() if joined}
+    key = None if request is None or now is None or generation is None else (*request, *own)
+    kept = _ELIGIBLE.setdefault(store, {})
+    hit = kept.get(key) if key is not None else None
+    if hit is not None and hit[0] == generation and hit[1] <= now < hit[2]:
+        return hit[3], hit[4]
+    sql = (f"SELECT t1.layer, {group_concat(store.db, 't1.id')}, MIN(t1.expires_at) FROM memory AS t1 "
+           f"WHERE ({where}) AND {mine} AND t1.layer IN ('core', 'working') GROUP BY t1.layer")
+    found: dict[str, Any] = {}
+    until = datetime.max
+    for layer, joined, first_expiry in store.db.execute_sql(sql, [*params, *own]).fetchall():
+        if joined:
+            found[layer] = np.fromstring(joined, dtype=np.int64, sep=",")
+            found[layer].setflags(write=False)  # shared by later requests
+        if first_expiry is not None:
+            until = min(until, first_expiry if isinstance(first_expiry, datetime)
+                        else datetime.fromisoformat(str(first_expiry)).replace(tzinfo=None))
     empty = np.zeros(0, dtype=np.int64)
-    return found.get("core", empty), found.get("working", empty)
+    core, working = found.get("core", empty), found.get("working", empty)
+    if key is not None and now is not None:
+        if len(kept) >= 16:
+            kept.pop(next(iter(kept)))
+        kept[key] = (generation, now, until, core, working)
+    return core, working
+
+
+#: store → {request binding → (index generation, read at, first expiry, core ids, working ids)}
+_ELIGIBLE: weakref.WeakKeyDictionary[Any, dict[Any, tuple]] = weakref.WeakKeyDictionary()
 
 
 def _near_duplicates(index, core: list[int], order: list[int], threshold: float):

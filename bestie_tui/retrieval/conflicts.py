@@ -61,6 +61,10 @@ def partners_by_attribute(included: list[MemoryRecord], allowed: tuple[str, list
     return select_records(Memory._meta.database, sql, params, f"ORDER BY t1.id DESC LIMIT {BY_ATTRIBUTE}")
 
 
+#: The parts of ``facts.Keys`` a partner is indexed by: its keys, what it rules out, what it names.
+_PARTS = ("keys", "excludes", "mentions")
+
+
 def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -> Conflicts:
     """Relate each included record to the partners and to each other (see the module docstring).
 
@@ -74,18 +78,18 @@ def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -
     pool.update({m.id: m for m in included})
     order = {i: n for n, i in enumerate(pool)}
     keys = {i: disagreement_keys(m.text) for i, m in pool.items()}
+    # what the included records look for, so that only the partners that meet one are indexed below
+    wanted = [frozenset().union(*(getattr(keys[m.id], part) for m in included)) for part in _PARTS]
     anything: dict[str | None, list[int]] = {}  # user → ids of texts that may disagree with any other
-    by_key: dict[tuple[str | None, str], list[int]] = {}
-    ruling_out: dict[tuple[str | None, str], list[int]] = {}  # (user, what) → ids whose states exclude it
-    naming: dict[tuple[str | None, str], list[int]] = {}  # (user, what) → ids that name it
+    tables: list[dict[tuple[str | None, str], list[int]]] = [{}, {}, {}]  # per part: (user, word) → ids
     same_user: dict[str | None, list[int]] = {}
     for i, m in pool.items():
         k = keys[i]
         same_user.setdefault(m.user, []).append(i)
         if k.exclusive:
             anything.setdefault(m.user, []).append(i)
-        for table, words in ((by_key, k.keys), (ruling_out, k.excludes), (naming, k.mentions)):
-            for w in words:
+        for table, part, looked_for in zip(tables, _PARTS, (wanted[0], wanted[2], wanted[1])):
+            for w in getattr(k, part) & looked_for:
                 table.setdefault((m.user, w), []).append(i)
     for m in included:
         k = keys[m.id]
@@ -93,7 +97,8 @@ def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -
             others = same_user[m.user]
         else:
             found = set(anything.get(m.user, ()))
-            for table, words in ((by_key, k.keys), (naming, k.excludes), (ruling_out, k.mentions)):
+            # keys meet keys; what a text rules out meets what another names, and the other way round
+            for table, words in zip(tables, (k.keys, k.mentions, k.excludes)):
                 for w in words:
                     found.update(table.get((m.user, w), ()))
             others = sorted(found, key=order.__getitem__)

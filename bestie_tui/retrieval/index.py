@@ -158,6 +158,16 @@ class MemoryIndex:
             # the stamp read *before* the look: a write that landed during it makes the next look full
             self._stamp = stamp if settled else None
 
+    def generation(self) -> Any:
+        """A value that moves whenever a memory of the collection changes (a write logs an event, and
+        the index follows the event log), and only then: a record access, which logs none, leaves it.
+        Readers key what they derive from the memories' rows on it. Brings the index up to date first.
+
+        Returns an opaque hashable value, or None when the index cannot say (nothing is kept then)."""
+        self.ensure_fresh()
+        with self._lock:
+            return self._key if self._stamp is not None else None
+
     def _view(self, db: Any) -> None:
         """Inside a query's read snapshot: reload this process's view if anything was written since
         ``ensure_fresh`` looked (one cheap stamp read when nothing was)."""
