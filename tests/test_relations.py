@@ -119,6 +119,16 @@ def test_may_disagree_pairs_texts_by_what_they_could_disagree_on(older, newer, m
 
 
 @pytest.mark.parametrize("older, newer, kind", [
+    # an event attended is no school, a club joined no employer, a dairy-free cake no dairy
+    ("I attended a pride parade last week.", "I attended a council meeting on Friday.", "compatible"),
+    ("I attend Hanoi University.", "I now attend RMIT University.", "correction"),
+    ("I joined a chess club.", "I joined an online programming group.", "compatible"),
+    ("I work at Shopee.", "I joined a gym last week.", "compatible"),
+    ("I joined Shopee in 2020.", "I joined Tiki last month.", "correction"),
+    ("I have been reading her works for a long time.", "I work at Tiki.", "compatible"),
+    ("I am lactose intolerant.", "I love making dairy-free chocolate cake.", "compatible"),
+    ("I am lactose intolerant.", "I love cheese.", "contradiction"),
+    ("I am sugar-free.", "I eat candy every day.", "contradiction"),
     # an age is the number the copula names, not one said in passing
     ("I am 41.", "I've been a nurse since I was 25.", "compatible"),
     ("I wrote my first song at age 15.", "I am 41.", "compatible"),

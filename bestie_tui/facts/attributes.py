@@ -100,6 +100,21 @@ LANGUAGES = frozenset({"english", "vietnamese", "french", "spanish", "german", "
                        "thai", "italian", "portuguese", "russian", "arabic", "hindi", "indonesian", "dutch"})
 CONSUME_VERBS = frozenset({"drink", "eat", "ate", "drank", "an", "uong", "consum", "have", "has", "had", "take"})
 SCHOOLS = frozenset({"school", "primary school", "high school", "kindergarten", "university", "college"})
+#: What one attends without being enrolled there ("attended a pride parade", "a council meeting"), as
+#: concepts and as stems (``text.words.stem``): not a school.
+GATHERINGS = EVENT_NOUNS | frozenset({
+    "parad", "parade", "confer", "conference", "convent", "convention", "event", "concert", "festiv", "festival",
+    "wed", "wedding", "ceremoni", "funer", "ralli", "meet", "meetup", "seminar", "lectur", "webinar", "group",
+    "session", "show", "exhibit", "fair", "match", "game", "servic", "retreat", "camp", "talk", "council",
+    "support group", "celebr", "gather", "premier", "screen", "protest", "march", "marathon", "race"})
+#: What one joins as a member, not as an employee ("joined a chess club", "a gym", "an online group").
+MEMBERSHIPS = frozenset({
+    "group", "club", "communiti", "community", "program", "programm", "forum", "platform", "gym", "church",
+    "tournament", "leagu", "choir", "band", "brigad", "societi", "associ", "movement", "network", "circl",
+    "class", "cours", "meetup", "server", "chat", "union", "guild", "cult", "fandom", "book club"})
+#: Words of a span of time, which "works for" can take in place of an employer ("works for hours").
+TIME_SPANS = frozenset({"long", "time", "longtim", "while", "year", "month", "week", "day", "hour", "minut",
+                        "age", "decad", "ever", "now", "sinc", "longer"})
 
 
 class Fact(NamedTuple):

@@ -31,12 +31,15 @@ from bestie_tui.facts.attributes import (
     CUE_VALENCE,
     CUE_VALUE,
     EVENT_NOUNS,
+    GATHERINGS,
     JOBS,
     LANGUAGES,
     MEASURED,
+    MEMBERSHIPS,
     NOUN_CUES,
     SCHOOLS,
     STATE_CONCEPTS,
+    TIME_SPANS,
     TOOL_NOUNS,
     VEHICLES,
     Fact,
@@ -344,7 +347,7 @@ def facts_of(tk: Tokens, subject: Subject, start: int, flag_units: set[int]) -> 
         g = _generic(tk, subject, start, skip)
         if g is not None:
             out.append(g)
-    return [_refine(f) for f in out if f.value or f.attribute in ("allergy", "children", "marital")]
+    return [r for f in out if f.value or f.attribute in ("allergy", "children", "marital") if (r := _refine(f))]
 
 
 def modifies_noun(us, n: int) -> bool:
@@ -384,10 +387,19 @@ def _commute(tk: Tokens) -> Fact | None:
 _LANGUAGE_FRAMING = frozenset({"first", "onli", "only", "languag", "language", "pleas", "mainli", "main", "mostli"})
 
 
-def _refine(f: Fact) -> Fact:
+def _refine(f: Fact) -> Fact | None:
     """A school named as a value is the ``school`` attribute; a job after "is" is a title; a
     language the owner prefers or wants ("prefers Vietnamese", "wants Vietnamese-first") is the
-    reply language (an assistant's owner means the language of its replies)."""
+    reply language (an assistant's owner means the language of its replies). And the other way:
+    an event attended is no school ("attended a pride parade"), a club or a group joined no employer
+    ("joined a chess club": one holds many memberships at once), and "works for a long time" names
+    no employer at all (None)."""
+    if f.attribute == "school" and f.value & GATHERINGS and not f.value & SCHOOLS:
+        return Fact("do", "attend", f.value, f.value_text, f.polarity)
+    if f.attribute == "employer" and f.value & MEMBERSHIPS:
+        return Fact("do", "join", f.value, f.value_text, f.polarity)
+    if f.attribute == "employer" and f.value <= TIME_SPANS:
+        return None
     if f.attribute in ("prefer", "like") or f.attribute == "do" and f.key in ("want", "prefer", "need", "wish"):
         langs = f.value & LANGUAGES
         if langs and not (f.value - langs - _LANGUAGE_FRAMING):

@@ -168,10 +168,24 @@ def _tables():
     return en_concepts, en_exact, vi_raw, vi_fold, en_flags, vi_flags_raw, vi_flags_fold
 
 
+#: "dairy-free", "gluten-free": one word naming a thing without what it names first.
+_FREE_OF = re.compile(r"\b([^\W\d_]+)-free\b", re.IGNORECASE)
+
+
+def _free_of(m: re.Match[str]) -> str:
+    """``dairy-free`` → ``dairyfree``, so that "loves dairy-free cake" mentions no dairy; a state the
+    knowledge tables name ("sugar-free" as a diet) stays two words."""
+    from bestie_tui.facts.knowledge import EXCLUDES
+
+    return m.group(0) if f"{m.group(1).lower()} free" in EXCLUDES else m.group(1) + "free"
+
+
 def _words(text: str) -> list[tuple[str, bool, str, str]]:
     """``(word in lower case, capitalised, kind, word as written)`` with kind ``w`` (word), ``n``
     (number), ``p`` (punct)."""
     t = text.replace("’", "'").replace("‘", "'")
+    if "-free" in t.lower():
+        t = _FREE_OF.sub(_free_of, t)
     if "'" in t:
         for pattern, repl in _CONTRACTIONS:
             t = pattern.sub(repl, t)
