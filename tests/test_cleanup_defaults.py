@@ -78,3 +78,22 @@ def test_a_plan_changing_over_a_fifth_asks_again_with_the_count(store, run, tmp_
     ok = run("memory", "cleanup", "--apply", "--yes", "--confirm-count", "20")
     assert ok.exit_code == 0, ok.output
     assert archived(store) == 20
+
+
+def test_a_merge_of_texts_that_differ_is_shown_but_not_selected(store):
+    """The reader may read one fact in two texts that say different things ("the spare kettle key" /
+    "the spare fan key"): the merge is offered, unselected, naming the words that differ; a bare
+    apply changes nothing. Texts that differ only in framing words stay selected."""
+    kettle = store.add("note", "The spare kettle key lives in the blue drawer.")
+    fan = store.add("note", "The spare fan key lives in the blue drawer.")
+    a = store.add("preference", "User prefers Vietnamese.")
+    b = store.add("preference", "Always answer in Vietnamese")
+    plan = build_cleanup_plan(store)
+    merges = {tuple(o.ids): o for o in plan.operations if o.action == "merge"}
+    keys = merges[(kettle.id, fan.id)]
+    assert not keys.selected and "'kettle'" in keys.reason and "'fan'" in keys.reason
+    assert merges[(a.id, b.id)].selected
+    apply_plan(store, plan, yes=True, selected=[merges[(a.id, b.id)].key])
+    plan = build_cleanup_plan(store)
+    apply_plan(store, plan, yes=True)
+    assert store.get(kettle.id).superseded_by is None and store.get(fan.id).superseded_by is None

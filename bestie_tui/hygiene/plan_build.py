@@ -100,8 +100,14 @@ def _add_merge(plan: Plan, g) -> None:
     key = f"merge:{','.join(str(m.id) for m in members)}"
     label = f"{len(members)} memories say the same"
     if not pinned:
-        plan.operations.append(Operation(key, "merge", members, label,
-                                         text=best_text(members)))
+        op = Operation(key, "merge", members, label, text=best_text(members))
+        plan.operations.append(op)
+        differ = _differing_words(members) if g.level not in ("exact", "normalized") else []
+        if differ:
+            # the reader read one fact in both, but the words say more: the owner looks first
+            op.selected = False
+            op.reason += f" — not selected: they differ in {', '.join(repr(w) for w in differ[:4])}" \
+                         " (turn it on to merge)"
         return
     ids = " ".join(f"#{m.id}" + (" (pinned)" if m.pinned else "") for m in members)
     if len(pinned) > 1:
@@ -128,9 +134,44 @@ def _add_merge(plan: Plan, g) -> None:
                                      text=keep.text, into=keep))
 
 
-#: Stems that frame a preference rather than add to it ("User wants …", "Always answer …").
+#: Stems that frame a preference rather than add to it ("User wants …", "Always answer …", "User
+#: mentioned …").
 _FRAMING = frozenset({"user", "owner", "want", "prefer", "like", "alway", "answer", "repli", "respond",
-                      "respons", "first", "pleas", "use", "speak", "write", "languag"})
+                      "respons", "first", "pleas", "use", "speak", "write", "languag", "mention", "said", "say",
+                      "tell", "told", "note"})
+
+
+def _differing_words(members) -> list[str]:
+    """Content words (as written) that only one member of a duplicate group has, when two or more
+    members have such words of their own: the texts then say different things in the same frame
+    ("the spare kettle key lives in the blue drawer" / "the spare fan key …" → kettle, fan). Empty
+    when at most one member adds words (the merged text can carry them: "… with diacritics") or
+    the others differ only in words that frame a preference (``_FRAMING``)."""
+    own = []
+    for o in members:
+        others = [m for m in members if m is not o]
+        lacking = [{w.lower() for w in _words_not_in(m, [o])} for m in others]  # o's words m lacks
+        own.append([w for w in _words_not_in(others[0], [o]) if all(w.lower() in x for x in lacking)
+                    and not _date_word(w)])
+    adding = [words for words in own if words]
+    if len(adding) < 2:
+        return []
+    out: list[str] = []
+    for words in adding:
+        out += [w for w in words if w.lower() not in (x.lower() for x in out)]
+    return out
+
+
+_MONTHS_AND_DAYS = frozenset(
+    "january february march april may june july august september october november december jan feb mar apr "
+    "jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue wed thu "
+    "fri sat sun".split())
+
+
+def _date_word(word: str) -> bool:
+    """A number or a date's word ("8", "8th", "July"): the reader compares those as quantities, so
+    "8/7" and "the 8th of July" are one value written two ways."""
+    return any(c.isdigit() for c in word) or word.lower() in _MONTHS_AND_DAYS
 
 
 def _words_not_in(keep, others) -> list[str]:
