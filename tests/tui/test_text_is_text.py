@@ -188,3 +188,18 @@ async def test_saving_an_unchanged_edit_keeps_the_stored_bytes(evil_store):
         await pilot.press("ctrl+s")
         await settle(app, pilot)
     assert evil_store.get(1).text == before
+
+
+async def test_editing_around_control_characters_keeps_them(evil_store):
+    """An edit of a memory holding an ESC (shown as ``\\x1b``) adds the typed words and keeps the
+    stored control characters as they were, not the four characters of their visible escape."""
+    app = BestieApp(evil_store, poll_interval=0, start_mode="tiers")
+    before = evil_store.get(1).text
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        await pilot.press("ctrl+end", *" ok", "ctrl+s")
+        await settle(app, pilot)
+    after = evil_store.get(1).text
+    assert after == before.strip() + " ok"
+    assert "\x1b[2J" in after and "\\x1b" not in after

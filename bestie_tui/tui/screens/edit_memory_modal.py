@@ -11,6 +11,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
+from bestie_tui.text.words import unprintable
+
 from ..display import data, shown
 
 
@@ -66,6 +68,7 @@ class EditMemoryModal(ModalScreen[str | None]):
         if not text:
             self.query_one("#edit-error", Static).update(Text("The text cannot be empty."))
             return
+        text = unprintable(text, self.initial_text)  # control characters it showed as \x1b stay what they were
         if self.check is not None:
             from bestie_tui.errors import BestieError
 
