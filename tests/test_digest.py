@@ -185,7 +185,7 @@ def test_markdown_escapes_only_what_would_format(store):
     store.propose("Issue #13 (fact) costs 5.00! a-b + c | d snake_case_name", "note")
     store.propose("*bold* _it_ `code` [link](http://x) <b>html</b> ~~gone~~ a\\b &amp;", "note")
     md = dg.build_digest(store).render_markdown()
-    assert "- #1 (note, 0 days old): Issue #13 (fact) costs 5.00! a-b + c | d snake_case_name\n" in md
+    assert "- #1 (note, proposed just now): Issue #13 (fact) costs 5.00! a-b + c | d snake_case_name\n" in md
     assert r"\*bold\* \_it\_ \`code\` \[link\](http://x) \<b>html\</b> \~\~gone\~\~ a\\b \&amp;" in md
 
 

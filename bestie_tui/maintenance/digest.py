@@ -36,6 +36,7 @@ from bestie_tui.maintenance.digest_render import (  # noqa: F401  (re-exported)
 )
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.records import iso
+from bestie_tui.text.clock import ago
 
 #: Items listed per section; the totals are always given.
 TOP = 5
@@ -181,8 +182,8 @@ def findings_for(digest: Digest, prefix: str) -> Iterable[Finding]:
     console = fix_prefix(digest.db_path, "tui")
     if digest.pending_total:
         oldest = digest.pending[0]
-        yield Finding("pending", f"{digest.pending_total} proposal(s) await review, the oldest "
-                      f"{oldest.age_days} day(s) old", [p.id for p in digest.pending],
+        yield Finding("pending", f"{digest.pending_total} proposal(s) await review, the oldest proposed "
+                      f"{ago(oldest.created_at, digest.generated_at)}", [p.id for p in digest.pending],
                       [Fix(f"{prefix} pending", "list them"), Fix(f"{prefix} approve {oldest.id}"),
                        Fix(f"{prefix} reject {oldest.id}"), Fix(console, "key 2: triage by keys")])
     for group in digest.doctor.duplicate_groups:

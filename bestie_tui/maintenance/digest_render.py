@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from bestie_tui.text.clock import ago
 from bestie_tui.text.words import printable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,8 +64,8 @@ def render(digest: Digest, *, markdown: bool) -> str:
         title = f"{SECTION_TITLES[section]} ({total})"
         out += ["", f"## {title}" if markdown else title]
         if section == "pending":
-            out += [f"{bullet}{esc(f'#{p.id} ({p.kind}, {p.age_days} days old): {snippet(p.text)}')}"
-                    for p in digest.pending]
+            out += [f"{bullet}{esc(f'#{p.id} ({p.kind}, proposed {ago(p.created_at, digest.generated_at)}): ')}"
+                    f"{esc(snippet(p.text))}" for p in digest.pending]
             if digest.pending_total > len(digest.pending):
                 out.append(f"{bullet}… and {digest.pending_total - len(digest.pending)} more")
         for f in found:

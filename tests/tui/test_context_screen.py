@@ -125,3 +125,21 @@ async def test_ctrl_q_quits_from_inside_the_box(store):
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_the_footer_offers_esc_only_inside_the_box_and_slash_only_outside(store):
+    seed(store)
+    app = BestieApp(store, poll_interval=0, start_mode="context")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+
+        def footer() -> str:
+            return "\n".join(strip.text for strip in app.screen._compositor.render_strips())[-SIZE[0] * 2:]
+
+        assert "Leave box" in footer() and "Query" not in footer()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "Leave box" not in footer() and "Query" in footer()
+        await pilot.press("slash")
+        await settle(pilot)
+        assert "Leave box" in footer()

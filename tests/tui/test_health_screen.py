@@ -86,7 +86,7 @@ async def test_number_key_opens_it_and_r_builds_a_preview_in_a_worker(store):
         await pilot.pause()
         text = screen_text(app)
         assert "Preview built 2026-11-30 12:00 UTC (not sent)" in text
-        assert "#1 (note, 0 days old): User is learning the guitar." in text
+        assert "#1 (note, proposed just now): User is learning the guitar." in text
         assert "Health 100/100" in text and trend(store) == []  # a preview adds no snapshot
         assert dg.digest_log(store) == []  # a preview is neither sent nor recorded
 

@@ -270,6 +270,19 @@ class ContextScreen(BestieScreen):
         event.stop()
         self.schedule_build()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer offers ``esc`` only while the cursor is in the query box, ``/`` only outside it."""
+        if action in ("focus_pack", "focus_query"):
+            inside = self.focused is not None and self.focused.id == "context-query"
+            return inside if action == "focus_pack" else not inside
+        return True
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.refresh_bindings()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.refresh_bindings()
+
     def action_focus_query(self) -> None:
         self.query_one("#context-query", Input).focus()
 

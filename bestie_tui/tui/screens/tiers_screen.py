@@ -345,7 +345,11 @@ class TiersScreen(BestieScreen):
         if where is None:
             self.notify(NO_CLIPBOARD, severity="warning", markup=False, timeout=8)
             return
-        self.notify(f"Copied the text of #{memory.id} to the {where}.", markup=False)
+        if where == "terminal clipboard":  # OSC 52: the terminal may refuse it and cannot say so
+            self.notify(f"Sent the text of #{memory.id} to the terminal clipboard. "
+                        "If nothing pastes, the terminal blocks OSC 52: select with the mouse.", markup=False)
+        else:
+            self.notify(f"Copied the text of #{memory.id} to the {where}.", markup=False)
 
     # ------------------------------------------------------------------ palette
     def palette_commands(self) -> Iterable[tuple[str, str, object]]:
