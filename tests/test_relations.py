@@ -209,3 +209,10 @@ def test_a_bound_a_figure_and_attention_are_not_changes(older, newer):
 ])
 def test_the_real_ones_still_are(older, newer, kind):
     assert relate(older, newer).kind == kind
+
+
+def test_a_thing_subject_is_named_as_written_in_the_doctor_words():
+    """The doctor names a group by its subject: a thing's words in the text's order, not sorted stems."""
+    r = relate("Friend number 334 from Vinh enjoys pottery.", "Friend number 334 from Vinh does not enjoy pottery.")
+    assert r.kind == "contradiction"
+    assert r.subject == "Friend number 334 Vinh"

@@ -102,7 +102,7 @@ def _relate(older: str, newer: str, similarity: float | None = None, threshold: 
     if a.norm == b.norm:
         return Relation("duplicate", "the same text", basis="text")
     subject = same_subject(a.subject, b.subject, a.content, b.content)
-    who = b.subject.label() if b.subject.kind != "owner" or a.subject.kind == "owner" else a.subject.label()
+    who = _label(b) if b.subject.kind != "owner" or a.subject.kind == "owner" else _label(a)
     best: Relation | None = None
     for fa, fb in _pairs(a, b):
         if subject == "different" and fa.attribute != "role":
@@ -132,6 +132,19 @@ def _relate(older: str, newer: str, similarity: float | None = None, threshold: 
             return Relation("event_vs_state", f"same subject: {who}; a one-off event about "
                             f"{', '.join(sorted(shared))} against “{older}”", subject=who, basis="event")
     return _by_words(a, b, who, similarity, threshold)
+
+
+def _label(r: Reading) -> str:
+    """The subject of ``r`` as the owner wrote it: a thing's words in the text's order ("Friend number
+    334 Vinh", not the sorted stems "334 friend number vinh"); a person or the owner as
+    ``Subject.label``."""
+    if r.subject.kind != "thing" or not r.subject.words:
+        return r.subject.label()
+    written: list[str] = []
+    for concept, words in r.words:
+        if concept in r.subject.words and words not in written:
+            written.append(words)
+    return " ".join(written) if written else r.subject.label()
 
 
 def categories_named(r: Reading) -> set[str]:
