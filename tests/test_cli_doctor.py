@@ -218,3 +218,23 @@ def test_plan_diff_is_coloured_in_a_terminal_only_and_never_under_no_color(run, 
     plain = CliRunner().invoke(cli, ["--db", db, "memory", "cleanup", "--dry-run"], color=True,
                                env={"NO_COLOR": "1"})
     assert "\x1b[" not in plain.output and "- #1" in plain.output
+
+
+def test_memory_lines_colour_status_and_tier_in_a_terminal_only(run, store):
+    """``list`` and ``pending`` colour a memory's status and tier (never its text) in a terminal; a
+    pipe or ``NO_COLOR`` gets plain text."""
+    from click.testing import CliRunner
+
+    from bestie_tui.cli.main import cli
+
+    store.add("preference", "User likes \x1b[31mred", scope="core")
+    store.propose("User likes tea", "preference")
+    db = str(store.path)
+    piped = run("memory", "list")
+    assert "\x1b[" not in piped.output.replace("\\x1b", "")
+    tty = CliRunner().invoke(cli, ["--db", db, "memory", "list", "--status", "all"], color=True)
+    assert "\x1b[32mapproved" in tty.output and "\x1b[33mpending" in tty.output
+    assert "\x1b[36m\x1b[1mcore" in tty.output
+    assert "User likes \\x1b[31mred" in tty.output  # the text's own escape is shown, not run
+    plain = CliRunner().invoke(cli, ["--db", db, "memory", "list"], color=True, env={"NO_COLOR": "1"})
+    assert "\x1b[" not in plain.output.replace("\\x1b", "")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from bestie_tui.cli.render import paint
 from bestie_tui.errors import BestieError
 
 
@@ -256,14 +257,6 @@ def memory_id_arg(name: str = "memory_id"):
 @user_option
 def memory() -> None:
     """Inspect and curate long-term memories."""
-
-
-def paint(text: str, **style) -> str:
-    """``text`` styled through ``click.style`` (e.g. ``fg="green"``), or as it is under ``NO_COLOR``
-    (https://no-color.org). ``click.echo`` drops the colour itself when output is not a terminal."""
-    import os
-
-    return text if os.environ.get("NO_COLOR") else click.style(text, **style)
 
 
 def echo_diff(text: str) -> None:

@@ -43,12 +43,28 @@ def flags(m: MemoryRecord, now: datetime | None = None) -> str:
     return ",".join(marks)
 
 
+def paint(text: str, **style: Any) -> str:
+    """``text`` styled through ``click.style`` (e.g. ``fg="green"``), or as it is under ``NO_COLOR``
+    (https://no-color.org). ``click.echo`` drops the colour itself when output is not a terminal."""
+    import os
+
+    return text if not style or os.environ.get("NO_COLOR") else click.style(text, **style)
+
+
+#: Colours of a memory's status and tier in CLI lines (``paint``); the text itself stays unstyled.
+STATUS_STYLE: dict[str, dict[str, Any]] = {"approved": {"fg": "green"}, "pending": {"fg": "yellow"},
+                                           "rejected": {"fg": "red"}, "forgotten": {"dim": True}}
+TIER_STYLE: dict[str, dict[str, Any]] = {"core": {"fg": "cyan", "bold": True}, "archive": {"dim": True}}
+
+
 def memory_line(m: MemoryRecord, now: datetime | None = None) -> str:
-    """One line: ``#id  tier  status  kind  text  [flags]``."""
+    """One line: ``#id  tier  status  kind  text  [flags]``; id, tier, status and flags coloured
+    (``paint``), the text as stored."""
     extra = flags(m, now)
     text = printable(m.text).replace("\n", " ")
-    line = f"#{m.id:<5} {m.tier:<8} {m.status:<9} {printable(m.kind):<24} {text}"
-    return f"{line}  [{extra}]" if extra else line
+    line = (f"{paint(f'#{m.id:<5}', dim=True)} {paint(f'{m.tier:<8}', **TIER_STYLE.get(m.tier, {}))} "
+            f"{paint(f'{m.status:<9}', **STATUS_STYLE.get(m.status, {}))} {printable(m.kind):<24} {text}")
+    return f"{line}  {paint(f'[{extra}]', dim=True)}" if extra else line
 
 
 def memory_lines(items: Iterable[MemoryRecord], now: datetime | None = None, empty: str = "no memories") -> None:
