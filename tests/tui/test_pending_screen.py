@@ -409,3 +409,20 @@ async def test_an_empty_queue_says_what_to_do_next_whole_at_80_columns(store):
         assert "Nothing pending." in shown
         assert "New proposals appear here as the assistant makes them. u undoes the last change · / filters · " \
                "1 shows the tiers" in shown
+
+
+async def test_the_similar_heading_is_whole_or_ends_in_an_ellipsis(store):
+    """At 80 columns the right-hand heading does not fit: it is cut with "…", never silently."""
+    store.add("preference", "Linh prefers Vietnamese replies with proper diacritics.", user="linh")
+    propose(store, "Linh prefers concise replies in Vietnamese.", user="linh")
+    heading = "Related and similar approved memories"
+    for size, whole in (((80, 24), False), ((160, 40), True)):
+        app = app_for(store)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            title = app.screen.query_one("#similar-title").region
+            row = app.screen._compositor.render_strips()[title.y].text[title.x:title.right].rstrip()
+            if whole:
+                assert row == heading, size
+            else:
+                assert row.endswith("…") and heading.startswith(row[:-1]) and len(row) <= title.width, (size, row)

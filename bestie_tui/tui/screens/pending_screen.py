@@ -50,6 +50,13 @@ class PendingScreen(BestieScreen):
     """Approve, reject, edit-then-approve, skip and filter pending proposals, one at a time."""
 
     VIEW_TITLE = "Pending"
+    #: The heading over the similar list is one line; where it does not fit it ends in "…".
+    DEFAULT_CSS = """
+    #similar-title {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
     #: Keys belong to the screen; the filter box takes focus only when the owner presses "/".
     AUTO_FOCUS = ""
     BINDINGS = [
