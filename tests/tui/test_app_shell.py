@@ -40,6 +40,24 @@ async def test_status_line_shows_policy_paused_and_path(store, db_path):
         assert app.screen.query_one("#status-line").region.y < app.screen.query_one("Footer").region.y
 
 
+async def test_status_line_never_ends_in_a_separator_when_the_path_is_dropped(store, db_path):
+    """Where the path has no room its "│  db" goes with it: the line ends in the tier counts (or a
+    cut marked with "…"), never in a dangling separator."""
+    store.pause()
+    for width in range(50, 131, 3):
+        app = BestieApp(store, poll_interval=0)
+        async with app.run_test(size=(width, 24)) as pilot:
+            await pilot.pause()
+            region = app.screen.query_one("#status-line").region
+            row = app.screen._compositor.render_strips()[region.y].text[region.x:region.right].rstrip()
+            assert row.startswith(" write ask  │  PAUSED"), (width, row)
+            assert not row.endswith(("│", " db", "·")), (width, row)
+            if "db " in row:
+                assert row.endswith(db_path.name), (width, row)
+            else:
+                assert row.endswith(("pending 0", "…")), (width, row)
+
+
 async def test_number_keys_switch_views_and_palette_has_view_commands(store):
     app = BestieApp(store, poll_interval=0)
     async with app.run_test(size=(120, 40)) as pilot:
