@@ -13,7 +13,9 @@ through this module, and nowhere else decides how:
   toast): visible escapes, then ``rich.markup.escape``;
 * ``when(value, tz)`` shows a stored naive-UTC time on the owner's clock;
 * times and flags have one style in every view (and the CLI): ``ago`` in lists ("3 days ago"),
-  ``exact`` where a record is focused ("2026-12-01 07:30 +07 (3 days ago)"), ``yes_no`` for flags.
+  ``exact`` where a record is focused ("2026-12-01 07:30 +07 (3 days ago)"), ``yes_no`` for flags;
+* ``KeepTogether(chunks)`` lays out pieces that must not be broken (a command, a time, "(3 days
+  ago)") side by side where they fit and one under another where they do not.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ import re
 from datetime import datetime, tzinfo
 from typing import Any
 
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
@@ -65,4 +69,39 @@ def when(value: datetime | None, tz: tzinfo, *, seconds: bool = False) -> str:
     return show(value, tz, seconds=seconds)
 
 
-__all__ = ["shown", "one_line", "data", "append", "markup", "when", "ago", "exact", "yes_no"]
+class KeepTogether:
+    """A Rich renderable: ``chunks`` (``Text`` or ``str``) left to right, ``separator`` between two
+    on the same line, a line break only between chunks. A chunk wider than the whole width is
+    wrapped as any text would be (there is no better choice); every other one stays whole.
+
+    Rich breaks a line at any space, a non-breaking one included, so "(2 months ago)" would wrap
+    as "(2 months" / "ago)"; this keeps such pieces whole instead."""
+
+    def __init__(self, chunks, separator: str = " ", style: str | Style = "") -> None:
+        self.chunks = [chunk if isinstance(chunk, Text) else Text(chunk) for chunk in chunks if chunk]
+        self.separator = separator
+        self.style = style
+
+    def lines(self, width: int) -> list[Text]:
+        """The chunks packed into lines of at most ``width`` cells (one may be wider: it wraps)."""
+        lines: list[Text] = []
+        for chunk in self.chunks:
+            if lines and lines[-1].cell_len + len(self.separator) + chunk.cell_len <= width:
+                lines[-1].append(self.separator)
+                lines[-1].append_text(chunk)
+            else:
+                lines.append(chunk.copy())
+        return lines
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        if not self.chunks:
+            return Measurement(0, 0)
+        widths = [chunk.cell_len for chunk in self.chunks]
+        whole = sum(widths) + len(self.separator) * (len(widths) - 1)
+        return Measurement(min(max(widths), options.max_width), min(whole, options.max_width))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text("\n", style=self.style).join(self.lines(options.max_width))
+
+
+__all__ = ["KeepTogether", "shown", "one_line", "data", "append", "markup", "when", "ago", "exact", "yes_no"]

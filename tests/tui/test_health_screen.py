@@ -128,3 +128,33 @@ async def test_chart_draws_on_a_fixed_0_to_100_scale_padded_to_its_width():
         rows = chart_rows(app)
         assert [len(r) for r in rows] == [13, 13, 13]
         assert rows[0] == "100 ┤▇▇▇▇▇▇▇▇" and rows[2] == "  0 ┤████████"  # a small dip is a small change
+
+
+async def test_at_80_columns_commands_stay_whole_and_no_digest_is_one_line_not_an_empty_box(store, clock, tmp_path):
+    install = "bestie memory maintenance install --channel telegram:ID"
+    app = BestieApp(store, poll_interval=0, start_mode="health")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        rows = screen_text(app).split("\n")
+        # the command is on one line, whole, where it can be copied; not "…--channel" / "telegram:ID"
+        assert any(row.strip() == install for row in rows), rows
+        assert any(row.strip().startswith("Schedule: not installed") for row in rows)
+        [title] = [row for row in rows if "Last digest:" in row]
+        assert title.strip() == "Last digest: none recorded yet · press r to build one now"
+        box = app.screen.query_one("#health-digest")
+        assert not box.display and not any("╭" in row or "╰" in row for row in rows)  # no empty box
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        rows = screen_text(app).split("\n")
+        assert box.display and any(row.strip().startswith("╭") for row in rows)  # the preview has its box
+        assert any("Bestie memory digest" in row for row in rows)
+    seed(store, clock, tmp_path)
+    app = BestieApp(store, poll_interval=0, start_mode="health")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        rows = [row.strip() for row in screen_text(app).split("\n")]
+        at = rows.index(next(row for row in rows if row.startswith("Schedule:")))
+        # each part of the schedule whole on its line: the time of the next run is not broken
+        assert rows[at] == "Schedule: 0 9 * * 1 → telegram:42", rows[at:at + 3]
+        assert rows[at + 1].startswith("next run ") and rows[at + 1].endswith("(cron's local time)"), rows[at:at + 3]

@@ -20,12 +20,14 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ..display import ago, append, data, when
+from ..display import KeepTogether, ago, append, data, one_line, when
 from ..widgets.health_chart import HealthChart
 from .base import BestieScreen
 
 #: Snapshots drawn in the trend chart.
 TREND_POINTS = 26
+#: What installs the schedule; shown whole, on a line of its own where it does not fit beside the rest.
+INSTALL_COMMAND = "bestie memory maintenance install --channel telegram:ID"
 
 
 def _recorded_at(value: Any, zone) -> str:
@@ -106,7 +108,7 @@ class HealthScreen(BestieScreen):
     def _show_schedule(self, entry: dict[str, Any] | None) -> None:
         widget = self.query_one("#health-schedule", Static)
         if not entry:
-            widget.update(Text("Schedule: not installed  ·  bestie memory maintenance install --channel telegram:ID"))
+            widget.update(KeepTogether(["Schedule: not installed  ·  install it with:", Text(INSTALL_COMMAND, style="bold")]))
             return
         from bestie_tui.errors import BestieError
         from bestie_tui.maintenance.schedule import next_run
@@ -115,14 +117,19 @@ class HealthScreen(BestieScreen):
             next_at = f"next run {next_run(entry['schedule']):%Y-%m-%d %H:%M} (cron's local time)"
         except (BestieError, ValueError, KeyError):
             next_at = "next run unknown"
-        widget.update(data(f"Schedule: {entry.get('schedule')} → {entry.get('channel')}  ·  {next_at}  ·  "
-                           f"{entry.get('crontab')}", single_line=True))
+        # each part whole: a line breaks between them, never inside a time or the crontab's name
+        widget.update(KeepTogether([one_line(f"Schedule: {entry.get('schedule')} → {entry.get('channel')}"), next_at,
+                                    one_line(entry.get("crontab"))], separator="  ·  "))
 
     def _show_record(self, record: dict[str, Any] | None) -> None:
         title = self.query_one("#health-digest-title", Static)
         body = self.query_one("#health-digest-text", Static)
+        box = self.query_one("#health-digest", VerticalScroll)
+        # nothing to show: the title says so and what to do, in one line, without an empty box under it
+        box.display = record is not None
         if record is None:
-            title.update(Text("Last digest: none recorded yet (press r to build one now)"))
+            title.set_class(False, "-failed")
+            title.update(Text("Last digest: none recorded yet · press r to build one now"))
             body.update("")
             return
         line = Text("Last digest: ")
@@ -144,7 +151,9 @@ class HealthScreen(BestieScreen):
          "end": pane.scroll_end}[where]()
 
     def action_build_digest(self) -> None:
-        self.query_one("#health-digest").loading = True
+        box = self.query_one("#health-digest")
+        box.display = True  # the preview shows in it
+        box.loading = True
         self.build_preview()
 
     @work(thread=True, exclusive=True, group="health-digest")
