@@ -167,7 +167,7 @@ async def test_an_empty_history_says_so_in_the_table(store):
         await settle(pilot)
         lines = [strip.text for strip in app.screen.query_one("#messages-table").render_lines(
             __import__("textual.geometry", fromlist=["Region"]).Region(0, 0, 80, 3))]
-        assert lines[0].split() == ["id", "when", "role", "who", "ctx", "text"]
+        assert lines[0].split() == ["id", "when", "role", "who", "text"]  # no marks: no ctx column when narrow
         assert lines[1].strip().startswith("No messages yet")
 
 
@@ -228,3 +228,35 @@ async def test_the_whole_message_shows_escape_sequences_as_text(store):
         await pilot.pause()
         shown = " ".join(s.text for s in app.screen._compositor.render_strips())
         assert "\\x1b]52;c;aGVsbG8=\\x07" in shown and "\x1b" not in shown
+
+
+async def test_at_80_columns_the_empty_ctx_column_gives_its_room_to_the_text(store):
+    """A ctx column blank in every row is left out on a narrow table (the text gets its 9 cells)
+    and comes back when the compression preview marks rows; where there is room it stays."""
+    for i in range(12):
+        store.log_message("user", f"message {i} " + "about the vegetable garden and its tomatoes " * 3, user="linh")
+        store.clock.advance(1)
+
+    def header_and_first(app) -> tuple[str, str]:
+        table = app.screen.query_one("#messages-table")
+        strips = app.screen._compositor.render_strips()
+        return (strips[table.region.y].text[table.region.x:table.region.right],
+                strips[table.region.y + 1].text[table.region.x:table.region.right])
+
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        header, first = header_and_first(app)
+        assert header.split() == ["id", "when", "role", "who", "text"], header
+        shown_text = first.split("linh", 1)[1].strip()
+        assert shown_text.startswith("message 11 about the vegetable gard") and len(shown_text) >= 34, first
+        await pilot.press("c")  # the preview marks rows: the column is needed again
+        await settle(pilot)
+        header, first = header_and_first(app)
+        assert header.split() == ["id", "when", "role", "who", "ctx", "text"], header
+        assert cell_texts(app, "ctx")[0] == "kept"
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        header, _ = header_and_first(app)
+        assert header.split() == ["id", "when", "role", "who", "ctx", "text"], header  # room enough: it stays

@@ -34,8 +34,10 @@ ROLE_CYCLE = (None, "user", "assistant", "system")
 #: Below this many columns the side panel gives its width to the table (the text column needs it).
 NARROW = 130
 #: The table's columns; the text column takes the width left (the table cuts every cell with …).
+#: ``ctx`` (the compression preview's marks) is usually blank: on a narrow table it then gives its
+#: width to the text.
 COLUMNS = [Column("id", "id", 5), Column("time", "when", 12), Column("role", "role", 9), Column("who", "who", 8),
-           Column("ctx", "ctx", 7), Column("text", "text")]
+           Column("ctx", "ctx", 7, optional=True), Column("text", "text")]
 
 
 def _one_line(text: str) -> Text:

@@ -5,7 +5,8 @@ cropping) and, on a view's first switch, did that for each line twice: about hal
 Messages view took to open (issue 17). This widget keeps the rows as ``rich.text.Text`` cells and
 draws only the lines the compositor asks for (``render_line``), each one ``Text`` rendered once:
 a fixed header line, then one line per row, cells cut with ``…`` to their column's width and the
-last column given whatever width is left.
+last column given whatever width is left. A column marked ``optional`` (the Messages view's ``ctx``)
+is left out while it is blank in every row and the rest column is short of room.
 """
 
 from __future__ import annotations
@@ -29,15 +30,20 @@ CELL_PADDING = 1
 @dataclass(frozen=True)
 class Column:
     """One column: ``key`` names it for ``update_cell``/``cell_text``, ``label`` is its header and
-    ``width`` its width in cells (``None``: the rest of the table's width, at least ``MIN_REST``)."""
+    ``width`` its width in cells (``None``: the rest of the table's width, at least ``MIN_REST``).
+    An ``optional`` column gives its width to the rest column while every row's cell in it is blank
+    and the rest column would have fewer than ``ROOMY`` cells."""
 
     key: str
     label: str
     width: int | None = None
+    optional: bool = False
 
 
 #: The narrowest the ``width=None`` column gets (cells), however narrow the table.
 MIN_REST = 10
+#: Below this many cells for the ``width=None`` column, blank ``optional`` columns are left out.
+ROOMY = 60
 
 
 class MessageTable(ScrollView, can_focus=True):
@@ -134,6 +140,9 @@ class MessageTable(ScrollView, can_focus=True):
         self.empty_text = empty_text
         self._rows: list[dict[str, Text]] = []
         self._keys: dict[str, int] = {}
+        #: keys of the optional columns blank in every row (all the rows, not only those in view,
+        #: so the columns do not come and go while the owner scrolls)
+        self._blank: set[str] = {c.key for c in self.columns if c.optional}
         self.cursor_row = 0
         self._hover_row: int | None = None
 
@@ -148,6 +157,7 @@ class MessageTable(ScrollView, can_focus=True):
         self._rows = [cells for _, cells in rows]
         self._keys = {key: i for i, (key, _) in enumerate(rows)}
         self._hover_row = None
+        self._blank = self._blank_columns()
         self.cursor_row = max(0, min(self.cursor_row, len(self._rows) - 1))
         self.virtual_size = Size(self.size.width, len(self._rows) + 1)
         self._scroll_cursor_into_view()
@@ -158,11 +168,27 @@ class MessageTable(ScrollView, can_focus=True):
         index = self._keys.get(key)
         if index is not None:
             self._rows[index][column] = value
-            self._refresh_row(index)
+            blank = self._blank_columns()
+            if blank != self._blank:  # an optional column comes or goes: every line moves
+                self._blank = blank
+                self.refresh()
+            else:
+                self._refresh_row(index)
+
+    def _blank_columns(self) -> set[str]:
+        return {c.key for c in self.columns
+                if c.optional and all(not (cells.get(c.key) or Text()).plain.strip() for cells in self._rows)}
+
+    def shown_columns(self) -> list[str]:
+        """The keys of the columns drawn at the table's present width, left to right."""
+        return list(self._column_widths(self.scrollable_content_region.width))
 
     def cell_text(self, row: int, column: str) -> str:
-        """The cell as drawn (plain text, cut with ``…`` to its column's width, no padding)."""
-        width = self._column_widths(self.scrollable_content_region.width)[column]
+        """The cell as drawn (plain text, cut with ``…`` to its column's width, no padding; ``""``
+        for a column left out)."""
+        width = self._column_widths(self.scrollable_content_region.width).get(column)
+        if width is None:
+            return ""
         return self._fit(self._rows[row].get(column), width).plain.rstrip(" ")
 
     # ------------------------------------------------------------------ cursor
@@ -243,9 +269,16 @@ class MessageTable(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ drawing
     def _column_widths(self, width: int) -> dict[str, int]:
-        fixed = sum(c.width + 2 * CELL_PADDING for c in self.columns if c.width is not None)
-        rest = max(MIN_REST, width - fixed - 2 * CELL_PADDING)
-        return {c.key: rest if c.width is None else c.width for c in self.columns}
+        """Each drawn column's width, left to right; blank optional columns are left out (and
+        not in the result) when the rest column would have fewer than ``ROOMY`` cells."""
+        def rest(columns: list[Column]) -> int:
+            return width - sum(c.width + 2 * CELL_PADDING for c in columns if c.width is not None) - 2 * CELL_PADDING
+
+        columns = list(self.columns)
+        if rest(columns) < ROOMY:
+            columns = [c for c in columns if c.key not in self._blank]
+        left = max(MIN_REST, rest(columns))
+        return {c.key: left if c.width is None else c.width for c in columns}
 
     @staticmethod
     def _fit(cell: Text | None, width: int) -> Text:
@@ -258,6 +291,8 @@ class MessageTable(ScrollView, can_focus=True):
         line = Text(no_wrap=True)
         pad = " " * CELL_PADDING
         for column in self.columns:
+            if column.key not in widths:  # left out
+                continue
             line.append(pad)
             line.append_text(self._fit(cells.get(column.key), widths[column.key]))
             line.append(pad)
