@@ -200,3 +200,23 @@ async def test_alt_digit_as_the_terminal_sends_it_switches_views_even_from_a_tex
             await pilot.press(esc_digit_key("1" if digit != "1" else "7"))
             await pilot.pause()
             assert app.current_mode == ("tiers" if digit != "1" else "health"), f"ESC from {mode}"
+
+
+async def test_help_has_one_scrollbar_inside_its_frame_and_none_of_the_view_beside_it(store):
+    """The view under the help has a scrollbar at the right edge (a long memory in the detail
+    pane); with the help open it does not show beside the frame: only the help's own, inside."""
+    store.add("note", "\n".join(f"line {i} of a long note" for i in range(60)))
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#tiers-detail").show_vertical_scrollbar  # the view has one
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        body = app.screen.query_one("#help-body")
+        assert body.show_vertical_scrollbar  # the help's own: within its region, inside the frame
+        frame = body.region
+        for y, strip in enumerate(app.screen._compositor.render_strips()):
+            row = strip.text
+            outside = row[:frame.x] + row[frame.right:] if frame.y <= y < frame.bottom else row
+            assert not outside.strip(), (y, row)  # nothing of the view (its scrollbar) beside the help

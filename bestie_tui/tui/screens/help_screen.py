@@ -27,7 +27,17 @@ def binding_rows(app, bindings) -> list[tuple[str, str]]:
 
 
 class HelpScreen(ModalScreen[None]):
-    """Lists the global keys and each view's keys. Escape, q or ? closes it."""
+    """Lists the global keys and each view's keys. Escape, q or ? closes it.
+
+    It covers the view: through a see-through backdrop the view's scrollbars showed beside the
+    frame, a second scrollbar that did not scroll the help. The only scrollbar is the help's own,
+    inside its frame."""
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        background: $background;
+    }
+    """
 
     BINDINGS = [
         Binding("escape,q,question_mark", "dismiss", "Close help", id="help.close"),
