@@ -14,6 +14,7 @@ through this module, and nowhere else decides how:
 * ``when(value, tz)`` shows a stored naive-UTC time on the owner's clock;
 * times and flags have one style in every view (and the CLI): ``ago`` in lists ("3 days ago"),
   ``exact`` where a record is focused ("2026-12-01 07:30 +07 (3 days ago)"), ``yes_no`` for flags;
+  ``exact_text`` draws the focused form so that "(3 days ago)" is never broken across lines;
 * ``KeepTogether(chunks)`` lays out pieces that must not be broken (a command, a time, "(3 days
   ago)") side by side where they fit and one under another where they do not.
 """
@@ -104,4 +105,12 @@ class KeepTogether:
         yield Text("\n", style=self.style).join(self.lines(options.max_width))
 
 
-__all__ = ["KeepTogether", "shown", "one_line", "data", "append", "markup", "when", "ago", "exact", "yes_no"]
+def exact_text(value: datetime | None, tz: tzinfo, now: datetime, *, seconds: bool = False) -> KeepTogether:
+    """``exact`` as a renderable whose "(3 days ago)" goes under the time, whole, when both do not
+    fit on one line (never "(3 days" / "ago)")."""
+    if value is None:
+        return KeepTogether(["-"])
+    return KeepTogether([show(value, tz, seconds=seconds), f"({ago(value, now)})"])
+
+
+__all__ = ["KeepTogether", "exact_text", "shown", "one_line", "data", "append", "markup", "when", "ago", "exact", "yes_no"]

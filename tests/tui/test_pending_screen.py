@@ -426,3 +426,25 @@ async def test_the_similar_heading_is_whole_or_ends_in_an_ellipsis(store):
                 assert row == heading, size
             else:
                 assert row.endswith("…") and heading.startswith(row[:-1]) and len(row) <= title.width, (size, row)
+
+
+async def test_the_card_keeps_a_times_relative_part_whole(store):
+    """At 80 columns "created 2026-11-30 12:00 UTC (12 h ago)" does not fit the card: "(12 h ago)"
+    goes on the line under the time, whole, not cut to "(12 h ag…"; where it fits it stays beside."""
+    propose(store, "Linh prefers concise replies in Vietnamese.", user="linh")
+    store.clock.advance(12 * 3600)
+    time = "2026-11-30 12:00 UTC"
+    for size, beside in (((80, 24), False), ((160, 40), True)):
+        app = app_for(store)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            card = app.screen.query_one("#proposal-card").region
+            strips = app.screen._compositor.render_strips()[card.y + 1:card.bottom - 1]  # inside the frame
+            rows = [s.text[card.x:card.right].strip("│ ") for s in strips]
+            [at] = [i for i, row in enumerate(rows) if row.startswith("created ")]
+            if beside:
+                assert rows[at] == f"created    {time} (12 h ago)", (size, rows[at])
+            else:
+                assert rows[at:at + 2] == [f"created    {time}", "(12 h ago)"], (size, rows[at:at + 2])
+            assert rows[at + 1 + (not beside)].startswith("session "), size  # the next field follows
+            assert [row for row in rows if row][-1].startswith("scope "), size  # every field still shows

@@ -492,3 +492,25 @@ async def test_each_tier_keeps_the_row_selected_when_it_was_left(store):
         await pilot.pause()
         assert listing(app).highlighted.id == chosen
         assert [m.id for m in store.list(status="approved") if m.pinned] == [chosen]
+
+
+async def test_a_time_in_the_detail_keeps_its_relative_part_whole(store, clock):
+    """ "2026-11-30 12:00 UTC (2 months ago)" does not fit the detail pane at 120 columns: the
+    relative part goes under the time, whole, never "(2 months" / "ago)"."""
+    memory = store.add("decision", "Never book meetings before 10:00 on weekdays.", scope="core")
+    clock.advance(75 * 86400)
+    for size in ((120, 40), (80, 50), (200, 60)):
+        app = BestieApp(store, poll_interval=0)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            assert listing(app).highlighted.id == memory.id
+            pane = tiers(app).detail.region
+            rows = [strip.text[pane.x:pane.right].strip(" ▕▎│") for strip in
+                    app.screen._compositor.render_strips()[pane.y:pane.bottom]]
+            assert not any(row.endswith("(2 months") or row.startswith("ago)") for row in rows), (size, rows)
+            for label in ("created", "updated"):
+                [at] = [i for i, row in enumerate(rows) if row.startswith(label + " ")]
+                if size == (200, 60):  # room for both: one line
+                    assert rows[at].endswith("2026-11-30 12:00 UTC (2 months ago)"), (size, rows[at])
+                else:
+                    assert rows[at + 1 + (size == (80, 50))] == "(2 months ago)", (size, rows[at:at + 3])

@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from bestie_tui.store.records import EventRecord, MemoryRecord
 
-from ..display import ago, data, exact, shown, when, yes_no
+from ..display import KeepTogether, ago, data, exact, exact_text, shown, when, yes_no
 from .memory_list import memory_flags
 
 #: Snapshot keys a history line never lists as "changed" (they change with every write).
@@ -100,7 +100,12 @@ class MemoryDetail(VerticalScroll):
         fields = Table.grid(padding=(0, 2))
         fields.add_column(style="bold", no_wrap=True)
         fields.add_column()
-        expires = Text(_value(memory.expires_at, tz, now))
+
+        def at(value: datetime | None) -> Text | KeepTogether:
+            """A time and "(3 days ago)" beside it, or under it (whole) where both do not fit."""
+            return Text("—") if value is None else exact_text(value, tz, now)
+
+        expires = at(memory.expires_at)
         if memory.is_expired(now):  # the mark says what "(2 days ago)" would, in less width
             expires = Text(_value(memory.expires_at, tz))
             expires.append("  expired", style="bold reverse")
@@ -115,15 +120,15 @@ class MemoryDetail(VerticalScroll):
             ("superseded by", superseded),
             ("confidence", Text(_value(memory.confidence))),
             ("expires at", expires),
-            ("last accessed", Text(_value(memory.last_accessed_at, tz, now))),
+            ("last accessed", at(memory.last_accessed_at)),
             ("access count", Text(str(memory.access_count))),
             ("user", Text(_value(memory.user))),
             ("channel", Text(_value(memory.channel))),
             ("project", Text(_value(memory.project))),
             ("session", Text(_value(memory.session))),
             ("source", Text(_value(memory.source))),
-            ("created", Text(_value(memory.created_at, tz, now))),
-            ("updated", Text(_value(memory.updated_at, tz, now))),
+            ("created", at(memory.created_at)),
+            ("updated", at(memory.updated_at)),
         ]
         for label, value in rows:
             fields.add_row(Text(label), value)

@@ -13,30 +13,44 @@ from textual.widgets import Static
 
 from bestie_tui.store.records import MemoryRecord
 
-from ..display import append, data, exact, when
+from ..display import ago, append, data, when
+
+#: The width of a field's name and the space after it.
+LABEL = 11
 
 
-def proposal_meta(record: MemoryRecord, tz: tzinfo = UTC, now: datetime | None = None) -> Text:
+def proposal_meta(record: MemoryRecord, tz: tzinfo = UTC, now: datetime | None = None,
+                  width: int | None = None) -> Text:
     """The proposal's fields as plain text (values are data: control characters made visible;
-    the time on the owner's clock ``tz``, with "3 h ago" beside it when ``now``, naive UTC, is given)."""
+    the time on the owner's clock ``tz``, with "(3 h ago)" beside it when ``now``, naive UTC, is
+    given: under it, whole, on a line of its own when the card's ``width`` has no room for both)."""
     # one line per field, cut with "…" at the card's width rather than wrapped under the labels
     meta = Text(no_wrap=True, overflow="ellipsis")
+    created = when(record.created_at, tz, seconds=now is None)
+    if now is not None:
+        relative = f"({ago(record.created_at, now)})"
+        if width is None or LABEL + len(created) + 1 + len(relative) <= width:
+            created += " " + relative
+        else:
+            created += "\n" + " " * LABEL + relative
     fields = [
         ("id", f"#{record.id}"),
         ("kind", record.kind),
         ("user", record.user or "—"),
         ("source", record.source or "—"),
         ("confidence", f"{record.confidence:.2f}"),
-        ("created", when(record.created_at, tz, seconds=True) if now is None
-         else exact(record.created_at, tz, now)),
+        ("created", created),
         ("session", record.session or "—"),
         ("channel", record.channel or "—"),
         ("project", record.project or "—"),  # every binding shows: user, session, channel, project
         ("scope", record.scope),
     ]
     for name, value in fields:
-        meta.append(f"{name:<11}", style="bold")
-        append(meta, value, single_line=True)
+        meta.append(f"{name:<{LABEL}}", style="bold")
+        if name == "created":  # a time: no data to fold, and its line break is ours
+            meta.append(value)
+        else:
+            append(meta, value, single_line=True)
         meta.append("\n")
     meta.rstrip()
     return meta
@@ -79,6 +93,8 @@ class ProposalCard(Vertical):
     _record: MemoryRecord | None = None
     _relation_lines: int = 0
     _meta_lines: int = 0
+    _tz: tzinfo = UTC
+    _now: datetime | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="proposal-text")
@@ -88,13 +104,20 @@ class ProposalCard(Vertical):
     def show(self, record: MemoryRecord, tz: tzinfo = UTC, now: datetime | None = None) -> None:
         self.remove_class("-empty")
         self._record = record
+        self._tz, self._now = tz, now
         self._relation_lines = 0
         self.query_one("#proposal-relations", Static).update(Text(""))
         self.query_one("#proposal-relations", Static).display = False
-        meta = proposal_meta(record, tz, now)
+        self._show_meta(None)
+        self.fit()
+
+    def _show_meta(self, width: int | None) -> None:
+        """The fields, laid out for ``width`` cells (``None``: before the first layout)."""
+        if self._record is None:
+            return
+        meta = proposal_meta(self._record, self._tz, self._now, width)
         self._meta_lines = len(meta.plain.splitlines())
         self.query_one("#proposal-meta", Static).update(meta)
-        self.fit()
 
     def show_relations(self, related) -> None:
         """The approved memories the proposal replaces or contradicts, beside their text."""
@@ -134,6 +157,7 @@ class ProposalCard(Vertical):
         text = self.query_one("#proposal-text", Static)
         pane = self.parent
         if isinstance(pane, Widget) and pane.size.height > 0 and pane.size.width > 0:
+            self._show_meta(pane.size.width - self.styles.gutter.width)  # before counting its lines
             width = pane.size.width - self.styles.gutter.width - text.styles.gutter.width
             rows = (pane.size.height - self.styles.gutter.height - text.styles.gutter.height
                     - text.styles.margin.height - self._relation_lines - self._meta_lines)
