@@ -432,6 +432,10 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("contradiction", f"only {old} / {new}" if a.only else f"{old} / only {new}", "value")
     if not spec.single:
         return rel("compatible", f"{old} and {new} can both hold", "many")
+    if fa.attribute == "decision" and not set(fa.value) & set(fb.value):
+        # one decision replaces another about the same thing ("launch in March" / "launch in May"),
+        # not one about something else ("use PostgreSQL" / "deploy on Tuesdays")
+        return rel("compatible", f"{old} and {new} decide different things", "many")
     if fa.attribute in ("residence", "hometown") and not (_named(fa) and _named(fb)):
         return rel("compatible", f"{old} and {new} can both hold (not two named places)", "many")
     if b.event and not a.event and fa.attribute not in STATUS and not b.change:
