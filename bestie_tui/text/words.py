@@ -118,24 +118,6 @@ def printable(text: str) -> str:
                         else f"\\u{ord(m.group()):04x}", text)
 
 
-_VISIBLE = re.compile(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})")
-
-
-def unprintable(shown_text: str, original: str) -> str:
-    """The inverse of ``printable`` for an edit of ``original`` shown that way: each visible escape of
-    a control character that ``original`` holds (``\\x1b`` for an ESC it had) is that character again,
-    so editing a text around its control characters keeps them. Any other backslash text is left
-    as typed."""
-    held = set(_CONTROL.findall(original))
-    if not held:
-        return shown_text
-
-    def back(m: re.Match[str]) -> str:
-        char = chr(int(m.group(1) or m.group(2), 16))
-        return char if char in held else m.group(0)
-    return _VISIBLE.sub(back, shown_text)
-
-
 # What json.dumps(ensure_ascii=False) leaves raw but a terminal acts on or that makes a line read
 # backwards: DEL, C1 controls (U+009B is CSI), line/paragraph separators and the bidi controls.
 _JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")

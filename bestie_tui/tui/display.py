@@ -44,6 +44,56 @@ def shown(value: Any) -> str:
     return printable(text.replace("\r\n", "\n").replace("\t", "    "))
 
 
+def _shown_pieces(text: str) -> list[tuple[str, str]]:
+    """``(stored characters, what shown draws for them)`` for each piece of ``text``, in order, so that
+    ``"".join(shown for _, shown in pieces) == shown(text)``."""
+    pieces: list[tuple[str, str]] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("\r\n", i):
+            pieces.append(("\r\n", "\n"))
+            i += 2
+            continue
+        c = text[i]
+        pieces.append((c, "    " if c == "\t" else printable(c)))
+        i += 1
+    return pieces
+
+
+def unshown(edited: str, original: str) -> str:
+    """The stored text for ``edited``, an edit of ``shown(original)``: what the owner left as it was
+    drawn is ``original``'s own characters again (an ESC shown as ``\\x1b`` stays an ESC, a tab
+    shown as spaces a tab), and what the owner typed is taken as typed (typing ``\\x1b`` gives those
+    four characters). Matched with ``difflib.SequenceMatcher`` on the drawn text; a drawn escape the
+    owner changed in part is taken as drawn."""
+    from difflib import SequenceMatcher
+
+    pieces = _shown_pieces(original)
+    drawn = "".join(d for _, d in pieces)
+    if drawn == "".join(c for c, _ in pieces):
+        return edited  # nothing was drawn differently: the edit is the text
+    starts: dict[int, tuple[int, str, str]] = {}  # drawn offset → (end, stored, drawn) of a piece
+    at = 0
+    for stored, shown_piece in pieces:
+        starts[at] = (at + len(shown_piece), stored, shown_piece)
+        at += len(shown_piece)
+    out: list[str] = []
+    for op, a0, a1, b0, b1 in SequenceMatcher(None, drawn, edited, autojunk=False).get_opcodes():
+        if op != "equal":
+            out.append(edited[b0:b1])
+            continue
+        i = a0
+        while i < a1:
+            piece = starts.get(i)
+            if piece is not None and piece[0] <= a1:  # a whole piece kept: its stored characters
+                out.append(piece[1])
+                i = piece[0]
+            else:  # part of a drawn escape: as drawn
+                out.append(drawn[i])
+                i += 1
+    return "".join(out)
+
+
 def one_line(value: Any) -> str:
     """``shown`` with line breaks and runs of whitespace folded into single spaces."""
     return _SPACES.sub(" ", shown(value))

@@ -192,14 +192,26 @@ async def test_saving_an_unchanged_edit_keeps_the_stored_bytes(evil_store):
 
 async def test_editing_around_control_characters_keeps_them(evil_store):
     """An edit of a memory holding an ESC (shown as ``\\x1b``) adds the typed words and keeps the
-    stored control characters as they were, not the four characters of their visible escape."""
+    stored control characters as they were, not the four characters of their visible escape; an
+    escape the owner types is kept as typed, even one the stored text holds as a character."""
     app = BestieApp(evil_store, poll_interval=0, start_mode="tiers")
     before = evil_store.get(1).text
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("e")
-        await pilot.press("ctrl+end", *" ok", "ctrl+s")
+        await pilot.press("ctrl+end", *" ok \\x07", "ctrl+s")
         await settle(app, pilot)
     after = evil_store.get(1).text
-    assert after == before.strip() + " ok"
-    assert "\x1b[2J" in after and "\\x1b" not in after
+    assert after == before.strip() + " ok \\x07"
+    assert "\x1b[2J" in after and "\x07y" in after  # the stored ESC and BEL, as they were
+
+
+@pytest.mark.parametrize("stored, typed_after, expected", [
+    ("bell \x07 and a typed \\x07", " X", "bell \x07 and a typed \\x07 X"),
+    ("a\tb\r\nc", "!", "a\tb\r\nc!"),
+    ("no controls \\x1b", " ok", "no controls \\x1b ok"),
+])
+def test_an_edit_of_drawn_text_maps_back_to_the_stored_characters(stored, typed_after, expected):
+    from bestie_tui.tui.display import shown, unshown
+
+    assert unshown(shown(stored) + typed_after, stored) == expected

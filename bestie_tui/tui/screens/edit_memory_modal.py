@@ -11,9 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from bestie_tui.text.words import unprintable
-
-from ..display import data, shown
+from ..display import data, shown, unshown
 
 
 class EditMemoryModal(ModalScreen[str | None]):
@@ -68,7 +66,7 @@ class EditMemoryModal(ModalScreen[str | None]):
         if not text:
             self.query_one("#edit-error", Static).update(Text("The text cannot be empty."))
             return
-        text = unprintable(text, self.initial_text)  # control characters it showed as \x1b stay what they were
+        text = unshown(text, self.initial_text).strip()  # what was drawn as \x1b stays the stored ESC
         if self.check is not None:
             from bestie_tui.errors import BestieError
 
