@@ -106,8 +106,7 @@ def _add_merge(plan: Plan, g) -> None:
         if differ:
             # the reader read one fact in both, but the words say more: the owner looks first
             op.selected = False
-            op.reason += f" — not selected: they differ in {', '.join(repr(w) for w in differ[:4])}" \
-                         " (turn it on to merge)"
+            op.reason += f" — off until you choose it: they differ in {', '.join(repr(w) for w in differ[:4])}"
         return
     ids = " ".join(f"#{m.id}" + (" (pinned)" if m.pinned else "") for m in members)
     if len(pinned) > 1:
@@ -146,13 +145,22 @@ def _differing_words(members) -> list[str]:
     members have such words of their own: the texts then say different things in the same frame
     ("the spare kettle key lives in the blue drawer" / "the spare fan key …" → kettle, fan). Empty
     when at most one member adds words (the merged text can carry them: "… with diacritics") or
-    the others differ only in words that frame a preference (``_FRAMING``)."""
+    the others differ only in words that frame a preference (``_FRAMING``). Numbers and dates are
+    one value written two ways only where every member names one and they agree (``dates.agree``:
+    "8/7" / "the 8th of July"); otherwise the quantities themselves are returned ("2am" / "4am")."""
+    from bestie_tui.facts import dates
+
+    found = [dates.quantities(m.text) for m in members]
+    # numbers and dates are one value written two ways only when every member names one and they agree
+    same_values = all(found) and all(dates.agree(a, b) for a in found for b in found if a is not b)
+    if any(found) and not same_values:  # "at 2am" / "at 4am", "in June" / "in May": other values
+        return sorted({dates.show(q) for quantities in found for q in quantities})
     own = []
     for o in members:
         others = [m for m in members if m is not o]
         lacking = [{w.lower() for w in _words_not_in(m, [o])} for m in others]  # o's words m lacks
         own.append([w for w in _words_not_in(others[0], [o]) if all(w.lower() in x for x in lacking)
-                    and not _date_word(w)])
+                    and not (same_values and _date_word(w))])
     adding = [words for words in own if words]
     if len(adding) < 2:
         return []
@@ -162,15 +170,15 @@ def _differing_words(members) -> list[str]:
     return out
 
 
+#: Month and day names (not "may", "sun", "sat", "wed": words of their own too).
 _MONTHS_AND_DAYS = frozenset(
-    "january february march april may june july august september october november december jan feb mar apr "
-    "jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue wed thu "
-    "fri sat sun".split())
+    "january february march april june july august september october november december jan feb apr jun jul "
+    "aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue thu fri".split())
 
 
 def _date_word(word: str) -> bool:
-    """A number or a date's word ("8", "8th", "July"): the reader compares those as quantities, so
-    "8/7" and "the 8th of July" are one value written two ways."""
+    """A number or a date's word ("8", "8th", "July"): where the members' quantities agree, "8/7" and
+    "the 8th of July" are one value written two ways; "2am" and "4am" are not."""
     return any(c.isdigit() for c in word) or word.lower() in _MONTHS_AND_DAYS
 
 
