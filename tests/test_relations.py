@@ -132,6 +132,8 @@ def test_may_disagree_pairs_texts_by_what_they_could_disagree_on(older, newer, m
     # a decision replaces one about the same thing, not one about something else
     ("We decided to use PostgreSQL.", "We decided to deploy on Tuesdays.", "compatible"),
     ("We decided to use MySQL.", "We decided to use PostgreSQL instead.", "correction"),
+    ("We decided to use React for the frontend.", "We decided to use Django for the backend.", "compatible"),
+    ("We decided to use React for the frontend.", "We decided to use Vue for the frontend.", "correction"),
     # an age is the number the copula names, not one said in passing
     ("I am 41.", "I've been a nurse since I was 25.", "compatible"),
     ("I wrote my first song at age 15.", "I am 41.", "compatible"),

@@ -189,6 +189,11 @@ def disagreement_keys(text: str) -> Keys:
     return Keys(r.only, frozenset(keys), frozenset(excludes), frozenset(mentions))
 
 
+#: Verbs a decision is made with rather than about ("use", "go with"): no subject of their own.
+_LIGHT_VERBS = frozenset({"use", "go", "make", "have", "get", "do", "take", "keep", "tri", "try", "start", "stop",
+                          "switch", "move", "put", "set", "give", "let", "need", "want", "meet", "meeting"})
+
+
 #: Attributes ``same_value`` may call equal with one value missing, or compared across subjects.
 _ANY_VALUE = frozenset({"allergy", "children", "marital", "siblings", "role"})
 
@@ -432,9 +437,11 @@ def _compare(a: Reading, b: Reading, fa: Fact, fb: Fact, who: str) -> Relation:
         return rel("contradiction", f"only {old} / {new}" if a.only else f"{old} / only {new}", "value")
     if not spec.single:
         return rel("compatible", f"{old} and {new} can both hold", "many")
-    if fa.attribute == "decision" and not set(fa.value) & set(fb.value):
-        # one decision replaces another about the same thing ("launch in March" / "launch in May"),
-        # not one about something else ("use PostgreSQL" / "deploy on Tuesdays")
+    if fa.attribute == "decision" and not {w for w in (set(fa.value) & set(fb.value)) | (a.content & b.content)
+                                           if w not in _LIGHT_VERBS and not w.startswith("@")}:
+        # one decision replaces another about the same thing ("launch in March" / "launch in May";
+        # "use React for the frontend" / "use Vue for the frontend"), not one about something else
+        # ("use PostgreSQL" / "deploy on Tuesdays"; a verb in common is no thing in common)
         return rel("compatible", f"{old} and {new} decide different things", "many")
     if fa.attribute in ("residence", "hometown") and not (_named(fa) and _named(fb)):
         return rel("compatible", f"{old} and {new} can both hold (not two named places)", "many")
