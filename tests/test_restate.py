@@ -124,3 +124,19 @@ def test_the_cli_says_which(run):
     run("memory", "forget", "1")
     out = run("memory", "add", "note", "works at acme", "--user", "an").output
     assert out.startswith("revived #1 (it had been forgotten)")
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Tôi dị ứng bơ.", "Tôi dị ứng bò."),  # allergic to avocado / to beef: the accent is the word
+    ("I code in C++.", "I code in C."),
+])
+def test_a_text_that_only_folds_the_same_is_another_memory(store, first, second):
+    """Adding or proposing a text that differs only by an accent or a symbol stores it; it is not
+    "already remembered" (which would reinforce the other and drop it)."""
+    a = store.add("fact", first, user="linh")
+    b = store.add("fact", second, user="linh")
+    assert b.id != a.id and store.get(b.id).text == second
+    again = store.add("fact", first.lower(), user="linh")  # case and spacing are spelling
+    assert again.id == a.id
+    proposal = store.propose(second, "fact", user="linh")
+    assert proposal.memory.id == b.id  # a restatement of the second, not of the first

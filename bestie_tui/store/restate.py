@@ -48,13 +48,14 @@ def state_of(row: Memory, now: datetime) -> str:
 
 
 def find_restated(text: str, user: str | None, now: datetime) -> Memory | None:
-    """The record ``text`` restates for ``user`` (same ``normalize``), best state first (see the
+    """The record ``text`` restates for ``user`` (same ``normalize`` and ``same_text``), best state first (see the
     module docstring), then the oldest; ``None`` when there is none."""
     norm = textmod.normalize(text or "")
     if not norm:
         return None
     same_user = Memory.user.is_null() if user is None else (Memory.user == user)
-    rows = list(Memory.select().where((Memory.norm == norm) & same_user).order_by(Memory.id))
+    rows = [r for r in Memory.select().where((Memory.norm == norm) & same_user).order_by(Memory.id)
+            if textmod.same_text(r.text, text)]  # accents and "C++" are not spelling
     if not rows:
         return None
     return min(rows, key=lambda r: (_ORDER.index(state_of(r, now)), r.id))
@@ -160,6 +161,8 @@ def take_over(store: MemoryStore, batch: str, row: Memory, actor: str) -> list[i
     olds = Memory.select().where((Memory.norm == row.norm) & same_user & (Memory.id != row.id)
                                  & (Memory.status == "approved") & Memory.superseded_by.is_null(False))
     for old in olds:
+        if not textmod.same_text(old.text, row.text):
+            continue  # another text that only folds the same ("bơ" / "bò")
         head = _head(old)
         if head is not None and head.id != row.id and head.id not in done and head.status == "approved" \
                 and head.superseded_by is None and not head.pinned:

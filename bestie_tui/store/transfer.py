@@ -268,9 +268,8 @@ def _eq(column, value):
 
 
 def _same_memory_exists(values: dict[str, Any]) -> bool:
-    return Memory.select().where(
-        (Memory.norm == textmod.normalize(values["text"])) & _eq(Memory.user, values.get("user"))
-    ).exists()
+    return any(textmod.same_text(r.text, values["text"]) for r in Memory.select(Memory.text).where(
+        (Memory.norm == textmod.normalize(values["text"])) & _eq(Memory.user, values.get("user"))))
 
 
 def _memory_values(m: dict[str, Any], now: datetime) -> dict[str, Any]:

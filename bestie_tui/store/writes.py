@@ -212,15 +212,16 @@ class StoreWrites:
 
     def find_duplicate(self, text: str, user: str | None = None,
                        statuses: tuple[str, ...] = ("approved",)) -> MemoryRecord | None:
-        """The memory (approved and in force first, then oldest) whose normalised text equals
-        ``normalize(text)``, for the same user, among ``statuses``; ``None`` when there is none."""
-        row = (
+        """The memory (approved and in force first, then oldest) whose text is ``text`` written
+        differently (``normalize`` equal and ``words.same_text``: accents kept), for the same user,
+        among ``statuses``; ``None`` when there is none."""
+        rows = (
             Memory.select()
             .where((Memory.norm == textmod.normalize(text or "")) & Memory.status.in_(statuses)
                    & self._same_user(user))
             .order_by((Memory.status == "approved").desc(), Memory.superseded_by.is_null().desc(), Memory.id)
-            .first()
         )
+        row = next((r for r in rows if textmod.same_text(r.text, text)), None)  # accents are not spelling
         return to_record(row) if row else None
 
     def _reinforce(self, memory_id: int, actor: str) -> MemoryRecord:

@@ -70,6 +70,21 @@ def normalize(text: str) -> str:
     return " ".join(tokens(text))
 
 
+def same_text(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` are one text written differently: case, spacing and punctuation aside,
+    but with the letters' accents and the symbols inside words kept, which ``normalize`` folds away
+    ("dị ứng bơ" is avocado, "dị ứng bò" beef; "C++" is not "C"). ``normalize`` finds the candidates
+    (an indexed column); this decides."""
+    return _exact_words(a) == _exact_words(b)
+
+
+_EXACT_WORD = re.compile(r"[\w+#]+")
+
+
+def _exact_words(text: str) -> list[str]:
+    return _EXACT_WORD.findall(unicodedata.normalize("NFC", text or "").casefold())
+
+
 _LOCAL = threading.local()
 
 
