@@ -119,3 +119,20 @@ def test_a_merge_of_texts_with_other_times_or_months_is_not_selected_but_one_dat
             assert merges[(a, b)].selected is want, merges[(a, b)].reason
         else:
             assert not want, "the birthday written two ways is one memory"
+
+
+def test_texts_one_accent_apart_are_never_merged_by_default(store):
+    """"Tôi dị ứng bơ." (avocado) and "Tôi dị ứng bò." (beef) fold to the same letters: the doctor may
+    group them, but the merge is off until chosen and names the words; with a pinned member it is a
+    note, never an operation that folds one into the other."""
+    a = store.add("fact", "Tôi dị ứng bơ.", user="linh")
+    b = store.add("fact", "Tôi dị ứng bò.", user="linh")
+    plan = build_cleanup_plan(store)
+    merges = [o for o in plan.operations if o.action == "merge" and set(o.ids) == {a.id, b.id}]
+    assert merges and not merges[0].selected and "'bơ' / 'bò'" in merges[0].reason
+    apply_plan(store, plan, yes=True)
+    assert store.get(a.id).superseded_by is None and store.get(b.id).superseded_by is None
+    store.pin(a.id)
+    plan = build_cleanup_plan(store)
+    assert not [o for o in plan.operations if o.action == "merge"]
+    assert any("written differently" in n for n in plan.notes)

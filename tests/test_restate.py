@@ -140,3 +140,9 @@ def test_a_text_that_only_folds_the_same_is_another_memory(store, first, second)
     assert again.id == a.id
     proposal = store.propose(second, "fact", user="linh")
     assert proposal.memory.id == b.id  # a restatement of the second, not of the first
+
+
+def test_the_same_text_typed_without_accents_is_still_the_same_memory(store):
+    first = store.add("identity", "I have a dog named Mực.", user="linh")
+    again = store.add("identity", "i have a dog named muc", user="linh")  # typed with no diacritics
+    assert again.id == first.id

@@ -14,6 +14,7 @@ from bestie_tui.hygiene.plans import Operation, Plan, merged_binding
 from bestie_tui.hygiene.wording import contradiction_heading, finding_reason
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.records import MemoryRecord
+from bestie_tui.text import words as textmod
 
 #: Forgotten/rejected records become eligible for a hard delete this many days after their last change.
 PURGE_AFTER_DAYS = 30
@@ -99,9 +100,16 @@ def _add_merge(plan: Plan, g) -> None:
     members, pinned = g.members, [m for m in g.members if m.pinned]
     key = f"merge:{','.join(str(m.id) for m in members)}"
     label = f"{len(members)} memories say the same"
+    # "dị ứng bơ" / "dị ứng bò": one accent apart, and another food; the folded text cannot tell
+    spelled = ", ".join(f"'{x}' / '{y}'" for i, a in enumerate(members) for b in members[i + 1:]
+                        for x, y in textmod.spelling_differences(a.text, b.text)[:3])
     if not pinned:
         op = Operation(key, "merge", members, label, text=best_text(members))
         plan.operations.append(op)
+        if spelled:
+            op.selected = False
+            op.reason += f" — off until you choose it: written differently: {spelled}"
+            return
         differ = _differing_words(members) if g.level not in ("exact", "normalized") else []
         if differ:
             # the reader read one fact in both, but the words say more: the owner looks first
@@ -114,6 +122,10 @@ def _add_merge(plan: Plan, g) -> None:
                           "unpin all but one to fold the others into it")
         return
     keep = pinned[0]
+    if spelled:
+        plan.notes.append(f"duplicates, not changed: {ids}; written differently ({spelled}), so folding "
+                          f"them into the pinned #{keep.id} could lose one: merge them yourself if they are one")
+        return
     widest = merged_binding(members)
     if keep.is_expired(plan.created_at):
         plan.notes.append(f"duplicates, not changed: {ids}; the pinned #{keep.id} has expired")

@@ -72,10 +72,11 @@ def normalize(text: str) -> str:
 
 def same_text(a: str, b: str) -> bool:
     """True when ``a`` and ``b`` are one text written differently: case, spacing and punctuation aside,
-    but with the letters' accents and the symbols inside words kept, which ``normalize`` folds away
-    ("dị ứng bơ" is avocado, "dị ứng bò" beef; "C++" is not "C"). ``normalize`` finds the candidates
-    (an indexed column); this decides."""
-    return _exact_words(a) == _exact_words(b)
+    and a word typed without its accents ("muc" for "Mực"); but not two words with other accents, nor
+    other symbols inside a word, which ``normalize`` folds together ("dị ứng bơ" is avocado, "dị ứng
+    bò" beef; "C++" is not "C"). ``normalize`` finds the candidates (an indexed column); this decides."""
+    wa, wb = _exact_words(a), _exact_words(b)
+    return len(wa) == len(wb) and all(_one_spelling(x, y) for x, y in zip(wa, wb))
 
 
 _EXACT_WORD = re.compile(r"[\w+#]+")
@@ -83,6 +84,25 @@ _EXACT_WORD = re.compile(r"[\w+#]+")
 
 def _exact_words(text: str) -> list[str]:
     return _EXACT_WORD.findall(unicodedata.normalize("NFC", text or "").casefold())
+
+
+def _one_spelling(x: str, y: str) -> bool:
+    """The same word as written, or one of them typed without accents (``fold``)."""
+    return x == y or x == fold(y) or y == fold(x)
+
+
+def spelling_differences(a: str, b: str) -> list[tuple[str, str]]:
+    """Word pairs ``(in a, in b)`` that ``fold`` makes alike but that are other words as written
+    ("bơ" / "bò", "c++" / "c"): what ``normalize`` cannot see. A word typed without its accents
+    ("muc" for "mực") is no difference. Empty when ``same_text(a, b)``."""
+    wa, wb = _exact_words(a), _exact_words(b)
+    only_a = [w for w in dict.fromkeys(wa) if w not in wb]
+    only_b = [w for w in dict.fromkeys(wb) if w not in wa]
+    folded_b: dict[str, str] = {}
+    for w in only_b:
+        folded_b.setdefault("".join(_WORD.findall(fold(w))), w)  # "c++" and "c" both fold to "c"
+    return [(w, folded_b[key]) for w in only_a if (key := "".join(_WORD.findall(fold(w)))) in folded_b
+            and not _one_spelling(w, folded_b[key])]
 
 
 _LOCAL = threading.local()
