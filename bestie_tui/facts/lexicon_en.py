@@ -149,6 +149,12 @@ PHRASES: dict[str, str] = {
 EXACT: dict[str, str] = {
     "fishing": "fishing", "hunting": "hunting", "cooking": "cooking", "baking": "baking", "drinking": "drink",
     "smoker": "smoke", "vegetarian food": "vegetarian food", "vegan food": "vegan food",
+    # a meat dish named by what stands in for the meat is no meat
+    "veggie burger": "vegetarian food", "veggie burgers": "vegetarian food", "vegan burger": "vegan food",
+    "vegan burgers": "vegan food", "vegetarian burger": "vegetarian food", "vegetarian burgers": "vegetarian food",
+    "plant based burger": "vegan food", "plant based burgers": "vegan food", "tofu burger": "vegetarian food",
+    "veggie sausage": "vegetarian food", "veggie sausages": "vegetarian food", "vegan sausage": "vegan food",
+    "vegan sausages": "vegan food", "vegan cheese": "vegan food", "vegan ice cream": "vegan food",
     "vegetarian restaurant": "vegetarian food", "vegan restaurant": "vegan food", "fished": "fishing",
     "fly": "flight", "flew": "flight", "flying": "flight", "color": "colour", "colors": "colour", "colour": "colour",
     "no trouble": "fine", "no problem": "fine", "no problems": "fine", "no issue": "fine", "no issues": "fine",
