@@ -130,6 +130,8 @@ def test_may_disagree_pairs_texts_by_what_they_could_disagree_on(older, newer, m
     ("I am lactose intolerant.", "I love cheese.", "contradiction"),
     ("I am sugar-free.", "I eat candy every day.", "contradiction"),
     ("I am vegetarian.", "I love veggie burgers.", "compatible"),
+    # "Tên tôi là …" ("my name is …") is the owner's name, not a thing called Minh
+    ("Tên tôi là Minh.", "Tên tôi là Tuấn.", "correction"),
     ("I am vegetarian.", "I love burgers.", "contradiction"),
     # a decision replaces one about the same thing, not one about something else
     ("We decided to use PostgreSQL.", "We decided to deploy on Tuesdays.", "compatible"),

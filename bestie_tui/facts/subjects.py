@@ -310,6 +310,8 @@ def _vi_subject(us, i: int) -> tuple[Subject, int]:
     w = u.words
     if w in vi.SELF or textmod.fold(w) in ("toi", "minh", "nguoi dung") or u.key in ("family",):
         return OWNER, i + 1
+    if u.is_cue and " toi" in f" {u.fold} ":
+        return OWNER, i  # a cue that holds the owner: "Tên tôi là Minh" ("my name is"), read from the cue
     if u.is_cue and nxt is not None and nxt.key in en.PERSON_CONCEPTS and i + 2 < len(us) \
             and us[i + 2].fold in ("toi", "minh"):
         return Subject("person", role=nxt.key, possessed=(u.key,)), i + 3  # "Sinh nhật vợ tôi …"
