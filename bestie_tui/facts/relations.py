@@ -198,7 +198,7 @@ _LIGHT_VERBS = frozenset({"use", "go", "make", "have", "get", "do", "take", "kee
 _ANY_VALUE = frozenset({"allergy", "children", "marital", "siblings", "role"})
 
 
-def disagrees_by_value(f: Fact) -> bool:
+def _by_value(f: Fact) -> bool:
     """True when another fact of the same attribute can disagree with ``f`` only on a value they have
     in common ("likes dogs" / "doesn't like dogs"; never "likes cats"): a many-valued attribute whose
     values are words, not measures ("age:41"), and that is compared only with a value on both sides.
@@ -220,7 +220,7 @@ def _fact_keys(f: Fact) -> list[str]:
       exclusive instead. The liking attributes also meet each other on a value (``_pairs``)."""
     values = f.value | f.old_value
     keys = []
-    if not disagrees_by_value(f):
+    if not _by_value(f):
         keys.append(f.attribute)
     elif f.attribute not in _LIKING:
         keys += [f"{f.attribute}={v}" for v in values] or [f"{f.attribute}="]
@@ -692,4 +692,4 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
 
 
 __all__ = ["Relation", "relate", "KINDS", "same_value", "categories_named", "may_disagree",
-           "disagreement_keys", "Keys", "disagrees_by_value"]
+           "disagreement_keys", "Keys"]
