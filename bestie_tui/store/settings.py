@@ -106,8 +106,11 @@ ENV_OVERRIDES: dict[str, str] = {
     "FREETEXT_LOG_PROMPT_RESOLUTION": "context.logPromptResolution",
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
-#: Optional text settings (default ``None``): base URLs of the chat APIs for proxies and tests.
-TEXT_SETTINGS = ("digest.telegramApi", "digest.zaloApi")
+#: Optional text settings (default ``None``): base URLs of the chat APIs for proxies and tests, and of
+#: the optional judge (``hygiene.judge``): an OpenAI-compatible chat endpoint the doctor may ask.
+TEXT_SETTINGS = ("digest.telegramApi", "digest.zaloApi", "doctor.judgeUrl")
+#: Optional names (default ``None``): one line of printable text → what the value names, for errors.
+NAME_SETTINGS: dict[str, str] = {"doctor.judgeModel": "a model name"}
 #: Written by the program itself, never by ``config``.
 INTERNAL = ("digest.log", "maintenance.entry", "agent.forgetRequests")
 #: Integer settings and their inclusive range.
@@ -120,13 +123,15 @@ INT_RANGES: dict[str, tuple[int, int]] = {"memory.coreTokenCap": (1, 100_000),
 
 
 def known_settings() -> dict[str, Any]:
-    """Every user setting → its default: policies, ``score.*``, ``context.*`` and the digest URLs."""
+    """Every user setting → its default: policies, ``score.*``, ``context.*``, the digest URLs and the
+    doctor's judge."""
     known = dict(DEFAULTS)
     known.update({f"score.{part}": weight for part, weight in DEFAULT_WEIGHTS.items()})
     known.update(DEFAULT_TUNING)
     known.update(CONTEXT_DEFAULTS)
     known.update(RECALL_DEFAULTS)
     known.update({key: None for key in TEXT_SETTINGS})
+    known.update({key: None for key in NAME_SETTINGS})
     known.update(ZONE_SETTINGS)
     known.update(OWNER_SETTINGS)
     return known
@@ -143,8 +148,8 @@ def validate(key: str, value: Any) -> Any:
 
     Choices must be one of their values; booleans must be JSON ``true``/``false``; numbers must be
     finite and ≥ 0 (whole where the default is whole, within ``INT_RANGES`` where given); text
-    settings take a string or ``null``; ``owner.timezone`` takes an IANA zone name, or ``null`` /
-    ``system`` for the system's zone.
+    settings take a URL or ``null``, name settings one line of text or ``null``; ``owner.timezone``
+    takes an IANA zone name, or ``null`` / ``system`` for the system's zone.
 
     Raises:
         InvalidValueError: an unknown or internal key, or a value of the wrong kind.
@@ -173,12 +178,18 @@ def validate(key: str, value: Any) -> Any:
         if not isinstance(value, str) or len(value.strip()) > 200 or not value.strip().isprintable():
             raise InvalidValueError(f"{key} must be a user id (one line of text) or null, not {value!r}")
         return value.strip()
+    if key in NAME_SETTINGS:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        if not isinstance(value, str) or len(value.strip()) > 200 or not value.strip().isprintable():
+            raise InvalidValueError(f"{key} must be {NAME_SETTINGS[key]} (one line of text) or null, not {value!r}")
+        return value.strip()
     if key in TEXT_SETTINGS:
         if value is None:
             return None
         if not isinstance(value, str):
             raise InvalidValueError(f"{key} must be text (a URL) or null, not {value!r}")
-        return check_base_url(value, key)
+        return check_base_url(value, key, example=_URL_EXAMPLES.get(key))
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise InvalidValueError(f"{key} must be true or false, not {value!r}")
@@ -247,10 +258,14 @@ def env_overrides(environ: Mapping[str, str] | None = None) -> dict[str, tuple[s
     return out
 
 
-def check_base_url(value: str, source: str) -> str:
+_URL_EXAMPLES = {"doctor.judgeUrl": "http://127.0.0.1:11434/v1 or https://api.openai.com/v1"}
+
+
+def check_base_url(value: str, source: str, *, example: str | None = None) -> str:
     """Validate an API base URL and return it without surrounding spaces or a trailing ``/``:
     ``http``/``https``, a host (and a valid port if any), an optional path prefix, no spaces, no
-    query or fragment (request paths are appended to it).
+    query or fragment (request paths are appended to it). ``example`` replaces the chat APIs'
+    examples in the error message.
 
     Raises:
         DeliveryConfigError: anything else, naming ``source`` (where the value came from).
@@ -272,6 +287,6 @@ def check_base_url(value: str, source: str) -> str:
         elif parts.query or parts.fragment or text.endswith(("?", "#")):
             problem = "a base URL takes no ?query or #fragment"
     if problem:
-        raise DeliveryConfigError(f"{source} {text!r} is not a usable API base URL ({problem}), "
-                                  "e.g. https://api.telegram.org or http://127.0.0.1:8080/prefix")
+        example = example or "https://api.telegram.org or http://127.0.0.1:8080/prefix"
+        raise DeliveryConfigError(f"{source} {text!r} is not a usable API base URL ({problem}), e.g. {example}")
     return text.rstrip("/")
