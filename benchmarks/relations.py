@@ -1,24 +1,29 @@
-"""Benchmark: how the memory doctor relates two memories, on labelled pairs.
+"""Benchmark: how the memory doctor relates two memories, on labelled pairs (issue 28's figures).
 
-Reads ``../shared/data/memory_pairs_dev.jsonl`` by path (180 pairs: older ``a``, newer ``b``,
-``label`` in duplicate | correction | contradiction | compatible | event_vs_state; see the README
-section of ``../shared/data/README.md``). Every pair is stored in one real SQLite database under its
-own user (``a`` a day before ``b``), and one doctor run (``hygiene.doctor.run_doctor``) over the
-whole database labels each pair by what the report says about its two ids:
+Reads the labelled pairs by path from ``../shared/data/`` (see its README): ``memory_pairs_train.jsonl``
+(400 pairs, the model is fitted on it: figures by 5-fold cross-validation, each fold's model fitted
+by ``fit_relations.fit`` on the other four folds only) and ``memory_pairs_dev.jsonl`` (180 pairs,
+validation only: the shipped model, fitted on train). ``--pairs FILE`` adds any other file of the same
+layout (measured with the shipped model). Every pair is stored in one real SQLite database under its
+own user (``a`` a day before ``b``), and one doctor run (``hygiene.doctor.run_doctor``) labels each
+pair by what the report says about its two ids:
 
-* both in one duplicate group → ``duplicate``;
-* in the corrections section → ``correction``;
-* in the contradictions section → ``event_vs_state`` for that kind, else ``contradiction``;
-* none of these → ``compatible``.
+* both in one duplicate group → ``duplicate``; in the corrections → ``correction``; in the
+  contradictions → ``event_vs_state`` for that kind, else ``contradiction``; in the related list →
+  ``related``; none of these → ``compatible``.
+* a duplicate group or a correction is a *destructive default* when the cleanup plan would select it
+  (``strong``): a merge or a supersede that takes a record out of the prompt.
 
-Printed: the confusion matrix (rows gold, columns predicted), per-label precision and recall, the
-issue's targets, and the same for a baseline checkout run in the same invocation (``--baseline
-PATH``; by default the worktree of branch ``main`` that ``git worktree list`` names, when there is
-one; a baseline without a corrections section never predicts ``correction``). ``--pairs FILE``
-reads another file of the same layout (e.g. ``tests/data/relation_pairs.jsonl``, the project's own
-pairs). ``--json`` prints one JSON object instead of tables; ``--show`` lists the wrong pairs.
+Figures (targets in ``TARGETS``): surfaced — share of related pairs (every label but compatible)
+given a verdict or ``related``; exact — share of pairs given their label; harm — share of compatible
+and event_vs_state pairs given a destructive default; unstable — pairs whose verdict differs between
+two ``PYTHONHASHSEED`` values (each run in its own process); the doctor's time. Beside them, the
+same figures for a baseline checkout run in the same invocation (``--baseline PATH``; by default the
+worktree of branch ``main`` that ``git worktree list`` names, when there is one; a baseline without a
+related list or strong flags is read as having neither).
 
-Usage: ``python benchmarks/relations.py [--json] [--show] [--pairs FILE] [--baseline PATH|--no-baseline]``.
+Usage: ``python benchmarks/relations.py [--json] [--show] [--pairs FILE] [--baseline PATH|--no-baseline]
+[--no-seeds]``.
 """
 
 from __future__ import annotations
@@ -34,13 +39,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "memory_pairs_dev.jsonl"
+SHARED = ROOT.parent / "shared" / "data"
+DEV = SHARED / "memory_pairs_dev.jsonl"
+TRAIN = SHARED / "memory_pairs_train.jsonl"
 LABELS = ("duplicate", "correction", "contradiction", "event_vs_state", "compatible")
-TARGETS = {
-    "correction recall": (">=", 0.80), "contradiction recall": (">=", 0.85),
-    "compatible grouped as duplicate or correction": ("<=", 0.03), "duplicate precision": (">=", 0.95),
-    "exact": (">=", 0.70),
-}
+PREDICTED = LABELS + ("related",)
+TARGETS = {"surfaced": (">=", 0.80), "exact": (">=", 0.60), "harm": ("<=", 0.03)}
 
 
 def load(path: Path) -> list[dict]:
@@ -48,7 +52,8 @@ def load(path: Path) -> list[dict]:
 
 
 def predict(pairs: list[dict]) -> dict:
-    """Store the pairs (one user each), run the doctor once, and read each pair's label off the report."""
+    """Store the pairs (one user each), run the doctor once, and read each pair's label off the report;
+    ``strong`` lists the pairs given a destructive default."""
     from bestie_tui.hygiene.doctor import run_doctor
     from bestie_tui.store.memory_store import MemoryStore
 
@@ -68,44 +73,50 @@ def predict(pairs: list[dict]) -> dict:
         report = run_doctor(store)
         seconds = time.perf_counter() - started
         store.close()
-    grouped = {frozenset(g.ids) for g in report.duplicates}
-    corrections = {frozenset(c.ids) for c in getattr(report, "corrections", [])}
+    grouped = {frozenset(g.ids): getattr(g, "strong", True) for g in report.duplicates}
+    corrections = {frozenset(c.ids): getattr(c, "strong", True) for c in getattr(report, "corrections", [])}
     contradictions = {frozenset(c.ids): c.kind for c in report.contradictions}
-    got = {}
+    related = {frozenset(r.ids) for r in getattr(report, "related", [])}
+    got, strong = {}, []
     for p in pairs:
         pair = frozenset(ids[p["id"]])
-        if len(pair) == 1 or any(pair <= g for g in grouped):  # one id: the store reinforced instead of adding
+        group = next((g for g in grouped if pair <= g), None)
+        if len(pair) == 1 or group is not None:  # one id: the store reinforced instead of adding
             got[p["id"]] = "duplicate"
+            if len(pair) == 1 or grouped[group]:
+                strong.append(p["id"])
         elif pair in corrections:
             got[p["id"]] = "correction"
+            if corrections[pair]:
+                strong.append(p["id"])
         elif pair in contradictions:
             got[p["id"]] = "event_vs_state" if contradictions[pair] == "event_vs_state" else "contradiction"
+        elif pair in related:
+            got[p["id"]] = "related"
         else:
             got[p["id"]] = "compatible"
-    return {"predicted": got, "doctor_s": round(seconds, 3)}
+    return {"predicted": got, "strong": strong, "doctor_s": round(seconds, 3)}
 
 
-def score(pairs: list[dict], got: dict[str, str]) -> dict:
+def score(pairs: list[dict], got: dict[str, str], strong: list[str]) -> dict:
     confusion = Counter((p["label"], got[p["id"]]) for p in pairs)
     per_label = {}
     for label in LABELS:
         tp = confusion[(label, label)]
         predicted = sum(confusion[(g, label)] for g in LABELS)
-        gold = sum(confusion[(label, x)] for x in LABELS)
+        gold = sum(confusion[(label, x)] for x in PREDICTED)
         per_label[label] = {"precision": round(tp / predicted, 4) if predicted else None,
                             "recall": round(tp / gold, 4) if gold else None, "gold": gold, "predicted": predicted}
-    compatible = sum(confusion[("compatible", x)] for x in LABELS)
-    wrongly = confusion[("compatible", "duplicate")] + confusion[("compatible", "correction")]
+    related = [p for p in pairs if p["label"] != "compatible"]
+    innocent = [p for p in pairs if p["label"] in ("compatible", "event_vs_state")]
+    shown = sum(1 for p in related if got[p["id"]] != "compatible")
+    harmed = sum(1 for p in innocent if p["id"] in set(strong))
     exact = sum(confusion[(label, label)] for label in LABELS)
-    figures = {
-        "correction recall": per_label["correction"]["recall"],
-        "contradiction recall": per_label["contradiction"]["recall"],
-        "compatible grouped as duplicate or correction": round(wrongly / compatible, 4) if compatible else None,
-        "duplicate precision": per_label["duplicate"]["precision"],
-        "exact": round(exact / len(pairs), 4) if pairs else None,
-    }
-    return {"pairs": len(pairs), "confusion": {g: {x: confusion[(g, x)] for x in LABELS} for g in LABELS},
-            "per_label": per_label, "targets": figures,
+    figures = {"surfaced": round(shown / len(related), 4) if related else None,
+               "exact": round(exact / len(pairs), 4) if pairs else None,
+               "harm": round(harmed / len(innocent), 4) if innocent else None}
+    return {"pairs": len(pairs), "confusion": {g: {x: confusion[(g, x)] for x in PREDICTED} for g in LABELS},
+            "per_label": per_label, "targets": figures, "harmed": harmed,
             "met": {k: _met(figures[k], *TARGETS[k]) for k in TARGETS}}
 
 
@@ -116,13 +127,54 @@ def _met(value, op: str, bound: float) -> bool | None:
 
 
 def run_here(path: Path) -> dict:
+    """The figures on ``path`` with this process's model (the shipped one unless ``model.use`` set another)."""
     pairs = load(path)
     result = predict(pairs)
-    out = score(pairs, result["predicted"])
+    out = score(pairs, result["predicted"], result["strong"])
     out["doctor_s"] = result["doctor_s"]
+    out["predicted"] = result["predicted"]
     out["wrong"] = [{"id": p["id"], "gold": p["label"], "got": result["predicted"][p["id"]]}
                     for p in pairs if result["predicted"][p["id"]] != p["label"]]
     return out
+
+
+def run_cv(path: Path) -> dict:
+    """5-fold cross-validation on ``path`` (the training file): each fold's pairs judged by a model
+    fitted (``fit_relations.fit``: C and thresholds chosen inside the four other folds) without them."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import numpy as np
+    from fit_relations import fit, folds
+
+    from bestie_tui.facts import model
+
+    pairs = load(path)
+    y = np.array([LABELS.index(p["label"]) for p in pairs])
+    got: dict[str, str] = {}
+    strong: list[str] = []
+    seconds = 0.0
+    for train, test in folds(y):
+        model.use(model.Model.from_params(fit([pairs[i] for i in train])))
+        part = predict([pairs[i] for i in test])
+        got.update(part["predicted"])
+        strong += part["strong"]
+        seconds += part["doctor_s"]
+    model.use(None)
+    out = score(pairs, got, strong)
+    out["doctor_s"] = round(seconds, 3)
+    out["predicted"] = got
+    out["wrong"] = [{"id": p["id"], "gold": p["label"], "got": got[p["id"]]} for p in pairs if got[p["id"]] != p["label"]]
+    return out
+
+
+def unstable(path: Path, seeds: tuple[str, str] = ("1", "2")) -> int:
+    """Pairs of ``path`` whose verdict differs between two ``PYTHONHASHSEED`` values (two processes)."""
+    runs = []
+    for seed in seeds:
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT))
+        done = subprocess.run([sys.executable, __file__, "--child", str(path)], env=env, capture_output=True,
+                              text=True, check=True)
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1])["predicted"])
+    return sum(1 for k in runs[0] if runs[0][k] != runs[1].get(k))
 
 
 def main_worktree() -> Path | None:
@@ -157,11 +209,11 @@ def _pct(value) -> str:
 
 
 def print_tables(name: str, r: dict, show: bool, pairs: list[dict] | None = None) -> None:
-    print(f"\n{name}: {r['pairs']} pairs, one doctor run {r['doctor_s']} s")
-    print("| gold \\ predicted | " + " | ".join(LABELS) + " |")
-    print("|---|" + "---:|" * len(LABELS))
+    print(f"\n{name}: {r['pairs']} pairs, doctor {r['doctor_s']} s")
+    print("| gold \\ predicted | " + " | ".join(PREDICTED) + " |")
+    print("|---|" + "---:|" * len(PREDICTED))
     for g in LABELS:
-        print(f"| {g} | " + " | ".join(str(r["confusion"][g][x]) for x in LABELS) + " |")
+        print(f"| {g} | " + " | ".join(str(r["confusion"][g][x]) for x in PREDICTED) + " |")
     print("\n| label | precision | recall | gold | predicted |\n|---|---:|---:|---:|---:|")
     for label in LABELS:
         pl = r["per_label"][label]
@@ -181,31 +233,46 @@ def main() -> None:
     if {"-h", "--help"} & set(args):
         print((__doc__ or "").strip())
         return
-    path = (Path(args[args.index("--pairs") + 1]) if "--pairs" in args else DATA).resolve()
-    if not path.exists():
-        sys.exit(f"{path} is absent: the benchmark reads the shared data by path")
+    files = [("train (5-fold CV)", TRAIN, True), ("dev (fitted on train)", DEV, False)]
+    if "--pairs" in args:
+        extra = Path(args[args.index("--pairs") + 1]).resolve()
+        files.append((f"{extra.name} (fitted on train)", extra, False))
+    for _, path, _cv in files:
+        if not path.exists():
+            sys.exit(f"{path} is absent: the benchmark reads the labelled pairs by path")
     baseline_path = Path(args[args.index("--baseline") + 1]) if "--baseline" in args else main_worktree()
+    use_base = "--no-baseline" not in args and baseline_path is not None and baseline_path.exists() \
+        and baseline_path.resolve() != ROOT.resolve()
     sys.path.insert(0, str(ROOT))
-    ours = run_here(path)
-    base = None
-    if "--no-baseline" not in args and baseline_path is not None and baseline_path.exists() \
-            and baseline_path.resolve() != ROOT.resolve():
-        base = run_baseline(baseline_path, path)
+    results = []
+    for name, path, cv in files:
+        ours = run_cv(path) if cv else run_here(path)
+        ours["unstable"] = None if "--no-seeds" in args else unstable(path)
+        base = run_baseline(baseline_path, path) if use_base and baseline_path is not None else None
+        results.append({"name": name, "file": path.name, "this": ours, "baseline": base})
     if "--json" in args:
-        print(json.dumps({"pairs_file": path.name, "this": ours, "baseline": base,
-                          "baseline_checkout": str(baseline_path) if base else None}, indent=2))
+        for r in results:
+            for side in ("this", "baseline"):
+                if r[side]:
+                    r[side].pop("predicted", None)
+        print(json.dumps({"results": results, "baseline_checkout": str(baseline_path) if use_base else None},
+                         indent=2))
         return
-    pairs = load(path)
-    print(f"relations on {path.name} · {os.cpu_count()} CPUs · load average {os.getloadavg()[0]:.2f}")
-    print("\n| target | goal | this branch | baseline |\n|---|---|---:|---:|")
-    for key, (op, bound) in TARGETS.items():
-        mine = ours["targets"][key]
-        theirs = base["targets"][key] if base else None
-        mark = "ok" if ours["met"][key] else "MISSED"
-        print(f"| {key} | {op} {bound:.0%} | {_pct(mine)} ({mark}) | {_pct(theirs)} |")
-    print_tables("this branch", ours, "--show" in args, pairs)
-    if base:
-        print_tables(f"baseline ({baseline_path})", base, False)
+    print(f"relations · {os.cpu_count()} CPUs · load average {os.getloadavg()[0]:.2f}")
+    print("\n| file | figure | goal | this branch | baseline |\n|---|---|---|---:|---:|")
+    for r in results:
+        ours, base = r["this"], r["baseline"]
+        for key, (op, bound) in TARGETS.items():
+            mark = "ok" if ours["met"][key] else "MISSED"
+            theirs = _pct(base["targets"][key]) if base else "-"
+            print(f"| {r['name']} | {key} | {op} {bound:.0%} | {_pct(ours['targets'][key])} ({mark}) | {theirs} |")
+        print(f"| {r['name']} | unstable (2 hash seeds) | 0 | {ours['unstable']} | - |")
+    for r in results:
+        print_tables(f"this branch · {r['name']}", r["this"], "--show" in args, load(TRAIN if "train" in r["name"]
+                                                                                    else DEV if "dev" in r["name"]
+                                                                                    else Path(r["file"]).resolve()))
+        if r["baseline"]:
+            print_tables(f"baseline · {r['name']}", r["baseline"], False)
 
 
 if __name__ == "__main__":

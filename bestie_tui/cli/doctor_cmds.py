@@ -61,6 +61,16 @@ def print_report(report, limit: int, details: bool = False, now=None) -> None:
                    + (f" ({c['negation_pairs']} negated twins kept out of duplicate groups)" if details else ""))
         _pairs(report.contradictions[:limit], wording.contradiction_heading,
                wording.contradiction_details if details else None, "pairs", topic=wording.contradiction_topic)
+        related = getattr(report, "related", [])
+        click.echo(f"\nrelated — review: {len(related)} (close enough to matter; the doctor cannot tell how)")
+        for r in related[:limit]:
+            click.echo(f"  {printable(_related_line(r))}")
+            click.echo(f"      older #{r.older.id:<5} {_pin(r.older)}{_short(r.older.text)}")
+            click.echo(f"      newer #{r.newer.id:<5} {_pin(r.newer)}{_short(r.newer.text)}")
+            if r.suggestion:
+                click.echo(f"      {printable(r.suggestion)}")
+        if related:
+            click.echo("  resolve: bestie memory resolve OLDER NEWER --keep-both | --merge | --newer | --older")
     if report.mode in (None, "stale"):
         _findings("stale memories", report.stale, limit, now)
     if report.mode is None:
@@ -76,6 +86,16 @@ def print_report(report, limit: int, details: bool = False, now=None) -> None:
         click.echo(f"\n(first {limit} per section; --limit N or --json for all)")
     if not details and (report.duplicates or report.contradictions or report.corrections):
         click.echo("(--details shows how each was found)")
+
+
+_ACTION_WORDS = {"keep_both": "keep both", "merge": "merge them", "newer": "the newer replaces the older",
+                 "older": "keep the older", "review": "you decide"}
+
+
+def _related_line(r) -> str:
+    """One line for a related pair: its evidence and the suggested action."""
+    evidence = "; ".join(r.evidence) or "close in words"
+    return f"{evidence} — suggested: {_ACTION_WORDS.get(r.action, r.action)}"
 
 
 def _pairs(items, heading, details, unit: str, topic=None) -> None:

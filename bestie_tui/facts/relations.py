@@ -39,6 +39,8 @@ from bestie_tui.facts.reader import Reading, read
 from bestie_tui.facts.subjects import same_subject
 
 KINDS = ("duplicate", "correction", "contradiction", "event_vs_state", "compatible")
+#: A pair the doctor finds close but cannot place: shown to the owner as "related — review".
+RELATED = "related"
 #: Attributes whose new value comes with a dated event ("we moved in January", "got married on
 #: Saturday"): such a dated statement is a correction, not a one-off event against a state.
 STATUS = frozenset({"residence", "employer", "title", "manager", "marital", "age", "grade", "tool", "name",
@@ -69,10 +71,22 @@ class Relation:
     #: it excludes), ``words`` (content words), ``text`` (the same text), ``subject``, ``scope``,
     #: ``past``, ``plan``, ``many``, ``denied``, ``none``
     basis: str = "none"
+    #: strong evidence (an exact restatement, an explicit change, the same single-valued attribute
+    #: with another value) that the rules and the model agree on: only then may a tool act by
+    #: default (a merge or supersede selected, "replaces #N", an older record left out of the prompt)
+    strong: bool = False
+    #: the model's probability of ``kind`` (``None`` when no model decided)
+    confidence: float | None = None
+    #: what the doctor can show for its verdict, one short phrase each, strongest first
+    evidence: tuple[str, ...] = ()
+    #: for ``related``: the label the model leans to, when any
+    leaning: str | None = None
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "reason": self.reason, "subject": self.subject, "attribute": self.attribute,
-                "old_value": self.old_value, "new_value": self.new_value, "basis": self.basis}
+                "old_value": self.old_value, "new_value": self.new_value, "basis": self.basis,
+                "strong": self.strong, "confidence": None if self.confidence is None else round(self.confidence, 3),
+                "evidence": list(self.evidence)}
 
 
 def relate(older: str, newer: str, older_at: datetime | None = None, newer_at: datetime | None = None, *,
@@ -92,7 +106,129 @@ def relate(older: str, newer: str, older_at: datetime | None = None, newer_at: d
     """
     if older_at is not None and newer_at is not None and older_at > newer_at:
         older, newer = newer, older
-    return _relate(older, newer, None if similarity is None else round(similarity, 4), threshold)
+    return _judged(older, newer, None if similarity is None else round(similarity, 4), threshold)
+
+
+#: What a rule verdict must rest on to be strong (see ``Relation.strong``).
+STRONG_BASES = {"duplicate": frozenset({"text", "same"}), "correction": frozenset({"change", "ended", "fix", "value"})}
+
+
+#: Rule bases of a ``compatible`` verdict that rest on a reading of both texts, not on a missing one.
+FRAMED_COMPATIBLE = frozenset({"many"})
+
+
+@lru_cache(maxsize=65536)
+def _judged(older: str, newer: str, similarity: float | None, threshold: float) -> Relation:
+    """The rules' verdict weighed by the model (``facts.model``): the model's label wins; the rules'
+    reason and values are kept where both agree; a pair the model finds related but cannot place is
+    ``related``; ``strong`` only where both agree on strong evidence."""
+    from dataclasses import replace
+
+    from bestie_tui.facts import model as learned
+    from bestie_tui.facts.pair_features import features
+
+    rule = _relate(older, newer, similarity, threshold)
+    if rule.basis == "text":
+        return replace(rule, strong=True, confidence=1.0, evidence=("the same text",))
+    m = learned.active()
+    if m is None:
+        return replace(rule, strong=rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind])
+    x = features(older, newer)
+    p = m.probabilities(x)
+    top = max(m.labels, key=lambda k: (p[k], -m.labels.index(k)))
+    if rule.kind == "compatible" and rule.basis in FRAMED_COMPATIBLE:
+        # the reader framed both and found why both hold (other subjects, a plan, a past state, other
+        # days, a many-valued attribute): that is evidence, not a failure to read
+        return replace(rule, confidence=p["compatible"])
+    if rule.kind != "compatible":
+        # the reader framed a relation: it stands, with its reason; strong only where the model agrees
+        strong = rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind] and (
+            top == rule.kind and p[top] >= m.strong or rule.basis == "same" and rule.kind == "duplicate")
+        return replace(rule, strong=strong, confidence=p[rule.kind],
+                       evidence=_evidence(m, x, rule.kind, older, newer) if rule.kind != "compatible" else ())
+    if top == "compatible":
+        if p["compatible"] >= m.related:
+            return replace(rule, kind="compatible", confidence=p["compatible"]) if rule.kind == "compatible" else \
+                Relation("compatible", rule.reason if rule.kind == "compatible" else "different facts",
+                         basis="model", confidence=p["compatible"])
+        leaning = max((k for k in m.labels if k != "compatible"), key=lambda k: (p[k], -m.labels.index(k)))
+        evidence = _evidence(m, x, leaning, older, newer)
+        return Relation("related", "related — review: " + "; ".join(evidence or ("close in words",)),
+                        rule.attribute, rule.old_value, rule.new_value, rule.subject, "model",
+                        confidence=1 - p["compatible"], evidence=evidence, leaning=leaning)
+    evidence = _evidence(m, x, top, older, newer)
+    if top == rule.kind:
+        strong = top in STRONG_BASES and rule.basis in STRONG_BASES[top] and p[top] >= m.strong
+        return replace(rule, strong=strong, confidence=p[top], evidence=evidence)
+    reason = f"{_KIND_WORDS[top]}: " + "; ".join(evidence or ("the model's reading",))
+    return Relation(top, reason, rule.attribute, rule.old_value, rule.new_value, rule.subject, "model",
+                    confidence=p[top], evidence=evidence)
+
+
+_KIND_WORDS = {"duplicate": "likely the same fact", "correction": "likely a newer value",
+               "contradiction": "likely cannot both hold", "event_vs_state": "likely a one-off event against a habit"}
+
+
+def _evidence(m, x: dict[str, float], label: str, older: str, newer: str) -> tuple[str, ...]:
+    """Up to three phrases for the features that favour ``label`` over ``compatible`` most."""
+    out: list[str] = []
+    for name, _ in m.contributions(x, label):
+        phrase = _phrase(name, older, newer)
+        if phrase and phrase not in out:
+            out.append(phrase)
+        if len(out) == 3:
+            break
+    return tuple(out)
+
+
+#: Cue words the evidence does not quote: pronouns, copulas, articles (folded).
+_QUIET_CUES = frozenset({"i", "my", "me", "we", "our", "he", "she", "his", "her", "they", "their", "you", "your",
+                         "is", "are", "am", "was", "were", "be", "been", "has", "have", "had", "do", "did", "does",
+                         "la", "co", "o", "cua", "toi", "minh", "em", "anh", "ban", "ho", "to", "from", "this",
+                         "one", "all", "any", "some", "get", "got"})
+_FLAG_WORDS = {"negated": "a negation", "ended": "an ended state", "change": "a word of change", "fix": "a fix",
+               "hedged": "a hedge", "only": "'only'", "ever": "'never/ever'", "past": "a past state",
+               "plan": "a plan or wish", "event": "a one-off event", "habit": "a habit", "long_ago": "'for long'",
+               "antonym": "an opposite word", "became": "'became'"}
+
+
+def _phrase(name: str, older: str, newer: str) -> str | None:
+    """The owner's words for one feature (``pair_features``); ``None`` for one that says nothing alone."""
+    if name.startswith(("cue_b_", "cue_a_")):
+        if name[6:] in _QUIET_CUES:
+            return None  # a pronoun or a copula weighs in the model but explains nothing to the owner
+        return f"the {'newer' if name[4] == 'b' else 'older'} says '{name[6:]}'"
+    if name.startswith(("a_", "b_", "xor_")):
+        side, flag = name.split("_", 1)
+        words = _FLAG_WORDS.get(flag)
+        if words is None:
+            return None
+        return {"a": f"the older has {words}", "b": f"the newer has {words}",
+                "xor": f"{words} on one side only"}[side]
+    if name.startswith("rule_") or name.startswith("basis_"):
+        r = _relate(older, newer, None, DUPLICATE_OVERLAP)
+        return r.reason if r.kind != "compatible" else None
+    return _DENSE_WORDS.get(name)
+
+
+_DENSE_WORDS = {
+    "tok_jaccard": "words in common", "content_jaccard": "content words in common",
+    "content_dice": "content words in common", "content_contain": "one says what the other says",
+    "concept_dice": "the same concepts", "concept_contain": "the same concepts", "gram3_jaccard": "similar spelling",
+    "gram4_jaccard": "similar spelling", "gram4_contain": "similar spelling", "numbers_both": "numbers on both sides",
+    "numbers_shared": "the same number", "numbers_differ": "different numbers", "names_shared": "the same name",
+    "names_differ": "different names", "names_new": "a new name", "quantities_agree": "the same date or amount",
+    "quantities_differ": "another date or amount", "subject_same": "the same subject",
+    "both_owner": "both about the owner", "frames_shared": "the same attribute",
+    "frames_single": "a one-valued attribute", "frames_same_value": "the same value",
+    "frames_other_value": "another value", "frames_polarity_differ": "opposite polarity",
+    "attributes_shared": "the same kind of fact", "len_ratio": "similar length",
+}
+
+
+def clear_cache() -> None:
+    """Forget cached verdicts (after ``facts.model.use``)."""
+    _judged.cache_clear()
 
 
 @lru_cache(maxsize=65536)
@@ -132,6 +268,35 @@ def _relate(older: str, newer: str, similarity: float | None = None, threshold: 
             return Relation("event_vs_state", f"same subject: {who}; a one-off event about "
                             f"{', '.join(sorted(shared))} against “{older}”", subject=who, basis="event")
     return _by_words(a, b, who, similarity, threshold)
+
+
+def rule_relation(older: str, newer: str) -> Relation:
+    """The verdict of the reader's rules alone (steps 1–5 of the module docstring), before the model
+    (``relate`` weighs it with the other evidence). Cached; never raises."""
+    return _relate(older, newer, None, DUPLICATE_OVERLAP)
+
+
+class PairFrames(NamedTuple):
+    """What the facts of two readings have in common (``pair_frames``): a fact pair of the same
+    attribute and key (``shared``), one of them single-valued (``single``), equal values
+    (``same_value``), another value (``other_value``), opposite polarity (``polarity_differ``); and
+    whether any attribute at all is named by both (``attributes_shared``)."""
+
+    shared: bool
+    single: bool
+    same_value: bool
+    other_value: bool
+    polarity_differ: bool
+    attributes_shared: bool
+
+
+def pair_frames(a: Reading, b: Reading) -> PairFrames:
+    """The ``PairFrames`` of two readings (``a`` the older)."""
+    pairs = _pairs(a, b)
+    same = [same_value(fa, fb, a.quantities, b.quantities) for fa, fb in pairs]
+    return PairFrames(bool(pairs), any(fa.spec.single for fa, _ in pairs), any(same),
+                      any(not x for x in same), any(fa.polarity != fb.polarity for fa, fb in pairs),
+                      bool({f.attribute for f in a.facts} & {f.attribute for f in b.facts}))
 
 
 def _label(r: Reading) -> str:
@@ -691,5 +856,6 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
         "" if a.readable or b.readable else "; " + (a.note or b.note or "")), basis="words")
 
 
-__all__ = ["Relation", "relate", "KINDS", "same_value", "categories_named", "may_disagree",
+__all__ = ["Relation", "relate", "KINDS", "RELATED", "rule_relation", "pair_frames", "PairFrames", "clear_cache",
+           "STRONG_BASES", "same_value", "categories_named", "may_disagree",
            "disagreement_keys", "Keys"]

@@ -26,6 +26,8 @@ class Correction:
     reason: str
     #: whose fact it is, as the reader named it (``owner`` for the person the memories are about)
     subject: str | None = None
+    #: strong evidence (``Relation.strong``): only then does the cleanup plan select the supersede
+    strong: bool = True
 
     @property
     def ids(self) -> tuple[int, int]:
@@ -35,7 +37,7 @@ class Correction:
         return {"older": {"id": self.older.id, "text": self.older.text},
                 "newer": {"id": self.newer.id, "text": self.newer.text},
                 "attribute": self.attribute, "old_value": self.old_value, "new_value": self.new_value,
-                "reason": self.reason}
+                "reason": self.reason, "strong": self.strong}
 
 
 def find_corrections(analysis: DuplicateAnalysis) -> list[Correction]:
@@ -47,7 +49,7 @@ def find_corrections(analysis: DuplicateAnalysis) -> list[Correction]:
             continue
         older, newer = s.members[p.older][0], s.members[p.newer][0]  # members are ordered by id
         r = p.relation
-        out.append(Correction(older, newer, r.attribute, r.old_value, r.new_value, r.reason, r.subject))
+        out.append(Correction(older, newer, r.attribute, r.old_value, r.new_value, r.reason, r.subject, r.strong))
     out.sort(key=lambda c: (c.newer.id, c.older.id))
     return out
 

@@ -21,6 +21,7 @@ from bestie_tui.errors import InvalidValueError
 from bestie_tui.hygiene.contradictions import Contradiction
 from bestie_tui.hygiene.corrections import Correction
 from bestie_tui.hygiene.duplicates import DuplicateGroup
+from bestie_tui.hygiene.related import RelatedPair
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.records import DATETIME_FIELDS, MEMORY_FIELDS, MemoryRecord, iso
 from bestie_tui.store.support import to_record
@@ -79,6 +80,7 @@ class DoctorReport:
         duplicates: groups of 2+ records saying the same thing (see ``duplicates``).
         corrections: pairs where the newer record replaces the older (see ``corrections``).
         contradictions: candidate pairs for the owner (see ``contradictions``).
+        related: pairs close enough to matter that the doctor cannot place, for review (``related``).
         stale: stale-flagged, expired or long-unused records.
         noisy: low-value records (never used and low confidence, no content, or rambling).
         pinned: pinned records and the core layer; ``core`` is its token size against the cap.
@@ -94,6 +96,7 @@ class DoctorReport:
     duplicates: list[DuplicateGroup] = field(default_factory=list)
     corrections: list[Correction] = field(default_factory=list)
     contradictions: list[Contradiction] = field(default_factory=list)
+    related: list[RelatedPair] = field(default_factory=list)
     stale: list[Finding] = field(default_factory=list)
     noisy: list[Finding] = field(default_factory=list)
     pinned: list[MemoryRecord] = field(default_factory=list)
@@ -111,6 +114,7 @@ class DoctorReport:
             "redundant": sum(len(g.members) - 1 for g in self.duplicates),
             "corrections": len(self.corrections),
             "contradictions": len(self.contradictions),
+            "related": len(self.related),
             "stale": len(self.stale),
             "noisy": len(self.noisy),
             "pinned": len(self.pinned),
@@ -127,6 +131,7 @@ class DoctorReport:
             "duplicates": [g.to_dict() for g in self.duplicates],
             "corrections": [c.to_dict() for c in self.corrections],
             "contradictions": [c.to_dict() for c in self.contradictions],
+            "related": [r.to_dict() for r in self.related],
             "stale": [f.to_dict() for f in self.stale],
             "noisy": [f.to_dict() for f in self.noisy],
             "pinned": [{"id": m.id, "text": m.text, "layer": m.layer, "pinned": m.pinned} for m in self.pinned],
@@ -191,6 +196,7 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
     from bestie_tui.hygiene.contradictions import find_contradictions
     from bestie_tui.hygiene.corrections import find_corrections
     from bestie_tui.hygiene.duplicates import DEFAULT_THRESHOLD, find_duplicates
+    from bestie_tui.hygiene.related import find_related
 
     if mode is not None and mode not in MODES:
         raise InvalidValueError(f"unknown doctor mode {mode!r}; use one of {', '.join(MODES)}")
@@ -217,6 +223,7 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
             report_progress("contradictions", 0.85)
             report.contradictions = find_contradictions(records, analysis)
             report.corrections = find_corrections(analysis)
+            report.related = find_related(analysis, _kept(store, user))
             report.timings["contradictions"] = time.perf_counter() - t
     if mode in (None, "stale"):
         report_progress("stale", 0.9)
@@ -228,6 +235,15 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
     report.timings["total"] = time.perf_counter() - started
     report_progress("done", 1.0)
     return report
+
+
+def _kept(store, user: str | None) -> set[frozenset[int]]:
+    """Pairs the owner chose to keep apart (``keep both``), when the store records them."""
+    try:
+        from bestie_tui.store.pair_decisions import kept_pairs
+    except ImportError:
+        return set()
+    return kept_pairs(store, user)
 
 
 @uses_store

@@ -45,6 +45,8 @@ class DuplicateGroup:
     members: list[MemoryRecord]
     level: str
     score: float
+    #: every link rests on strong evidence (``Relation.strong``): only then is merging a default
+    strong: bool = True
 
     @property
     def ids(self) -> list[int]:
@@ -52,7 +54,7 @@ class DuplicateGroup:
 
     def to_dict(self) -> dict:
         return {"user": self.user, "level": self.level, "score": round(self.score, 4), "ids": self.ids,
-                "texts": [m.text for m in self.members]}
+                "texts": [m.text for m in self.members], "strong": self.strong}
 
 
 @dataclass
@@ -126,6 +128,7 @@ def group(s: PairScan) -> list[DuplicateGroup]:
         members = sorted((r for i in idx for r in s.members[i]), key=lambda r: r.id)
         if len(members) < 2:
             continue
+        strong = True
         if len(idx) == 1:
             level = "exact" if len({r.text.strip() for r in members}) == 1 else "normalized"
             score = 1.0
@@ -133,7 +136,8 @@ def group(s: PairScan) -> list[DuplicateGroup]:
             links = [dup[(min(x, y), max(x, y))] for x in idx for y in idx if x < y]
             level = "similar" if any(p.relation.basis == "words" for p in links) else "frame"
             score = _min_cosine(s, sorted(idx))
-        out.append(DuplicateGroup(s.users[idx[0]] or None, members, level, score))
+            strong = all(p.relation.strong for p in links)
+        out.append(DuplicateGroup(s.users[idx[0]] or None, members, level, score, strong))
     out.sort(key=lambda g: (-len(g.members), g.members[0].id))
     return out
 

@@ -111,7 +111,10 @@ def _add_merge(plan: Plan, g) -> None:
             op.reason += f" — off until you choose it: written differently: {spelled}"
             return
         differ = _differing_words(members) if g.level not in ("exact", "normalized") else []
-        if differ:
+        if not getattr(g, "strong", True):
+            op.selected = False
+            op.reason += " — off until you choose it: the doctor is not sure they are one fact"
+        elif differ:
             # the reader read one fact in both, but the words say more: the owner looks first
             op.selected = False
             op.reason += f" — off until you choose it: they differ in {', '.join(repr(w) for w in differ[:4])}"
@@ -243,6 +246,9 @@ def _add_corrections(plan: Plan, corrections) -> None:
         if any(r.pinned for r in old):
             op.blocked = "pinned"
             op.selected = False
+        elif not all(x.strong for x in corrections if x.older.id == old_id):
+            op.selected = False  # harm first: only strong evidence retires a record by default
+            op.reason += " — off until you choose it: no explicit change, the doctor is not sure"
         plan.operations.append(op)
 
 

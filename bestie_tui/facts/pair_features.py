@@ -1,0 +1,192 @@
+"""What the doctor's model sees of two memories: ``features(older, newer)`` → ``{name: value}``.
+
+Three layers, each computed without a language model and without scikit-learn:
+
+* **the reader** (``facts.read``): whether the subjects agree, whether the two texts frame the same
+  attribute, whether its values agree, the flags of each text (negated, ended, change, fix, hedged,
+  only, ever, past, plan, event, habit, long ago, antonym, became), and the rule verdict of
+  ``relations.rule_relation`` with what decided it;
+* **the text**: overlap of accent-folded words, of content words and of the reader's concepts
+  (Jaccard, Dice, containment), character 3- and 4-gram overlap, numbers and capitalised names
+  agreeing or not, the lengths;
+* **closed-class cues**: for each word of ``CUES`` (negations, change and end verbs, time and
+  frequency words, aspect markers, pronouns, copulas, conjunctions — English and Vietnamese,
+  accent-folded so a text typed without diacritics gives the same features), whether it is only in
+  the newer text or only in the older one. Which of them matter, and how, is learned from labelled
+  pairs (``benchmarks/fit_relations.py``), not written here.
+
+Every value is a float; the names are stable (the shipped model refers to them by name; ``names``
+lists them all, and a cue absent from ``features`` is 0) and the dictionary is built in a fixed
+order, so the same texts give the same vector under any ``PYTHONHASHSEED``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+
+from bestie_tui.facts import dates
+from bestie_tui.facts import lexicon_en as en
+from bestie_tui.facts import lexicon_vi as vi
+from bestie_tui.facts.reader import read
+from bestie_tui.facts.subjects import same_subject
+from bestie_tui.text import words as textmod
+
+#: Closed-class cue words, accent-folded (the model learns what each one does in a pair).
+CUES: tuple[str, ...] = tuple(dict.fromkeys((
+    # English negation and ending
+    "not", "no", "never", "nor", "none", "nothing", "without", "dont", "doesnt", "didnt", "isnt", "arent",
+    "wasnt", "cant", "cannot", "wont", "longer", "anymore", "stopped", "quit", "gave", "ended", "left", "ex",
+    "former",
+    # English change, fix, time and frequency
+    "now", "currently", "nowadays", "instead", "switched", "moved", "changed", "new", "started", "became",
+    "just", "recently", "finally", "actually", "turns", "turned", "correction", "mistake", "wrong", "confirmed",
+    "today", "tonight", "yesterday", "last", "this", "next", "ago", "since", "until", "from", "to", "once",
+    "twice", "again", "only", "always", "every", "each", "usually", "often", "sometimes", "rarely", "daily",
+    "weekly", "still", "used", "ever", "then", "soon", "will", "would", "want", "plan", "hope", "maybe",
+    "probably", "think", "might", "because", "but", "also", "too", "both", "either", "except", "same", "other",
+    "another", "one", "all", "any", "some", "more", "less", "than", "was", "were", "is", "are", "am", "be",
+    "been", "has", "have", "had", "got", "get", "do", "did", "does", "prefer", "like", "love", "hate",
+    "favourite", "favorite",
+    # English pronouns and persons
+    "i", "my", "me", "we", "our", "he", "she", "his", "her", "they", "their", "you", "your",
+    # Vietnamese (folded): negation, ending, change, time, frequency, aspect, pronouns
+    "khong", "chua", "chang", "ko", "dung", "con", "nua", "roi", "thoi", "bo", "ngung", "nghi", "gio", "bay",
+    "nay", "moi", "vua", "da", "dang", "se", "doi", "chuyen", "sang", "thanh", "tu", "hom", "qua", "mai",
+    "tuan", "thang", "nam", "truoc", "sau", "chi", "luon", "thuong", "hay", "tung", "van", "cung", "nhung",
+    "vi", "bi", "duoc", "lan", "dot", "hoa", "ra", "thuc", "that", "nham", "minh", "toi", "em", "anh", "ban",
+    "ho", "cua", "la", "o", "co", "lam", "ca", "het", "lai", "sap", "dinh", "muon", "thich", "ghet", "ngay",
+    "sang", "toi", "khi", "hien", "bao", "gio", "lau",
+)))
+#: Reader flags compared between the two texts.
+FLAGS = ("negated", "ended", "change", "fix", "hedged", "only", "ever", "past", "plan", "event", "habit",
+         "long_ago", "antonym", "became")
+#: Rule verdicts and what decided them (``Relation.kind`` / ``Relation.basis``).
+RULE_KINDS = ("duplicate", "correction", "contradiction", "event_vs_state", "compatible")
+RULE_BASES = ("same", "value", "negation", "antonym", "ended", "fix", "change", "event", "exclusion", "words",
+              "text", "subject", "scope", "past", "plan", "many", "denied", "none")
+
+_FUNCTION = frozenset(textmod.fold(w) for w in en.FUNCTION | vi.FUNCTION) | frozenset(CUES)
+_CUE_SET = frozenset(CUES)
+_CUE_ORDER = {c: i for i, c in enumerate(CUES)}
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def _folded_words(text: str) -> list[str]:
+    return textmod.tokens(text)
+
+
+def _grams(text: str, n: int) -> set[str]:
+    s = " " + " ".join(_folded_words(text)) + " "
+    return {s[i:i + n] for i in range(max(0, len(s) - n + 1))}
+
+
+def _jaccard(x: set, y: set) -> float:
+    return len(x & y) / len(x | y) if x or y else 0.0
+
+
+def _dice(x: set, y: set) -> float:
+    return 2 * len(x & y) / (len(x) + len(y)) if x or y else 0.0
+
+
+def _contain(x: set, y: set) -> float:
+    return len(x & y) / min(len(x), len(y)) if x and y else 0.0
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words after the first, folded: the names a text mentions."""
+    words = re.findall(r"[^\W_]+", text)
+    return {textmod.fold(w) for w in words[1:] if w[:1].isupper() and not w.isupper() or len(w) > 1 and w.isupper()}
+
+
+@lru_cache(maxsize=65536)
+def _text_side(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str], frozenset[str],
+                                   frozenset[str]]:
+    words = _folded_words(text)
+    tokens = frozenset(words)
+    content = frozenset(w for w in words if w not in _FUNCTION and not w.isdigit())
+    numbers = frozenset(_NUMBER.findall(text))
+    return tokens, content, numbers, frozenset(_names(text)), frozenset(_grams(text, 3)), frozenset(_grams(text, 4))
+
+
+def features(older: str, newer: str) -> dict[str, float]:
+    """The feature vector of the pair (``older`` stated first), by name (see the module docstring).
+
+    Args:
+        older, newer: the two memory texts.
+
+    Returns:
+        ``{name: float}`` with the same names, in the same order, for every pair. Never raises.
+    """
+    from bestie_tui.facts.relations import pair_frames, rule_relation
+
+    a, b = read(older), read(newer)
+    ta, ca, na, ma, g3a, g4a = _text_side(older)
+    tb, cb, nb, mb, g3b, g4b = _text_side(newer)
+    out: dict[str, float] = {}
+    out["bias_len_a"] = math.log1p(len(ta))
+    out["bias_len_b"] = math.log1p(len(tb))
+    out["len_ratio"] = min(len(ta), len(tb)) / max(1, len(ta), len(tb))
+    out["tok_jaccard"] = _jaccard(set(ta), set(tb))
+    out["content_jaccard"] = _jaccard(set(ca), set(cb))
+    out["content_dice"] = _dice(set(ca), set(cb))
+    out["content_contain"] = _contain(set(ca), set(cb))
+    out["content_only_a"] = math.log1p(len(ca - cb))
+    out["content_only_b"] = math.log1p(len(cb - ca))
+    out["content_shared"] = math.log1p(len(ca & cb))
+    out["concept_dice"] = _dice(set(a.content), set(b.content))
+    out["concept_contain"] = _contain(set(a.content), set(b.content))
+    out["gram3_jaccard"] = _jaccard(set(g3a), set(g3b))
+    out["gram4_jaccard"] = _jaccard(set(g4a), set(g4b))
+    out["gram4_contain"] = _contain(set(g4a), set(g4b))
+    out["numbers_both"] = float(bool(na and nb))
+    out["numbers_shared"] = float(bool(na & nb))
+    out["numbers_differ"] = float(bool(na and nb and na != nb))
+    out["numbers_one_side"] = float(bool(na) != bool(nb))
+    out["names_shared"] = float(bool(ma & mb))
+    out["names_differ"] = float(bool(ma and mb and not ma & mb))
+    out["names_new"] = float(bool(mb - ma))
+    qa, qb = a.quantities, b.quantities
+    out["quantities_agree"] = float(bool(qa and qb and dates.agree(qa, qb)))
+    out["quantities_differ"] = float(bool(qa and qb and dates.differ(qa, qb)))
+    # the reader
+    subject = same_subject(a.subject, b.subject, a.content, b.content)
+    out["subject_same"] = float(subject == "same")
+    out["subject_different"] = float(subject == "different")
+    out["both_owner"] = float(a.subject.kind == "owner" and b.subject.kind == "owner")
+    out["readable_both"] = float(a.readable and b.readable)
+    out["readable_none"] = float(not a.readable and not b.readable)
+    frames = pair_frames(a, b)
+    out["frames_shared"] = float(frames.shared)
+    out["frames_single"] = float(frames.single)
+    out["frames_same_value"] = float(frames.same_value)
+    out["frames_other_value"] = float(frames.other_value)
+    out["frames_polarity_differ"] = float(frames.polarity_differ)
+    out["attributes_shared"] = float(frames.attributes_shared)
+    for flag in FLAGS:
+        fa, fb = bool(getattr(a, flag)), bool(getattr(b, flag))
+        out[f"a_{flag}"] = float(fa)
+        out[f"b_{flag}"] = float(fb)
+        out[f"xor_{flag}"] = float(fa != fb)
+    rule = rule_relation(older, newer)
+    for kind in RULE_KINDS:
+        out[f"rule_{kind}"] = float(rule.kind == kind)
+    for basis in RULE_BASES:
+        out[f"basis_{basis}"] = float(rule.basis == basis)
+    # cues: only the ones present are listed (the rest are 0); in the order of ``CUES``
+    for cue in sorted((tb - ta) & _CUE_SET, key=_CUE_ORDER.__getitem__):
+        out[f"cue_b_{cue}"] = 1.0
+    for cue in sorted((ta - tb) & _CUE_SET, key=_CUE_ORDER.__getitem__):
+        out[f"cue_a_{cue}"] = 1.0
+    return out
+
+
+def names() -> tuple[str, ...]:
+    """Every feature name, in a fixed order: the dense ones as ``features`` gives them, then the cues
+    (absent cues are 0 in ``features``)."""
+    dense = [k for k in features("x", "y") if not k.startswith("cue_")]
+    return tuple(dense + [f"cue_b_{c}" for c in CUES] + [f"cue_a_{c}" for c in CUES])
+
+
+__all__ = ["features", "names", "CUES", "FLAGS"]
