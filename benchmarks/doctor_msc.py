@@ -20,7 +20,10 @@ Each scenario's store is built once and the doctor of this checkout and of the b
 worktree of branch ``main``, when there is one; ``--no-baseline`` skips it) run on the same file,
 side by side, each in its own process. The reading worker's CPU time is shown beside the doctor's.
 
-Usage: ``python benchmarks/doctor_msc.py [--tracemalloc] [--no-baseline]``. Target on a 2-core machine: ≤ 20 s and
+Also printed: the related pairs for review (per 100 memories), and every pair item the owner is
+shown (duplicate groups, corrections, contradictions, related) per 100 memories.
+
+Usage: ``python benchmarks/doctor_msc.py [--tracemalloc] [--no-baseline | --baseline PATH]``. Target on a 2-core machine: ≤ 20 s and
 ≤ 2 GB per scenario. ``--sample`` prints a fresh random sample (fact indices with their text, on the
 terminal only) for labelling.
 """
@@ -123,6 +126,10 @@ def run(scenario: str, use_tracemalloc: bool, sample: bool = False, db: Path | N
         "negation_pairs_kept_out": report.negation_pairs,
         "contradictions": dict(Counter(c.kind for c in report.contradictions)),
         "corrections": len(getattr(report, "corrections", [])),
+        "related": len(getattr(report, "related", [])),
+        "related_per_100": round(100 * len(getattr(report, "related", [])) / max(1, len(facts)), 2),
+        "shown_per_100": round(100 * (len(sizes) + len(report.contradictions) + len(getattr(report, "corrections", []))
+                                      + len(getattr(report, "related", []))) / max(1, len(facts)), 2),
         "stale": len(report.stale), "noisy": len(report.noisy),
         "labelled": labelled,
     }
@@ -203,7 +210,8 @@ def main() -> None:
         db = Path(sys.argv[sys.argv.index("--db") + 1]) if "--db" in sys.argv else None
         print(json.dumps(run(sys.argv[sys.argv.index("--scenario") + 1], use_tm, db=db)))
         return
-    baseline = None if "--no-baseline" in sys.argv else _main_worktree()
+    baseline = None if "--no-baseline" in sys.argv else (
+        Path(sys.argv[sys.argv.index("--baseline") + 1]) if "--baseline" in sys.argv else _main_worktree())
     results = []
     for scenario in SCENARIOS:
         with tempfile.TemporaryDirectory() as tmp:
@@ -244,6 +252,8 @@ def main() -> None:
         ("negated twins kept out of groups", lambda r: r["negation_pairs_kept_out"]),
         ("contradiction candidates", lambda r: ", ".join(f"{k} {v}" for k, v in sorted(r["contradictions"].items()))),
         ("corrections", lambda r: f"{r['corrections']:,}"),
+        ("related — review (per 100 memories)", lambda r: f"{r.get('related', 0):,} ({r.get('related_per_100', 0)})"),
+        ("all pair items shown per 100 memories", lambda r: r.get("shown_per_100", "-")),
         ("hand labels: groups safe / still reported", lambda r: _labelled(r, "groups_safe", "groups_still_reported")),
         ("hand labels: contradictions real / reported",
          lambda r: _labelled(r, "contradictions_real", "contradictions_still_reported")),

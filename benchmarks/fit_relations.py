@@ -4,7 +4,10 @@ Reads ``../shared/data/memory_pairs_train.jsonl`` by path (400 pairs; see ``../s
 and nothing else: the dev file is for validation only (``benchmarks/relations.py``). Steps, all
 with fixed seeds, so a second run writes the same bytes:
 
-1. features of every pair (``bestie_tui.facts.pair_features``);
+1. features of every pair (``bestie_tui.facts.pair_features``), and of ``FAR`` × as many *far pairs*
+   labelled ``compatible``: two texts of two different labelled pairs, drawn with a fixed seed from
+   the training texts in hand (the labelled pairs are all close, so without them the model never
+   sees two memories that are simply about different things, which a real store is full of);
 2. for each ``C`` of ``GRID``, 5-fold stratified cross-validation (seed 0) of a standardised
    multinomial logistic regression (scikit-learn, lbfgs); the ``C`` with the best exact-label
    accuracy wins (ties: the smaller, more regular one);
@@ -38,6 +41,8 @@ FOLDS = 5
 SEED = 0
 SURFACE_GOAL = 0.85
 HARM_GOAL = 0.02
+#: Far pairs per labelled pair in every fit (step 1).
+FAR = 0.0
 LABELS = ("duplicate", "correction", "contradiction", "event_vs_state", "compatible")
 
 
@@ -57,6 +62,29 @@ def matrix(pairs: list[dict]):
         for k, v in features(p["a"], p["b"]).items():
             x[r, cols[k]] = v
     return x
+
+
+def far_pairs(pairs: list[dict], seed: int = SEED) -> list[dict]:
+    """``FAR`` × ``len(pairs)`` pairs of texts from two different labelled pairs, labelled compatible."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for n in range(int(FAR * len(pairs))):
+        i, j = rng.sample(range(len(pairs)), 2)
+        out.append({"id": f"far{n}", "a": pairs[i][rng.choice("ab")], "b": pairs[j][rng.choice("ab")],
+                    "label": "compatible"})
+    return out
+
+
+def with_far(pairs: list[dict], x, y):
+    """``x``, ``y`` with the far pairs of ``pairs`` appended."""
+    import numpy as np
+
+    far = far_pairs(pairs)
+    if not far:
+        return x, y
+    return np.vstack([x, matrix(far)]), np.concatenate([y, np.full(len(far), LABELS.index("compatible"))])
 
 
 def _sig(v: float) -> float:
@@ -92,15 +120,17 @@ def folds(y):
     return list(StratifiedKFold(FOLDS, shuffle=True, random_state=SEED).split(y, y))
 
 
-def cv_probabilities(x, y, c: float):
-    """Cross-validated probabilities (rows in input order, columns ``LABELS``)."""
+def cv_probabilities(pairs: list[dict], x, y, c: float):
+    """Cross-validated probabilities (rows in input order, columns ``LABELS``); each fold's model
+    is fitted on the other folds and their far pairs."""
     import numpy as np
 
     from bestie_tui.facts.model import Model
 
     out = np.zeros((len(y), len(LABELS)))
     for train, test in folds(y):
-        m = Model.from_params(fit_params(x[train], y[train], c))
+        xt, yt = with_far([pairs[i] for i in train], x[train], y[train])
+        m = Model.from_params(fit_params(xt, yt, c))
         cols = m_cols()
         for r in test:
             feats = {n: float(x[r, i]) for n, i in cols.items() if x[r, i]}
@@ -117,19 +147,23 @@ def m_cols() -> dict[str, int]:
 
 def calibrate(pairs: list[dict], probs) -> dict[str, float]:
     """The two thresholds (module docstring, step 3) from cross-validated probabilities."""
+    from bestie_tui.facts.pair_features import close
     from bestie_tui.facts.relations import STRONG_BASES, rule_relation
 
     gold = [p["label"] for p in pairs]
     top = [LABELS[max(range(len(LABELS)), key=lambda k: (row[k], -k))] for row in probs]
     related = [g != "compatible" for g in gold]
+    rules = [rule_relation(p["a"], p["b"]) for p in pairs]
+    # the model weighs two people's facts only when the two are close (``close``)
+    weighed = [r.kind != "compatible" or r.basis != "subject" or close(p["a"], p["b"]) for r, p in zip(rules, pairs)]
     grid = [round(0.30 + 0.02 * i, 2) for i in range(36)]
     t_related = grid[-1]
     for t in grid:
-        shown = sum(1 for r, label, row in zip(related, top, probs) if r and (label != "compatible" or row[4] < t))
+        shown = sum(1 for r, w, label, row in zip(related, weighed, top, probs)
+                    if r and w and (label != "compatible" or row[4] < t))
         if shown >= SURFACE_GOAL * sum(related):
             t_related = t
             break
-    rules = [rule_relation(p["a"], p["b"]) for p in pairs]
     innocent = [g in ("compatible", "event_vs_state") for g in gold]
     t_strong = 1.0
     for t in [round(0.30 + 0.02 * i, 2) for i in range(36)]:
@@ -151,7 +185,7 @@ def fit(pairs: list[dict]) -> dict:
     best = None
     figures = {}
     for c in GRID:
-        probs = cv_probabilities(x, y, c)
+        probs = cv_probabilities(pairs, x, y, c)
         exact = float((probs.argmax(axis=1) == y).mean())
         figures[str(c)] = round(exact, 4)
         if best is None or exact > best[1] + 1e-9:
@@ -159,7 +193,8 @@ def fit(pairs: list[dict]) -> dict:
     assert best is not None
     c, exact, probs = best
     thresholds = calibrate(pairs, probs)
-    params = fit_params(x, y, c, thresholds)
+    xa, ya = with_far(pairs, x, y)
+    params = fit_params(xa, ya, c, thresholds)
     params["cv_exact_by_C"] = figures
     return params
 

@@ -71,6 +71,8 @@ def print_report(report, limit: int, details: bool = False, now=None) -> None:
                 click.echo(f"      {printable(r.suggestion)}")
         if related:
             click.echo("  resolve: bestie memory resolve OLDER NEWER --keep-both | --merge | --newer | --older")
+        if getattr(report, "judge_note", None):
+            click.echo(f"  {printable(report.judge_note)}")
     if report.mode in (None, "stale"):
         _findings("stale memories", report.stale, limit, now)
     if report.mode is None:

@@ -70,7 +70,7 @@ def pending_inspect(app, memory_id, as_json) -> None:
         for r in related:
             click.echo(f"  {_verb(r)} {memory_line(r.memory)}")
             click.echo(f"        {printable(r.relation.reason)}")
-        if any(r.relation.kind == "correction" for r in related):
+        if any(r.relation.kind == "correction" and r.relation.strong for r in related):
             click.echo(f"approving #{m.id} supersedes what it replaces (one undo step); "
                        f"`bestie memory approve {m.id} --keep-old` keeps them")
     click.echo("most similar approved memories:")
@@ -95,6 +95,8 @@ def _related_json(r) -> dict:
 
 
 def _verb(r) -> str:
+    if r.relation.kind == "correction" and not r.relation.strong:
+        return "may replace"  # shown, not acted on: approving keeps it
     return _VERBS.get(r.relation.kind, r.relation.kind)
 
 
@@ -134,6 +136,10 @@ def approve(app, memory_ids, text, keep_old) -> None:
         record = store.approve(mid, text=text, replaces=replaced(found))
         click.echo(f"approved {memory_line(record)}")
         for r in found:
+            if not r.relation.strong:
+                click.echo(f"  kept #{r.memory.id} (it may be replaced; `bestie memory supersede` if so): "
+                           f"{_short(r.memory.text)}")
+                continue
             click.echo(f"  superseded #{r.memory.id}: {_short(r.memory.text)} ({printable(r.relation.reason)})")
 
 

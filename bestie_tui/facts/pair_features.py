@@ -182,6 +182,25 @@ def features(older: str, newer: str) -> dict[str, float]:
     return out
 
 
+#: Character 4-gram Jaccard from which two texts are close whatever their words (``close``).
+CLOSE_SPELLING = 0.15
+
+
+def close(older: str, newer: str) -> bool:
+    """Whether two texts are close enough to matter: they share an accent-folded content word, a
+    concept of the reader that is not a number, an attribute frame, a capitalised name, or enough of
+    their spelling (``CLOSE_SPELLING``). Two texts that share only a number or a function word are
+    about different things ("ticket number 2" / "2 dogs"), and the doctor does not weigh them."""
+    a, b = read(older), read(newer)
+    if _text_side(older)[1] & _text_side(newer)[1] or _text_side(older)[3] & _text_side(newer)[3]:
+        return True
+    if {c for c in a.content & b.content if not any(ch.isdigit() for ch in c)}:
+        return True
+    if {f.attribute for f in a.facts} & {f.attribute for f in b.facts}:
+        return True
+    return _jaccard(set(_text_side(older)[5]), set(_text_side(newer)[5])) >= CLOSE_SPELLING
+
+
 def names() -> tuple[str, ...]:
     """Every feature name, in a fixed order: the dense ones as ``features`` gives them, then the cues
     (absent cues are 0 in ``features``)."""
@@ -189,4 +208,4 @@ def names() -> tuple[str, ...]:
     return tuple(dense + [f"cue_b_{c}" for c in CUES] + [f"cue_a_{c}" for c in CUES])
 
 
-__all__ = ["features", "names", "CUES", "FLAGS"]
+__all__ = ["features", "names", "close", "CUES", "FLAGS", "CLOSE_SPELLING"]

@@ -125,13 +125,14 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
     from dataclasses import replace
 
     from bestie_tui.facts import model as learned
-    from bestie_tui.facts.pair_features import features
+    from bestie_tui.facts.pair_features import close, features
 
     rule = _relate(older, newer, similarity, threshold)
     if rule.basis == "text":
         return replace(rule, strong=True, confidence=1.0, evidence=("the same text",))
     m = learned.active()
-    if m is None:
+    if m is None or rule.kind == "compatible" and rule.basis == "subject" and not close(older, newer):
+        # two people's facts that share nothing: the reader's "different subjects" stands
         return replace(rule, strong=rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind])
     x = features(older, newer)
     p = m.probabilities(x)

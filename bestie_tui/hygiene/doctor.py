@@ -103,6 +103,8 @@ class DoctorReport:
     core: CoreUsage = field(default_factory=lambda: CoreUsage(0, 0, 0))
     missing_metadata: list[Finding] = field(default_factory=list)
     negation_pairs: int = 0
+    #: one line when the owner's judge (``doctor.judgeUrl``) failed or ran out of time, else ``None``
+    judge_note: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
@@ -137,6 +139,7 @@ class DoctorReport:
             "pinned": [{"id": m.id, "text": m.text, "layer": m.layer, "pinned": m.pinned} for m in self.pinned],
             "core": self.core.to_dict(),
             "missing_metadata": [f.to_dict() for f in self.missing_metadata],
+            "judge_note": self.judge_note,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
         }
 
@@ -224,6 +227,7 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
             report.contradictions = find_contradictions(records, analysis)
             report.corrections = find_corrections(analysis)
             report.related = find_related(analysis, _kept(store, user))
+            report.judge_note = _ask_judge(store, report.related)
             report.timings["contradictions"] = time.perf_counter() - t
     if mode in (None, "stale"):
         report_progress("stale", 0.9)
@@ -235,6 +239,21 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
     report.timings["total"] = time.perf_counter() - started
     report_progress("done", 1.0)
     return report
+
+
+def _ask_judge(store, related: list[RelatedPair]) -> str | None:
+    """The owner's language model's suggestion for each related pair, when ``doctor.judgeUrl`` and
+    ``doctor.judgeModel`` are set (``hygiene.judge``: texts only, secrets redacted, bounded count and
+    time). Suggestions are shown, never applied. Returns the one-line error, if any."""
+    if not related:
+        return None
+    from bestie_tui.hygiene.judge import suggest_for
+
+    suggestions, error = suggest_for(store, [(r.older.text, r.newer.text) for r in related])
+    for r, s in zip(related, suggestions):
+        if s is not None:
+            r.suggestion = s.line()
+    return error
 
 
 def _kept(store, user: str | None) -> set[frozenset[int]]:

@@ -112,7 +112,9 @@ def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -
             other = pool[oid]
             older, newer = (m, other) if (m.created_at, m.id) <= (other.created_at, other.id) else (other, m)
             rel = relate(older.text, newer.text)
-            if rel.kind == "correction":
+            if rel.kind == "correction" and not rel.strong:
+                out.contradicted.append((older, newer))  # not sure it replaces: both go in, marked
+            elif rel.kind == "correction":
                 current = out.corrected.get(older.id)
                 if current is None or (newer.created_at, newer.id) > (current.created_at, current.id):
                     out.corrected[older.id] = newer

@@ -34,7 +34,7 @@ BY_ATTRIBUTE = 60
 #: The user's newest memories always compared (a small store is compared whole).
 NEWEST = 60
 #: Order in which related memories are reported (and acted on).
-ORDER = ("correction", "contradiction", "event_vs_state", "duplicate")
+ORDER = ("correction", "contradiction", "event_vs_state", "duplicate", "related")
 #: Setting: what a correction proposed under ``memory.writePolicy allow`` does.
 CORRECTION_POLICY = "memory.correctionPolicy"
 
@@ -96,8 +96,9 @@ def find_related(store: MemoryStore, text: str, user: str | None, *, exclude_id:
 
 
 def replaced(related: list[Related]) -> list[int]:
-    """Ids of the memories a text corrects (those approving it supersedes)."""
-    return [r.memory.id for r in related if r.relation.kind == "correction"]
+    """Ids of the memories a text corrects on strong evidence (those approving it supersedes); a
+    weaker correction is shown ("may replace") and left to the owner."""
+    return [r.memory.id for r in related if r.relation.kind == "correction" and r.relation.strong]
 
 
 @uses_store

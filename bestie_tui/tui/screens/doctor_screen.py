@@ -21,6 +21,9 @@ from .base import BestieScreen
 
 #: Items listed per section; the rest is summarised (the CLI's --json has everything).
 SECTION_ITEMS = 200
+#: The suggested action of a related pair, in words.
+_ACTIONS = {"keep_both": "keep both", "merge": "merge them", "newer": "the newer replaces the older",
+            "older": "keep the older", "review": "you decide"}
 
 
 class DoctorScreen(BestieScreen):
@@ -144,6 +147,7 @@ class DoctorScreen(BestieScreen):
         self._duplicates(tree, report)
         self._corrections(tree, report)
         self._contradictions(tree, report)
+        self._related(tree, report)
         self._findings(tree, "Stale memories", report.stale)
         self._findings(tree, "Low-value noisy memories", report.noisy)
         core = report.core
@@ -183,6 +187,22 @@ class DoctorScreen(BestieScreen):
         self._pairs(section, report.contradictions, self._contradiction_heading, "or", "pairs",
                     topic=wording.contradiction_topic)
         self._more(section, len(report.contradictions))
+
+    def _related(self, tree: Tree, report) -> None:
+        """Pairs close enough to matter that the doctor cannot place: evidence, suggestion, and the
+        keys that resolve the highlighted pair."""
+        related = getattr(report, "related", [])
+        section = tree.root.add(Text(f"Related — review ({len(related)}): b keep both · m merge · "
+                                     "n newer replaces older · o keep older"), expand=bool(related))
+        for r in related[:SECTION_ITEMS]:
+            heading = "; ".join(r.evidence) or "close in words"
+            label = data(self._cut(f"{heading} — suggested: {_ACTIONS.get(r.action, r.action)}", 12), single_line=True)
+            pair = section.add(label, data=("related", r.older.id, r.newer.id))
+            self._memory_leaf(pair, r.older, "older, pinned" if r.older.pinned else "older")
+            self._memory_leaf(pair, r.newer, "newer, pinned" if r.newer.pinned else "newer")
+            if r.suggestion:
+                pair.add_leaf(data(self._cut(r.suggestion, 16), single_line=True))
+        self._more(section, len(related))
 
     def _pairs(self, section, items, heading, joiner: str, unit: str, topic=None) -> None:
         """Pairs under their plain heading; pairs whose headings read the same (or whose ``topic``
@@ -280,6 +300,8 @@ class DoctorScreen(BestieScreen):
     def action_jump(self) -> None:
         node = self.query_one(Tree).cursor_node
         memory_id = node.data if node is not None else None
+        if isinstance(memory_id, tuple):
+            memory_id = memory_id[2]  # a related pair: its newer memory
         if memory_id is None:
             self.notify("Highlight a memory (open a group with enter) to show it in Tiers.", severity="warning")
             return

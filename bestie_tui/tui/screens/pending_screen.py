@@ -237,7 +237,7 @@ class PendingScreen(BestieScreen):
         the lookup still runs: the store finds them itself)."""
         if self.related is None:
             return None
-        return [r.memory.id for r in self.related if r.relation.kind == "correction"]
+        return [r.memory.id for r in self.related if r.relation.kind == "correction" and r.relation.strong]
 
     def action_approve(self) -> None:
         """Approve; the approved memories it replaces ("replaces #N") are superseded in the same undo step."""

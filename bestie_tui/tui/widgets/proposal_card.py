@@ -124,11 +124,12 @@ class ProposalCard(Vertical):
         out = Text(no_wrap=True, overflow="ellipsis")
         lines = 0
         for r in related:
-            if r.relation.kind not in ("correction", "contradiction"):
+            if r.relation.kind not in ("correction", "contradiction", "related"):
                 continue
             if out:
                 out.append("\n")
-            label = "replaces" if r.relation.kind == "correction" else "contradicts"
+            label = ("replaces" if r.relation.strong else "may replace") if r.relation.kind == "correction" \
+                else "related — review" if r.relation.kind == "related" else "contradicts"
             out.append(f"{label} #{r.memory.id}", style="bold reverse")
             out.append("  ")
             append(out, r.memory.text, single_line=True)

@@ -19,14 +19,20 @@ from ..display import append
 
 #: The label shown beside an approved memory for each relation kind (a hint, not a verdict).
 HINTS = {"duplicate": "possible duplicate", "correction": "replaces", "contradiction": "possible contradiction",
-         "event_vs_state": "one-off event against this"}
+         "event_vs_state": "one-off event against this", "related": "related — review"}
+
+
+def _hint(relation) -> str | None:
+    if relation.kind == "correction" and not relation.strong:
+        return "may replace"
+    return HINTS.get(relation.kind)
 
 
 def relation_hint(proposal: str, memory: str, score: float | None = None) -> str | None:
     """The hint for an approved ``memory`` beside a ``proposal``: ``possible duplicate``,
     ``replaces`` (the proposal corrects it), ``possible contradiction``, ``one-off event against
     this``, or ``None`` for compatible memories. ``score`` is not used (the relation decides)."""
-    return HINTS.get(relate(memory, proposal).kind)
+    return _hint(relate(memory, proposal))
 
 
 class SimilarList(Static):
@@ -50,7 +56,7 @@ class SimilarList(Static):
             if n:
                 out.append("\n\n")
             out.append("rel." if score is None else f"{score:.2f}", style="bold")
-            hint = HINTS.get(rel.relation.kind) if rel is not None else None
+            hint = _hint(rel.relation) if rel is not None else None
             if hint:
                 out.append("  ")
                 out.append(hint + (f" #{record.id}" if rel.relation.kind == "correction" else ""),
