@@ -113,6 +113,8 @@ def relate(older: str, newer: str, older_at: datetime | None = None, newer_at: d
 STRONG_BASES = {"duplicate": frozenset({"text", "same"}), "correction": frozenset({"change", "ended", "fix", "value"})}
 
 
+#: The model's probability from which it may relate two texts that are not ``close``.
+FAR_CONFIDENCE = 0.6
 #: Rule bases of a ``compatible`` verdict that rest on a reading of both texts, not on a missing one.
 FRAMED_COMPATIBLE = frozenset({"many"})
 
@@ -137,14 +139,19 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
     x = features(older, newer)
     p = m.probabilities(x)
     top = max(m.labels, key=lambda k: (p[k], -m.labels.index(k)))
+    if rule.kind == "compatible" and p[top] < FAR_CONFIDENCE and not close(older, newer):
+        # texts that share no word, concept, frame, name or spelling: only a confident model speaks
+        return replace(rule, confidence=p["compatible"])
     if rule.kind == "compatible" and rule.basis in FRAMED_COMPATIBLE:
         # the reader framed both and found why both hold (other subjects, a plan, a past state, other
         # days, a many-valued attribute): that is evidence, not a failure to read
         return replace(rule, confidence=p["compatible"])
     if rule.kind != "compatible":
         # the reader framed a relation: it stands, with its reason; strong only where the model agrees
+        # strong: the rules rest on strong evidence and either the model agrees, or the evidence is
+        # an equal value or another value of a single-valued attribute ("iPhone 14" → "iPhone 15")
         strong = rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind] and (
-            top == rule.kind and p[top] >= m.strong or rule.basis == "same" and rule.kind == "duplicate")
+            top == rule.kind and p[top] >= m.strong or rule.basis in ("same", "value") and top != "compatible")
         return replace(rule, strong=strong, confidence=p[rule.kind],
                        evidence=_evidence(m, x, rule.kind, older, newer) if rule.kind != "compatible" else ())
     if top == "compatible":
