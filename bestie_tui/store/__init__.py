@@ -6,8 +6,9 @@ number of stores per process) and whose rows they reach (``binding.Tenant``: a s
 user; ``models.TenantModel`` adds its condition to every query), the Peewee models (``models``),
 plain records (``records``), the ``MemoryStore`` facade (``memory_store``) and its parts (``reads``,
 ``writes``, ``messages``, with ``query`` and ``support`` beside them), restated facts (``restate``),
-the event log and undo (``history``), erasing for good (``erase``: a user, a memory, history text
-past the undo window), the persisted search index kept current inside each write's transaction
+the event log and undo (``history``), the owner's "keep both" answers on pairs of memories
+(``pair_decisions``), erasing for good (``erase``: a user, a memory, history text past the undo
+window), the persisted search index kept current inside each write's transaction
 (``doc_index``: counts only; retrieval weighs them), export/import (``transfer``), the write gate
 (``gate/``: ``check_write`` and its rules — secrets, venting, someone else's facts, contact details,
 the core cap; ``secrets`` re-exports the secret check), the machine markers of a prompt

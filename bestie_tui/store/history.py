@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 from bestie_tui.errors import InvalidValueError, NotFoundError
 from bestie_tui.store import doc_index
 from bestie_tui.store.models import Event, Memory, Message, Setting
+from bestie_tui.store.pair_decisions import KEEP_BOTH, parse_pair_note
 from bestie_tui.store.records import UndoResult
 from bestie_tui.store.support import row_values, snapshot
 
@@ -103,6 +104,8 @@ def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None
             current = _revert_memory(event, before, after, last.batch)
             quote = quote or _quote((before or after or {}).get("text"))
             restored.append(event.memory_id)
+            if event.action == KEEP_BOTH:  # one event for a pair: the message names both memories
+                restored.extend(parse_pair_note(event.note) or ())
             now = Memory.get_or_none(Memory.id == event.memory_id)
             store.record_event(batch, "undo", event.memory_id, current, snapshot(now) if now else None, actor,
                                note=f"undo {event.action}")

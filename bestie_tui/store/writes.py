@@ -1,9 +1,9 @@
 """The lifecycle writes of ``MemoryStore``: the assistant's ``propose`` and the owner's ``add``,
 duplicate detection and reinforcement, approve/reject, edit, pin, scope/layer/TTL changes,
-supersede, forget/restore and ``undo``. Every write of text or tier passes the write gate
-(``gate.check_write``) first; restatements go through ``restate``. A mixin: ``MemoryStore``
-(``memory_store.py``) supplies ``change``, ``record_event``, ``_mutate``, ``_create`` and the
-text/scope checks.
+supersede, keep both (``pair_decisions``), forget/restore and ``undo``. Every write of text or
+tier passes the write gate (``gate.check_write``) first; restatements go through ``restate``. A
+mixin: ``MemoryStore`` (``memory_store.py``) supplies ``change``, ``record_event``, ``_mutate``,
+``_create`` and the text/scope checks.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.errors import InvalidValueError
-from bestie_tui.store import corrections
+from bestie_tui.store import corrections, pair_decisions
 from bestie_tui.store.gate import WriteDecision, check_write
 from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Memory
 from bestie_tui.store.records import MemoryRecord, ProposalResult, UndoResult
@@ -378,6 +378,19 @@ class StoreWrites:
                 raise InvalidValueError(f"memory #{row.id} is pinned; unpin it before superseding it")
             row.superseded_by = new_id
         return self._mutate(old_id, "supersede", actor, apply)
+
+    def keep_both(self, older_id: int, newer_id: int, *, actor: str = "owner") -> None:
+        """The owner keeps both memories of a pair the doctor could not decide: neither changes; one
+        ``keep_both`` event on the newer names the pair, so ``pair_decisions.kept_pairs`` reports
+        it (the doctor does not ask again) until ``undo`` reverts it. A pair already kept writes
+        nothing.
+
+        Raises:
+            NotFoundError: an id names no memory this store reaches.
+            InvalidValueError: the same id twice, a memory that is not approved and active, or the
+                memories of two users. Nothing is written.
+        """
+        pair_decisions.keep_both(cast("MemoryStore", self), older_id, newer_id, actor=actor)
 
     def forget(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:
         """Soft delete: status ``forgotten``; never injected; ``restore`` or undo brings it back."""
