@@ -51,6 +51,7 @@ from . import (  # noqa: E402, F401
     doctor_cmds,
     maintenance_cmds,
     memory_cmds,  # noqa: E402, F401  (first: its commands lead the help)
+    resolve_cmds,
     review_cmds,
     scoring_cmds,
 )
