@@ -63,10 +63,10 @@ def test_liking_two_colours_is_compatible_and_a_new_favourite_is_a_correction(st
     store.add("preference", "I like blue.")
     store.add("preference", "I like red.")
     assert found(store) == [] and corrected(store) == []
-    store.add("preference", "My favourite colour is green.")
+    store.add("preference", "My favourite colour has always been purple.")
     store.add("preference", "My favorite color is yellow.")
     assert found(store) == []
-    assert corrected(store) == [("favourite (colour)", "My favourite colour is green.", "My favorite color is yellow.")]
+    assert corrected(store) == [("favourite (colour)", "My favourite colour has always been purple.", "My favorite color is yellow.")]
 
 
 def test_different_relation_is_neither(store):

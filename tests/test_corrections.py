@@ -47,12 +47,12 @@ def test_approving_with_nothing_to_replace_keeps_the_old_record(store, hanoi):
 def test_correction_policy_auto_stores_and_supersedes_in_one_undo_step(store, hanoi):
     store.set_setting("memory.writePolicy", "allow")
     store.set_setting("memory.correctionPolicy", "auto")
-    result = store.propose("We moved to Da Lat in January.", "identity", user="an")
+    result = store.propose("We moved to Vung Tau in March.", "identity", user="an")
     assert result.outcome == "approved" and f"superseded #{hanoi.id}" in result.message
     assert store.get(hanoi.id).superseded_by == result.memory.id
     store.undo(of=("assistant",))  # the assistant made this change: the owner undoes it by name
     assert store.get(hanoi.id).superseded_by is None
-    assert all(m.text != "We moved to Da Lat in January." for m in store.list())
+    assert all(m.text != "We moved to Vung Tau in March." for m in store.list())
 
 
 def test_a_contradiction_is_queued_even_under_allow_and_auto(store, clock):
@@ -73,10 +73,10 @@ def test_unrelated_and_other_users_memories_change_nothing(store, hanoi):
 
 
 def test_find_related_orders_corrections_first(store, clock):
-    store.add("identity", "I live in Hanoi.", user="an")
+    store.add("identity", "I live in Hue.", user="an")
     clock.advance(60)
     store.add("preference", "I love durian.", user="an")
-    related = find_related(store, "I moved to Hue and I hate durian now.", "an")
+    related = find_related(store, "I moved to Da Lat and I hate durian now.", "an")
     assert [r.relation.kind for r in related][:1] == ["correction"]
 
 
@@ -110,10 +110,10 @@ def test_cli_compare_ids_and_texts(run, store, hanoi):
     out = run("memory", "compare", str(hanoi.id), "I moved from Hanoi to Da Nang last month.")
     assert out.exit_code == 0
     assert out.output.startswith("correction: same subject: owner; attribute: residence; Hanoi → Da Nang")
-    data = json.loads(run("memory", "compare", "Device A is a Dell", "Device A is a Lenovo now", "--json").output)
-    assert data["relation"]["kind"] == "correction" and data["older"]["text"] == "Device A is a Dell"
+    data = json.loads(run("memory", "compare", "Device A is an Asus", "Device A is a Lenovo now", "--json").output)
+    assert data["relation"]["kind"] == "correction" and data["older"]["text"] == "Device A is an Asus"
     # two ids: the older record is the older statement whatever the order typed
-    newer = store.add("identity", "We moved to Da Lat in January.", user="an")
+    newer = store.add("identity", "We moved to Vung Tau in March.", user="an")
     swapped = json.loads(run("memory", "compare", f"#{newer.id}", str(hanoi.id), "--json").output)
     assert swapped["older"]["id"] == hanoi.id and swapped["relation"]["kind"] == "correction"
 

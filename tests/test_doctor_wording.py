@@ -13,17 +13,17 @@ from bestie_tui.hygiene.doctor import run_doctor
 def test_contradictions_are_named_by_what_they_are_about(store):
     store.add("preference", "I love jazz.")
     store.add("preference", "I hate jazz.")
-    store.add("identity", "I was born in 1990.")
-    store.add("identity", "I was born in 1992.")
+    store.add("identity", "I was born in the year 1987.")
+    store.add("identity", "I was born in 1989, to be exact.")
     headings = sorted(wording.contradiction_heading(c) for c in run_doctor(store).contradictions)
-    assert headings == ["you: birth year 1990 or 1992?", "you: like jazz — one says yes, one says no"]
+    assert headings == ["you: birth year 1987 or 1989?", "you: like jazz — one says yes, one says no"]
 
 
 def test_a_correction_says_what_changed(store):
-    store.add("identity", "I live in Hanoi.")
+    store.add("identity", "I live in Vinh.")
     store.add("identity", "I moved to Saigon.")
     [c] = run_doctor(store).corrections
-    assert wording.correction_heading(c) == "you: residence changed Hanoi → Saigon"
+    assert wording.correction_heading(c) == "you: residence changed Vinh → Saigon"
 
 
 def test_many_users_with_the_same_pair_read_as_one_heading_with_a_count(run):

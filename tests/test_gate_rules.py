@@ -18,7 +18,7 @@ from bestie_tui.store.transfer import import_data
 
 VENTING = ["Ugh I hate everything today, I'm so useless", "chán quá, mình thật vô dụng", "chan qua, minh that vo dung",
            "Today was the worst day ever", "hôm nay tệ quá", "I can't take it anymore"]
-LASTING = ["I hate cilantro", "I prefer short answers", "Tôi ghét hành lá", "I'm a hopeless romantic"]
+LASTING = ["I hate raw onions", "I prefer short answers", "Tôi ghét hành lá", "I'm a hopeless romantic"]
 
 
 def _export(*memories: dict) -> dict:

@@ -55,7 +55,7 @@ def test_every_shape_of_an_injected_memory_block_is_removed(store, shape):
 def test_pins_and_summaries_flattened_onto_one_line_are_removed_and_clean_text_is_untouched():
     pins = " ".join(flat(make_pin(p, "machine text")["content"]) for p in PIN_PREFIXES)
     summary = f"{CONTEXT_SUMMARY} turns=3] - An: I hate coffee [/CONTEXT_SUMMARY]"
-    assert strip_injected(f"{pins} {summary} I like green tea.") == "I like green tea."
+    assert strip_injected(f"{pins} {summary} I like oolong tea.") == "I like oolong tea."
     assert strip_injected("stray [/MEMORY_BLOCK] closing marker") == "stray closing marker"
     own = "First paragraph.\n\n  Second one, indented.  "
     assert strip_injected(own) == own  # nothing injected: not even the whitespace changes

@@ -61,10 +61,10 @@ def test_make_pin_wraps_the_body_and_is_recognised():
 
 
 def test_strip_removes_wrapped_unterminated_and_summary_blocks():
-    text = ("[USER_INFO]\nName: An\n[/USER_INFO]\nI like green tea.\n"
+    text = ("[USER_INFO]\nName: An\n[/USER_INFO]\nI like oolong tea.\n"
             "[CONTEXT_SUMMARY turns=3]\n- user: I hate coffee\n[/CONTEXT_SUMMARY]\n"
             "ok then\n[MEMORY_BLOCK]\n- I prefer cats")
-    assert strip_injected(text) == "I like green tea.\nok then"
+    assert strip_injected(text) == "I like oolong tea.\nok then"
 
 
 def _seed_injected(store):

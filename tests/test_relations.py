@@ -18,12 +18,12 @@ OWN_PAIRS = Path(__file__).parent / "data" / "relation_pairs.jsonl"
 @pytest.mark.parametrize("older, newer, kind", [
     # corrections: a new value replaces the old one, with or without a cue word
     ("User lives in Hanoi.", "I moved from Hanoi to Da Nang last month.", "correction"),
-    ("Device A is a Dell.", "Device A is a Lenovo now.", "correction"),
-    ("My phone is a Pixel 7.", "My phone is a Pixel 8.", "correction"),
+    ("Device A is an Asus.", "Device A is a Lenovo now.", "correction"),
+    ("My phone is an iPhone 14.", "My phone is an iPhone 15.", "correction"),
     ("Tôi sống ở Hải Phòng.", "Tôi vừa chuyển vào Sài Gòn sống.", "correction"),
     ("I play tennis on Sundays.", "I stopped playing tennis after my knee injury.", "correction"),
     ("Please reply in English.", "From now on, answer in Vietnamese.", "correction"),
-    ("I think my blood type is A.", "Got tested: my blood type is actually O.", "correction"),
+    ("I believe my blood type is B.", "Turns out my blood type is actually AB.", "correction"),
     # contradictions: the owner decides
     ("I am vegan.", "I am not a vegan.", "contradiction"),
     ("I love durian.", "I hate durian.", "contradiction"),
@@ -33,21 +33,31 @@ OWN_PAIRS = Path(__file__).parent / "data" / "relation_pairs.jsonl"
     ("I don't have any siblings.", "My brother Nam lives in Hue.", "contradiction"),
     ("I speak both French and English.", "I only speak English.", "contradiction"),  # was merged at 0.806
     # one-off events against a lasting state
-    ("I don't drink alcohol.", "Had two glasses of wine at my sister's wedding on Saturday.", "event_vs_state"),
+    ("I don't touch alcohol.", "Had two glasses of wine at my sister's wedding on Saturday.", "event_vs_state"),
     ("Tôi không ăn thịt.", "Hôm qua tôi lỡ ăn một miếng thịt bò.", "event_vs_state"),
     # duplicates, however they are written
     ("My son was born on September 5th.", "My son's birthday: 5/9.", "duplicate"),
-    ("Tôi dị ứng tôm.", "Toi bi di ung tom.", "duplicate"),
+    ("Tôi dị ứng cua.", "Toi bi di ung cua.", "duplicate"),
     ("I have two dogs.", "I have 2 dogs.", "duplicate"),
     # compatible
     ("My favorite color is red.", "I like red wine.", "compatible"),
-    ("I work from home on Fridays.", "I work from the office on Mondays.", "compatible"),
+    ("I'm remote on Thursdays.", "I go into the office on Wednesdays.", "compatible"),
     ("My wife lives in Hue.", "I live in Hue.", "compatible"),
     ("I used to work at FPT.", "I work at Viettel.", "compatible"),
     ("I want to visit Peru one day.", "I have never been to Peru.", "compatible"),
 ])
 def test_relation_kinds(older, newer, kind):
-    assert relate(older, newer).kind == kind, relate(older, newer)
+    _reader_says(older, newer, kind)
+
+
+def _reader_says(older: str, newer: str, kind: str) -> None:
+    """The reader's rules give ``kind``; where they say compatible, the judgement that weighs them
+    with the model never acts on the pair by default (it may show it for review)."""
+    from bestie_tui.facts.relations import rule_relation
+
+    assert rule_relation(older, newer).kind == kind, rule_relation(older, newer)
+    if kind == "compatible":
+        assert not relate(older, newer).strong, relate(older, newer)
 
 
 def test_the_reason_names_subject_attribute_and_values():
@@ -59,15 +69,17 @@ def test_the_reason_names_subject_attribute_and_values():
 
 def test_timestamps_put_the_later_statement_last():
     later, earlier = datetime(2026, 5, 1), datetime(2026, 1, 1)
-    r = relate("I moved to Da Nang.", "I live in Hanoi.", later, earlier)
-    assert (r.kind, r.old_value, r.new_value) == ("correction", "Hanoi", "Da Nang")
+    r = relate("I moved to Da Nang.", "I live in Hue.", later, earlier)
+    assert (r.kind, r.old_value, r.new_value) == ("correction", "Hue", "Da Nang")
 
 
 def test_our_own_pairs_are_related_as_labelled():
     """The project's own labelled pairs (written for the unit tests, not the shared dev file):
     a regression guard on the whole reader, with the targets of issue 12."""
+    from bestie_tui.facts.relations import rule_relation
+
     pairs = [json.loads(line) for line in OWN_PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    got = Counter((p["label"], relate(p["a"], p["b"]).kind) for p in pairs)
+    got = Counter((p["label"], rule_relation(p["a"], p["b"]).kind) for p in pairs)
     exact = sum(n for (gold, kind), n in got.items() if gold == kind) / len(pairs)
     assert exact >= 0.9
     assert got[("compatible", "duplicate")] + got[("compatible", "correction")] == 0
@@ -76,11 +88,12 @@ def test_our_own_pairs_are_related_as_labelled():
 
 
 def test_may_disagree_never_hides_a_correction_or_contradiction():
-    """``may_disagree`` lets the context pack skip pairs: it is False only where ``relate`` finds
-    neither a correction nor a contradiction, over every ordered pair of the own pairs' texts."""
+    """``may_disagree`` lets the context pack skip pairs: it is False only where the reader's rules
+    find neither a correction nor a contradiction and the judgement nothing to act on, over every
+    ordered pair of the own pairs' texts."""
     from itertools import permutations
 
-    from bestie_tui.facts.relations import may_disagree
+    from bestie_tui.facts.relations import may_disagree, rule_relation
 
     pairs = [json.loads(line) for line in OWN_PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
     texts = sorted({t for p in pairs for t in (p["a"], p["b"])})
@@ -88,7 +101,7 @@ def test_may_disagree_never_hides_a_correction_or_contradiction():
     for a, b in permutations(texts, 2):
         if not may_disagree(a, b):
             skipped += 1
-            missed += relate(a, b).kind in ("correction", "contradiction")
+            missed += rule_relation(a, b).kind in ("correction", "contradiction") or relate(a, b).strong
     assert missed == 0
     assert skipped > 0  # it does skip: most texts have nothing in common
     assert not may_disagree("I play the violin.", "The dentist is on Tuesday.")
@@ -103,19 +116,20 @@ def test_may_disagree_never_hides_a_correction_or_contradiction():
     ("I am a vegetarian.", "I play the violin.", False),
     ("I do not have pets.", "I like to go hiking.", False),
     # a single-valued attribute meets any other value of it
-    ("I live in Hanoi.", "I moved to Da Nang.", True),
+    ("I live in Hue.", "I moved to Da Nang.", True),
     # "only" may disagree with anything
-    ("I only drink tea.", "I drink coffee every morning.", True),
+    ("I only drink tea.", "I drink coffee after lunch.", True),
 ])
 def test_may_disagree_pairs_texts_by_what_they_could_disagree_on(older, newer, meet):
     """The conflict check relates a pair only when ``may_disagree`` lets it through: liking two
     different things, or a state beside an unrelated habit, is skipped; what can clash is not."""
-    from bestie_tui.facts.relations import may_disagree
+    from bestie_tui.facts.relations import may_disagree, rule_relation
 
     assert may_disagree(older, newer) is meet
     assert may_disagree(newer, older) is meet
     if not meet:
-        assert relate(older, newer).kind not in ("correction", "contradiction")
+        assert rule_relation(older, newer).kind not in ("correction", "contradiction")
+        assert not relate(older, newer).strong
 
 
 @pytest.mark.parametrize("older, newer, kind", [
@@ -134,8 +148,8 @@ def test_may_disagree_pairs_texts_by_what_they_could_disagree_on(older, newer, m
     ("Tên tôi là Minh.", "Tên tôi là Tuấn.", "correction"),
     ("I am vegetarian.", "I love burgers.", "contradiction"),
     # a decision replaces one about the same thing, not one about something else
-    ("We decided to use PostgreSQL.", "We decided to deploy on Tuesdays.", "compatible"),
-    ("We decided to use MySQL.", "We decided to use PostgreSQL instead.", "correction"),
+    ("We decided to use Redis.", "We decided to deploy on Tuesdays.", "compatible"),
+    ("We decided to use Redis.", "We decided to use SQLite instead.", "correction"),
     ("We decided to use React for the frontend.", "We decided to use Django for the backend.", "compatible"),
     ("We decided to use React for the frontend.", "We decided to use Vue for the frontend.", "correction"),
     # an age is the number the copula names, not one said in passing
@@ -183,7 +197,7 @@ def test_may_disagree_pairs_texts_by_what_they_could_disagree_on(older, newer, m
     ("I think my son's teacher is called Mr. Hai.", "My son's teacher is probably Mr. Hai.", "duplicate"),
 ])
 def test_reader_mistakes_found_on_the_persona_facts_stay_fixed(older, newer, kind):
-    assert relate(older, newer).kind == kind, relate(older, newer)
+    _reader_says(older, newer, kind)
 
 
 @pytest.mark.parametrize("older, newer", [
@@ -209,12 +223,15 @@ def test_a_bound_a_figure_and_attention_are_not_changes(older, newer):
     """"no more than 30 rooms" ends nothing, "move beyond" moves nowhere, "engaged in" is no
     engagement to marry: none of these pairs corrects or contradicts the other (PrefEval lost its
     preferences from packs to such corrections)."""
-    assert relate(older, newer).kind not in ("correction", "contradiction")
+    from bestie_tui.facts.relations import rule_relation
+
+    assert rule_relation(older, newer).kind not in ("correction", "contradiction")
+    assert not relate(older, newer).strong  # never takes a preference out of a pack by default
 
 
 @pytest.mark.parametrize("older, newer, kind", [
-    ("I drink coffee every morning.", "I stopped drinking coffee.", "correction"),
-    ("I live in Hanoi.", "I moved to Da Nang.", "correction"),
+    ("I drink coffee after lunch.", "I stopped drinking coffee.", "correction"),
+    ("I live in Hue.", "I moved to Da Nang.", "correction"),
 ])
 def test_the_real_ones_still_are(older, newer, kind):
     assert relate(older, newer).kind == kind

@@ -79,7 +79,7 @@ STATE_CONCEPTS = {
     "omnivore": ("diet", "omnivore", 1), "left-handed": ("handedness", "left", 1),
     "right-handed": ("handedness", "right", 1), "morning person": ("chronotype", "morning", 1),
     "night owl": ("chronotype", "night", 1), "only child": ("siblings", "none", 1),
-    "coeliac": ("condition", "coeliac", 1), "lactose intolerance": ("condition", "lactose intolerance", 1),
+    "lactose intolerance": ("condition", "lactose intolerance", 1),
     "myopia": ("condition", "myopia", 1), "hyperopia": ("condition", "hyperopia", 1),
     "emoji": ("emoji", "emoji", 1), "brief": ("reply length", "brief", 1), "long": ("reply length", "brief", -1),
     "dark theme": ("theme", "dark", 1), "light theme": ("theme", "light", 1),
@@ -90,7 +90,7 @@ TOOL_NOUNS = frozenset({"phone", "laptop", "computer", "tablet", "watch", "car",
                         "monitor"})
 VEHICLES = frozenset({"motorbike", "car", "bus", "taxi", "bicycle"})
 EVENT_NOUNS = frozenset({"standup", "meeting", "call", "appointment", "lesson", "class", "review", "retro",
-                         "launch", "deadline", "flight", "sprint planning", "gym", "lunch", "dinner", "schedule",
+                         "launch", "deadline", "flight", "gym", "lunch", "dinner", "schedule",
                          "deploy", "planning", "demo", "interview", "exam", "trip", "party", "training", "digest",
                          "deliver", "release", "sync", "workshop", "rehearsal", "practice", "checkup"})
 JOBS = frozenset({"engineer", "developer", "pediatrician", "doctor", "teacher", "nurse", "accountant", "pm",

@@ -2,8 +2,8 @@
 
 ``quantities(text)`` returns a frozenset of ``Quantity(kind, value)``. Two memories that name the
 same day, hour or amount in different spellings get the same quantities, so "3/3" and "March 3rd",
-"11 pm" and "23:00", "12 km" and "7.5 miles", "1m65" and "165 cm" compare equal, and "Pixel 7" and
-"Pixel 8" do not.
+"11 pm" and "23:00", "12 km" and "7.5 miles", "1m65" and "165 cm" compare equal, and "iPhone 14" and
+"iPhone 15" do not.
 
 Kinds and their values:
 
@@ -19,9 +19,10 @@ Kinds and their values:
 * ``daypart``: ``morning`` | ``noon`` | ``afternoon`` | ``evening`` | ``night``.
 * amounts with a unit, in one base unit each: ``length`` (metres), ``mass`` (kilograms),
   ``money`` (the amount; "$3k" is 3000), ``duration`` (days).
-* ``age`` (years: "7 tuổi", "8 years old", "turned 8"), ``grade`` ("grade 2", "lớp 2A" → ``"2a"``),
+* ``age`` (years: "7 tuổi", "8 years old", "turned 8"), ``grade`` ("grade 2", "lớp 2A" → ``"2a"``,
+  "lớp 3B2" → ``"3b2"``),
   ``floor`` ("12th floor", "tầng 7"), ``count`` (a number before a noun: "two cats", "hai con").
-* ``number``: any other number, digits or words ("Pixel 7" → 7).
+* ``number``: any other number, digits or words ("iPhone 14" → 14).
 
 Amounts compare within ``TOLERANCE`` (a relative 5 %: 12 km is 7.46 miles).
 """
@@ -129,7 +130,8 @@ _HEIGHT = re.compile(r"(?<![\d.])(\d)\s*m\s*(\d{2})(?!\d)")
 _AMOUNT = re.compile(rf"(?P<cur>[$€£])?\s*(?P<n>{_NUM})\s*(?P<k>k|m|tr|triệu|nghìn|ngàn)?\b\s*(?P<u>[^\W\d_]+)?")
 _AGE = re.compile(r"(\d{1,3})\s*(?:years?\s+old|yrs?\s+old|tuổi|yo\b)|\b(?:turned|turns|turning|lên|tròn)\s+(\d{1,3})\b"
                   r"|\b(?:aged?)\s+(\d{1,3})\b")
-_GRADE = re.compile(r"\b(?:grade|year|class|lớp)\s+(\d{1,2}[a-z]?)\b|\b(\d{1,2})(?:st|nd|rd|th)\s+grade")
+#: "grade 2", "lớp 2A" and a class named by its grade, letter and number ("lớp 3B2", "class 10A1").
+_GRADE = re.compile(r"\b(?:grade|year|class|lớp)\s+(\d{1,2}(?:[a-z]\d{0,2})?)\b|\b(\d{1,2})(?:st|nd|rd|th)\s+grade")
 _FLOOR = re.compile(r"\b(\d{1,3})(?:st|nd|rd|th)?\s+floor\b|\b(?:floor|tầng|lầu)\s+(\d{1,3})\b")
 _DIGITS = re.compile(rf"{_NUM}")
 
@@ -169,13 +171,39 @@ def _slash(a: int, b: int) -> tuple[int, int] | None:
     return None
 
 
+class _Found:
+    """Quantities found so far, each with the position of its first mention in the text."""
+
+    def __init__(self) -> None:
+        self.at: dict[Quantity, int] = {}
+
+    def add(self, q: Quantity, at: int) -> None:
+        if q not in self.at or at < self.at[q]:
+            self.at[q] = at
+
+    def ordered(self) -> tuple[Quantity, ...]:
+        """In the order of the text; quantities named at one place (a range, "weekends") in the
+        order they were found (``sorted`` is stable and dicts keep their insertion order)."""
+        return tuple(sorted(self.at, key=self.at.__getitem__))
+
+
 @lru_cache(maxsize=131072)
 def quantities(text: str) -> frozenset[Quantity]:
-    """Every date, time, day and amount in ``text`` (see the module docstring). Pure and cached."""
+    """Every date, time, day and amount in ``text`` (see the module docstring). Pure and cached.
+    ``in_order`` gives the same quantities in the order the text names them."""
+    return frozenset(in_order(text))
+
+
+@lru_cache(maxsize=131072)
+def in_order(text: str) -> tuple[Quantity, ...]:
+    """The quantities of ``text`` (``quantities``) in the order the text names them, so that a
+    reader that needs one of several ("lớp 3B2": 3 or 2?) takes the same one on every run, whatever
+    the hash seed of the process."""
     low = text.lower().replace("’", "'")
+    out = _Found()
     if not _TRIGGER.search(low):
-        return frozenset(_words(low))
-    out: set[Quantity] = set()
+        _words(low, out)
+        return out.ordered()
     spent: list[tuple[int, int]] = []
 
     def take(m: re.Match) -> bool:
@@ -188,73 +216,73 @@ def quantities(text: str) -> frozenset[Quantity]:
 
     for m in _DATE_VI.finditer(low):
         if take(m) and 1 <= _int(m.group(2)) <= 12 and 1 <= _int(m.group(1)) <= 31:
-            out.add(Quantity("date", (_int(m.group(2)), _int(m.group(1)))))
+            out.add(Quantity("date", (_int(m.group(2)), _int(m.group(1)))), m.start())
             if m.group(3):
-                out.add(Quantity("year", _int(m.group(3))))
+                out.add(Quantity("year", _int(m.group(3))), m.start(3))
     for m in _DATE_EN.finditer(low):
         md = _parse_month_day(m)
         if md and take(m):
-            out.add(Quantity("date", md))
+            out.add(Quantity("date", md), m.start())
             if m.group("y"):
-                out.add(Quantity("year", _int(m.group("y"))))
+                out.add(Quantity("year", _int(m.group("y"))), m.start("y"))
     for m in _TIME_COLON.finditer(low):
         hour, minute = _int(m.group(1)), _int(m.group(2))
         if hour <= 24 and minute < 60 and take(m):
-            out.add(Quantity("time", _clock(hour, minute, m.group(3), low[m.end():m.end() + 12])))
+            out.add(Quantity("time", _clock(hour, minute, m.group(3), low[m.end():m.end() + 12])), m.start())
     for m in _DATE_SLASH.finditer(low):
         md = _slash(_int(m.group(1)), _int(m.group(2)))
         if md and take(m):
-            out.add(Quantity("date", md))
+            out.add(Quantity("date", md), m.start())
             if m.group(3) and len(m.group(3)) == 4:
-                out.add(Quantity("year", _int(m.group(3))))
+                out.add(Quantity("year", _int(m.group(3))), m.start(3))
     for m in _TIME_AMPM.finditer(low):
         if _int(m.group(1)) <= 12 and take(m):
-            out.add(Quantity("time", _clock(_int(m.group(1)), 0, m.group(2), "")))
+            out.add(Quantity("time", _clock(_int(m.group(1)), 0, m.group(2), "")), m.start())
     for m in _TIME_VI.finditer(low):
         hour = _int(m.group(1))
         if hour <= 24 and take(m):
             part = m.group(3) or _daypart_after(low, m.end())
-            out.add(Quantity("time", _clock(hour, _int(m.group(2) or "0"), None, part or "")))
+            out.add(Quantity("time", _clock(hour, _int(m.group(2) or "0"), None, part or "")), m.start())
     for m in _MONTH_ALONE.finditer(low):
         month = _MONTHS.get(m.group("m") or "") or (_int(m.group("v")) if m.group("v") else 0)
         if 1 <= month <= 12 and take(m):
-            out.add(Quantity("month", month))
+            out.add(Quantity("month", month), m.start())
     for m in _AGE.finditer(low):
         if take(m):
-            out.add(Quantity("age", _int(next(g for g in m.groups() if g))))
+            out.add(Quantity("age", _int(next(g for g in m.groups() if g))), m.start())
     for m in _GRADE.finditer(low):
         if take(m):
-            out.add(Quantity("grade", (m.group(1) or m.group(2)).lower()))
+            out.add(Quantity("grade", (m.group(1) or m.group(2)).lower()), m.start())
     for m in _FLOOR.finditer(low):
         if take(m):
-            out.add(Quantity("floor", _int(m.group(1) or m.group(2))))
+            out.add(Quantity("floor", _int(m.group(1) or m.group(2))), m.start())
     for m in _DOM.finditer(low):
         if 1 <= _int(m.group(1)) <= 31 and take(m):
-            out.add(Quantity("date", ("dom", _int(m.group(1)))))
+            out.add(Quantity("date", ("dom", _int(m.group(1)))), m.start())
     for m in _HEIGHT.finditer(low):
         if take(m):
-            out.add(Quantity("length", round(_int(m.group(1)) + _int(m.group(2)) / 100, 4)))
+            out.add(Quantity("length", round(_int(m.group(1)) + _int(m.group(2)) / 100, 4)), m.start())
     for m in _YEAR.finditer(low):
         if take(m):
-            out.add(Quantity("year", _int(m.group(1))))
+            out.add(Quantity("year", _int(m.group(1))), m.start())
     for phrase, metres in _DISTANCES.items():
         at = low.find(phrase)
         if at >= 0 and (at == 0 or not low[at - 1].isalpha()) and not any(s <= at < e for s, e in spent):
             spent.append((at, at + len(phrase)))
-            out.add(Quantity("length", metres))
+            out.add(Quantity("length", metres), at)
     for m in _AMOUNT.finditer(low):
         if any(m.start("n") < b and a < m.end("n") for a, b in spent):
             continue
         amount = _amount(m)
         if amount is not None:
             spent.append(m.span("n"))
-            out.add(amount)
-    out |= _days(low, spent)
-    out |= _words(low)
+            out.add(amount, m.start())
+    _days(low, spent, out)
+    _words(low, out)
     for m in _DIGITS.finditer(low):
         if not any(s <= m.start() < e for s, e in spent):
-            out.add(Quantity("number", _number(m.group(0))))
-    return frozenset(out)
+            out.add(Quantity("number", _number(m.group(0))), m.start())
+    return out.ordered()
 
 
 def _number(text: str) -> float | int:
@@ -299,69 +327,78 @@ _VI_DAY = re.compile(r"\bthứ\s+(hai|ba|tư|năm|sáu|bảy|2|3|4|5|6|7)\b|\bth
                      r"|\b(chủ\s+nhật|chu\s+nhat|cn)\b")
 
 
-def _days(low: str, spent: list[tuple[int, int]]) -> set[Quantity]:
-    out: set[Quantity] = set()
+def _days(low: str, spent: list[tuple[int, int]], out: _Found) -> None:
     for m in _EN_DAY.finditer(low):
         a, b = _WEEKDAYS[m.group(1)], _WEEKDAYS[m.group(2)]
-        out.update(Quantity("weekday", d) for d in range(a, b + 1))
-    words = re.findall(r"[^\W\d_]+", low)
-    for w in words:
+        for d in range(a, b + 1):
+            out.add(Quantity("weekday", d), m.start())
+    words = [(m.group(0), m.start()) for m in re.finditer(r"[^\W\d_]+", low)]
+    for w, at in words:
         if w in _WEEKDAYS and len(w) > 3:
-            out.add(Quantity("weekday", _WEEKDAYS[w]))
+            out.add(Quantity("weekday", _WEEKDAYS[w]), at)
         elif w in ("weekday", "weekdays"):
-            out.update(Quantity("weekday", d) for d in range(5))
+            for d in range(5):
+                out.add(Quantity("weekday", d), at)
         elif w in ("weekend", "weekends"):
-            out.update(Quantity("weekday", d) for d in (5, 6))
+            for d in (5, 6):
+                out.add(Quantity("weekday", d), at)
     for m in _VI_DAY.finditer(low):
         spent.append(m.span())
         if m.group(3):
-            out.add(Quantity("weekday", 6))
+            out.add(Quantity("weekday", 6), m.start())
         else:
             key = textmod.fold(m.group(1) or m.group(2))
-            out.add(Quantity("weekday", _VI_WEEKDAYS[key]))
-    if "cuối tuần" in low or "cuoi tuan" in low:
-        out.update(Quantity("weekday", d) for d in (5, 6))
-    for w, nxt in zip(words, words[1:] + [""]):
+            out.add(Quantity("weekday", _VI_WEEKDAYS[key]), m.start())
+    weekend = [at for at in (low.find("cuối tuần"), low.find("cuoi tuan")) if at >= 0]
+    if weekend:
+        for d in (5, 6):
+            out.add(Quantity("weekday", d), min(weekend))
+    for (w, at), (nxt, _) in zip(words, words[1:] + [("", 0)]):
         part = _DAYPARTS.get(w)
         if part and w != "am" and not (w == "chiều" and nxt in ("cao", "dài", "rộng")):
-            out.add(Quantity("daypart", part))
-    return out
+            out.add(Quantity("daypart", part), at)
 
 
-def _words(low: str) -> set[Quantity]:
+def _words(low: str, out: _Found) -> None:
     """Counts written as words: "two cats", "a dozen eggs", "hai con", "ba lần"."""
-    out: set[Quantity] = set()
-    words = re.findall(r"[^\W\d_]+|\d+", low)
-    for i, w in enumerate(words):
+    found = [(m.group(0), m.start()) for m in re.finditer(r"[^\W\d_]+|\d+", low)]
+    words = [w for w, _ in found]
+    for i, (w, at) in enumerate(found):
         nxt = words[i + 1] if i + 1 < len(words) else ""
         if w in _NUMBER_WORDS and w not in ("single", "once", "twice", "both") and nxt and nxt not in ("of", "or", "and"):
             if w == "one" and nxt in ("day", "of"):
                 continue  # "one day" (someday), "one of"
-            out.add(Quantity("count", _NUMBER_WORDS[w]))
+            out.add(Quantity("count", _NUMBER_WORDS[w]), at)
         elif w in ("once", "twice"):
-            out.add(Quantity("count", _NUMBER_WORDS[w]))
+            out.add(Quantity("count", _NUMBER_WORDS[w]), at)
         elif w in _VI_NUMBERS and nxt in _VI_COUNTED and not (w == "năm" and i and words[i - 1] in ("thứ", "mỗi")):
             if nxt == "tuổi":
-                out.add(Quantity("age", _VI_NUMBERS[w]))
+                out.add(Quantity("age", _VI_NUMBERS[w]), at)
             else:
-                out.add(Quantity("count", _VI_NUMBERS[w]))
+                out.add(Quantity("count", _VI_NUMBERS[w]), at)
         elif w.isdigit() and nxt in _VI_COUNTED and nxt not in ("tuổi", "giờ", "km", "kg", "tháng", "năm", "ngày", "tuần"):
-            out.add(Quantity("count", int(w)))
-    return out
+            out.add(Quantity("count", int(w)), at)
 
 
 def differ(a: frozenset[Quantity], b: frozenset[Quantity]) -> list[tuple[Quantity, Quantity]]:
     """Pairs ``(qa, qb)`` of one kind where ``a`` and ``b`` name different values and neither side
-    names the other's value: "May 12" / "May 26" differ, "Mon, Wed" / "Mon" do not."""
+    names the other's value: "May 12" / "May 26" differ, "Mon, Wed" / "Mon" do not. Of several
+    values of a kind the pair shows the first by ``_stable`` order (a frozenset has no order that
+    holds from one process to the next)."""
     out = []
     kinds = {q.kind for q in a} & {q.kind for q in b}
-    for kind in kinds:
-        qa = [q for q in a if q.kind == kind]
-        qb = [q for q in b if q.kind == kind]
+    for kind in sorted(kinds):
+        qa = sorted((q for q in a if q.kind == kind), key=_stable)
+        qb = sorted((q for q in b if q.kind == kind), key=_stable)
         if any(x.same(y) for x in qa for y in qb):
             continue
         out.append((qa[0], qb[0]))
-    return sorted(out, key=lambda pair: pair[0].kind)
+    return out
+
+
+def _stable(q: Quantity) -> tuple[str, str]:
+    """An order of quantities that is the same in every process: kind, then the value as written."""
+    return q.kind, repr(q.value)
 
 
 def agree(a: frozenset[Quantity], b: frozenset[Quantity]) -> bool:
@@ -411,4 +448,4 @@ _MONTH_TITLES = ("January", "February", "March", "April", "May", "June", "July",
                  "October", "November", "December")
 _DAY_TITLES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
-__all__ = ["Quantity", "quantities", "differ", "agree", "show", "TOLERANCE"]
+__all__ = ["Quantity", "quantities", "in_order", "differ", "agree", "show", "TOLERANCE"]

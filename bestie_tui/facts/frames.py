@@ -2,20 +2,20 @@
 
 ``facts_of(tokens, subject, start)`` returns ``attributes.Fact``s. Where they come from:
 
-1. a possessed noun: "my phone is a Pixel 7" (``tool``/``phone``), "Mai's birthday: 3/3"
-   (``birthday``), "my manager is Marcus" (``role``/``manager``), "our sprints are two weeks"
+1. a possessed noun: "my laptop is a ThinkPad T14" (``tool``/``laptop``), "Linh's birthday: 9/4"
+   (``birthday``), "my manager is Rosa" (``role``/``manager``), "our sprints are two weeks"
    (``of``/``sprint``);
 2. a cue (a lexicon concept starting with ``@``): "lives in" → ``residence``, "work at" →
    ``employer``, "call me" → ``name``, "reply in" → ``reply language``… The value is the content
    after the cue up to the next cue, a comma or the end of its clause;
-3. a brand or product (``knowledge.BRANDS``): "I use Chrome" → ``tool``/``browser``;
+3. a brand or product (``knowledge.BRANDS``): "I use Safari" → ``tool``/``browser``;
 4. a state word: "vegetarian" → ``diet``, "left-handed" → ``handedness``;
-5. times with an event noun: "standup is at 9:30", "họp team vào chiều thứ Tư" → ``schedule``;
-6. failing all of these, the clause's verb and object: "I take the bus every morning" →
-   ``do``/``take`` = bus (eat, drink and have-a-coffee are one verb, ``consume``).
+5. times with an event noun: "the retro is at 16:00", "họp nhóm sáng thứ Sáu" → ``schedule``;
+6. failing all of these, the clause's verb and object: "I play chess in the park" →
+   ``do``/``play`` = chess, park (eat, drink and have-a-coffee are one verb, ``consume``).
 
 A fact's polarity counts the negations of its own segment (a clause cut at commas and colons, so
-"Call me Minh, not Mr. Pham" is not negated); an ended state ("no longer", "đã bỏ") is negative.
+"Call me Quan, not Mr. Do" is not negated); an ended state ("no longer", "đã bỏ") is negative.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ _SEGMENT_STOPS = frozenset({",", ":"})
 
 
 def cue_free(tk: Tokens) -> set[int]:
-    """Units whose cue is cancelled by a longer flag phrase over them ("turns out", "got tested")."""
+    """Units whose cue is cancelled by a longer flag phrase over them ("turns out", "in fact")."""
     out: set[int] = set()
     for name in ("fix", "hedges", "ended", "event_times", "long_ago", "plan", "past"):
         for span in tk.flags.get(name, ()):
@@ -114,8 +114,8 @@ _DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "
 
 def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]:
     """The value units in ``us[i:end]`` up to a comma, a cue or a value-ending word: content words,
-    with joined short syllables ("ha noi" → ``hanoi``) and letters split from digits ("reno8" →
-    ``reno``, ``8``)."""
+    with joined short syllables ("ha noi" → ``hanoi``) and letters split from digits ("x13" →
+    ``x``, ``13``)."""
     keys: list[str] = []
     shown: list[str] = []
     prev_short = None
@@ -257,7 +257,7 @@ _USE_WORDS = frozenset({"use", "uses", "using", "used", "have", "has", "had", "o
 
 
 def _uses(us, at: int) -> bool:
-    """A brand is a tool the subject has when its clause says so: "I use Chrome", "I own a Honda",
+    """A brand is a tool the subject has when its clause says so: "I use Safari", "I own a Honda",
     "My phone is an iPhone" — not "I earn money on youtube"."""
     lo = clause_start(us, at)
     return any(u.words in _USE_WORDS for u in us[lo:at])
@@ -419,7 +419,7 @@ def _measured_extra(tk: Tokens, subject: Subject, out: list[Fact]) -> list[Fact]
     have = {f.attribute for f in out}
     extra = []
     words = [u.words for u in tk.units]
-    for x in dates.quantities(text_of(tk)):
+    for x in dates.in_order(text_of(tk)):  # the first age or weight named, on every run
         old_at = next((k for k, w in enumerate(words) if w.endswith("old")), None)
         if x.kind == "age" and (old_at is not None and old_at + 1 < len(words) and tk.units[old_at + 1].is_word
                                 or "was" in words or "since" in words or "at age" in " ".join(words)):
@@ -466,7 +466,7 @@ def _after_copula(us, j: int, end: int) -> int:
 
 
 def _possessed(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact | None:
-    """"my phone is …", "Mai's birthday: …", "my manager is …", "our sprints are …"."""
+    """"my phone is …", "Linh's birthday: …", "my manager is …", "our sprints are …"."""
     us = tk.units
     p = subject.possessed
     end = clause_end(us, start) if start < len(us) else len(us)
@@ -532,7 +532,7 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
             return Fact(name, "", langs, ", ".join(sorted(langs)), scoped_polarity(tk, n))
         return None
     if cue == "@learn":
-        grade = next((x for x in dates.quantities(text_of(tk)) if x.kind == "grade"), None)
+        grade = next((x for x in dates.in_order(text_of(tk)) if x.kind == "grade"), None)
         if grade is not None:
             return Fact("grade", "", frozenset({f"grade:{grade.value}"}), dates.show(grade), scoped_polarity(tk, n))
         return _fact(tk, "learning", "", n + 1, end, skip, n)
@@ -578,7 +578,7 @@ def _cue(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int]
                 seg -= 1
             value, text = value_of(us, seg, n, skip)
         if not value and not any(u.key in _SEGMENT_STOPS for u in us):
-            # "I can't eat peanuts because I'm allergic": what the text names
+            # "I can't have walnuts because I'm allergic": what the text names
             value = frozenset(u.key for u in us if u.is_word and not u.is_cue and u.key not in en.FUNCTION
                               and u.key not in FLAG_WORDS and u.key not in CONSUME_VERBS and u.words not in AUX
                               and u.key not in en.SELF and u.words not in vi.FUNCTION)
@@ -605,9 +605,9 @@ def _measure(tk: Tokens, attribute: str, j: int, end: int, skip: set[int]) -> Fa
     """Ages, grades, weights, heights, bed and wake times, birthdays and birth years: from the
     quantities of the text, so "23:00" and "11 pm", "1m65" and "165 cm" are one value. A bare hour
     for a bedtime is in the evening ("before 11" is 23:00)."""
-    q = dates.quantities(text_of(tk))
     wanted = MEASURED[attribute]
-    found = sorted((x for x in q if x.kind in wanted), key=lambda x: wanted.index(x.kind))
+    # by the kinds the attribute prefers, then in the order of the text ("lớp 3, phòng 12": 3)
+    found = sorted((x for x in dates.in_order(text_of(tk)) if x.kind in wanted), key=lambda x: wanted.index(x.kind))
     pol = polarity_at(tk, max(0, min(j, len(tk.units) - 1)))
     if attribute == "birth":
         for x in found:
@@ -645,7 +645,7 @@ def _at(tk: Tokens, subject: Subject, n: int, hi: int, end: int, skip: set[int])
     before = [u for u in us[lo:n] if u.is_word]
     value, text = value_of(us, n + 1, hi, skip)
     pol = polarity_at(tk, n)
-    floor = next((x for x in dates.quantities(text_of(tk)) if x.kind == "floor"), None)
+    floor = next((x for x in dates.in_order(text_of(tk)) if x.kind == "floor"), None)
     if floor is not None:
         return Fact("location", "floor", frozenset({f"floor:{floor.value}"}), dates.show(floor), pol)
     if any(u.key == "work" for u in before):
@@ -680,7 +680,7 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
         old, _ = value_of(us, j + 1, k, skip)
         j = k + 1 if k < end and us[k].vi and us[k].fold in _VI_TO else k
     value, text = value_of(us, j, end, skip)
-    floor = next((x for x in q if x.kind == "floor"), None)
+    floor = next((x for x in dates.in_order(text_of(tk)) if x.kind == "floor"), None)
     if floor is not None:
         return Fact("location", "floor", frozenset({f"floor:{floor.value}"}), dates.show(floor), pol)
     brand = _brand(us, n + 1, end)
@@ -722,7 +722,7 @@ def _all_named(us, i: int, end: int) -> bool:
 
 
 def _schedule(tk: Tokens, subject: Subject) -> Fact | None:
-    """A time or a day with an event: "standup is at 9:30", "I go to the gym on Mondays"."""
+    """A time or a day with an event: "the retro is at 16:00", "I go to the gym on Mondays"."""
     q = dates.quantities(text_of(tk))
     times = _times(q)
     if not times:
@@ -766,7 +766,7 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
     verb: Unit = us[j]
     pol = polarity_at(tk, j)
     if j in tk.covered("ended"):
-        # "stopped playing tennis" is about playing; "đã bỏ cà phê", "quit League" about any verb
+        # "stopped playing tennis" is about playing; "đã bỏ cà phê", "quit Fortnite" about any verb
         if tk.lang == "vi" and us[j].fold in ("khong", "chang") and j + 1 < end and us[j + 1].fold == "con":
             j += 1  # "khong con" folded: the negation is not in the Vietnamese lexicon's own spelling
         nxt = us[j + 1] if j + 1 < end else None
@@ -786,7 +786,7 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
         if person_value and subject.kind == "person" and subject.name:
             return Fact("role", sorted(person_value)[0], frozenset({subject.name}), subject.name.title(), pol)
         # the number is the value itself ("I am 32"), not one said later ("a housewife since I was 22")
-        numbers = [x for x in dates.quantities(text) if x.kind == "number"]
+        numbers = [x for x in dates.in_order(text) if x.kind == "number"]
         if subject.kind in ("person", "owner") and len(value) == 1 and numbers and not _FEET_INCHES.search(tk.text) \
                 and float(numbers[0].value) <= 120:  # type: ignore[arg-type]
             return Fact("age", "", frozenset({f"age:{numbers[0].value}"}), str(numbers[0].value), pol)
@@ -828,7 +828,7 @@ def _generic(tk: Tokens, subject: Subject, start: int, skip: set[int]) -> Fact |
 
 _VERBS_OF_ACTIVITY = frozenset({"play", "drink", "eat", "smoke", "learn", "studi", "work", "use", "take", "go",
                                 "run", "tap", "hoc", "an", "uong", "hut", "choi", "lam", "di"})
-_FOOD = frozenset({"coffee", "decaf", "tea", "green tea", "milk", "beer", "wine", "champagne", "alcohol", "spirits",
+_FOOD = frozenset({"coffee", "tea", "green tea", "milk", "beer", "wine", "alcohol", "spirits",
                    "cake", "candy", "dessert", "chocolate", "ice cream", "soda",
                    "cocktail", "meat", "red meat", "beef", "pork", "lamb", "chicken", "fish", "shrimp", "egg",
                    "dairy", "gluten", "sugar", "sweets", "fried", "spicy", "seafood"})

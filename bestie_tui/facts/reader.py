@@ -60,8 +60,9 @@ class Reading:
     content: frozenset[str]
     #: the categories of every concept named (``knowledge.categories_of``), for exclusions
     mentions: frozenset[str]
-    #: lasting states held (``knowledge.EXCLUDES`` keys), positive only
-    states: frozenset[str] = frozenset()
+    #: lasting states held (``knowledge.EXCLUDES`` keys), positive only, in the order of the text (a
+    #: caller that reports the first state to clash reports the same one on every run)
+    states: tuple[str, ...] = ()
     note: str | None = None
     implied: tuple[tuple[str, str, int], ...] = field(default=())
     #: what the text says a thing is used for or where ("để làm việc", "for work", "at home")
@@ -133,9 +134,9 @@ def _read(text: str) -> Reading:
     negated = tk.has("neg")
     ended = tk.has("ended")
     facts = facts_of(tk, subject, start, flag_units)
-    states = frozenset(u.key for n, u in enumerate(us) if u.key in EXCLUDES and not modifies_noun(us, n)
-                       and polarity_at(tk, n) > 0) | (
-        frozenset({"sugar free"}) if "sugar" in content and ("free" in content or "@free" in _keys(us)) else frozenset())
+    states = tuple(dict.fromkeys(
+        [u.key for n, u in enumerate(us) if u.key in EXCLUDES and not modifies_noun(us, n) and polarity_at(tk, n) > 0]
+        + (["sugar free"] if "sugar" in content and ("free" in content or "@free" in _keys(us)) else [])))
     implied = tuple(IMPLIES[u.key] for n, u in enumerate(us) if u.key in IMPLIES and _possessed_here(us, n, subject))
     event = (tk.has("event_times") or _event_verb(tk)) and not tk.has("habits")
     note = None if facts else _why_unread(tk, subject)
@@ -159,7 +160,7 @@ _PURPOSE_WORDS = frozenset({"for", "để", "de"})
 _TIME_WORDS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
                          "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
                          "saturday", "sunday", "today", "tomorrow", "tonight", "now", "good", "ever", "years",
-                         "months", "weeks", "days", "hours", "a", "the", "privacy", "ages", "long"})
+                         "months", "weeks", "days", "hours", "a", "the", "ages", "long"})
 _PLACE = frozenset({"home", "office", "work", "school"})
 
 

@@ -167,7 +167,7 @@ def _skip_lead(us: tuple[Unit, ...], tk: Tokens) -> int:
     return i
 
 
-#: Verbs that open a telegraphic note about the owner ("Quit League for good", "Joined Vela Labs in 2021").
+#: Verbs that open a telegraphic note about the owner ("Quit Fortnite for good", "Joined Vela Labs in 2021").
 _TELEGRAPHIC = frozenset({"quit", "stop", "start", "join", "switch", "move", "rebook", "left", "gave", "got",
                           "becam", "promot", "reschedul", "chang", "migrat", "turn"})
 
@@ -221,7 +221,7 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
             after = us[j + 1] if j + 1 < len(us) else None
             if j < len(us) and (us[j].words in COPULAS or us[j].key == ":") and name is None and after is not None \
                     and (after.cap or after.words in en.HONORIFICS or after.key == "@named"):
-                return Subject("owner", possessed=(role,)), j  # "my manager is Marcus" (not "my son was born")
+                return Subject("owner", possessed=(role,)), j  # "my manager is Rosa" (not "my son was born")
             if j < len(us) and us[j].key == "'s":
                 possessed, k = _take_possessed(us, j + 1)  # "my son's birthday"
                 return Subject("person", name=name, role=role, possessed=possessed), k
@@ -274,7 +274,7 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
         return Subject("person", name=name), j
     if (u.words in en.EVENT_VERBS or u.words.endswith("ed") and u.stem in VERBS or u.stem in VERBS
             and u.cap and i == 0 and u.words not in ("deploy", "deploys")):
-        return OWNER, i  # telegraphic: "Took a Grab car …", "Stayed up until 3 am …"
+        return OWNER, i  # telegraphic: "Took a cab …", "Stayed up until 3 am …"
     # a thing: its words up to the verb
     words: list[str] = []
     j = i
@@ -293,7 +293,7 @@ def _en_subject(us, i: int, flagged: set[int], determined: bool = False) -> tupl
         possessed, k = _take_possessed(us, j + 1)
         return Subject("thing", words=frozenset(words), possessed=possessed), k
     if not words:
-        return OWNER, i  # telegraphic: "Quit League for good", "Switched to Firefox"
+        return OWNER, i  # telegraphic: "Quit Fortnite for good", "Switched to Safari"
     if j >= len(us) or us[j].key in (".", ";", "!", "?"):
         return Subject("thing"), j  # a noun phrase alone ("red apple pie"): no subject, no predicate
     return Subject("thing", words=frozenset(words)), j
@@ -320,7 +320,7 @@ def _vi_subject(us, i: int) -> tuple[Subject, int]:
         if j < len(us) and us[j].fold in ("toi", "minh", "nha toi", "cua toi"):
             j += 1
             if j < len(us) and us[j].words == "là":
-                return Subject("owner", possessed=(u.key,)), j  # "Trưởng phòng tôi là chị Hương"
+                return Subject("owner", possessed=(u.key,)), j  # "Trưởng nhóm tôi là anh Khoa"
             name = None
             if j < len(us) and us[j].key == "@named" and j + 1 < len(us) and us[j + 1].cap:
                 j += 1  # "Con gái tôi tên Mai, …"

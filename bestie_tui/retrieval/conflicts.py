@@ -112,6 +112,8 @@ def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -
             other = pool[oid]
             older, newer = (m, other) if (m.created_at, m.id) <= (other.created_at, other.id) else (other, m)
             rel = relate(older.text, newer.text)
+            if rel.basis == "model":
+                continue  # the model's guess is for the owner's review, not for the prompt
             if rel.kind == "correction" and not rel.strong:
                 out.contradicted.append((older, newer))  # not sure it replaces: both go in, marked
             elif rel.kind == "correction":

@@ -3,7 +3,7 @@
 * ``venting_reason(text)``: a passing outburst ("Ugh I hate everything today, I'm so useless",
   "chán quá, mình thật vô dụng") is not a lasting fact about the owner. Recognised by its shape,
   English and Vietnamese with or without diacritics: an interjection opening a negative sentence,
-  hating everything or one's life (not "I hate cilantro", a preference), calling oneself useless,
+  hating everything or one's life (not "I hate raw onions", a preference), calling oneself useless,
   a bad day, giving up. ``None`` when the text does not read as venting.
 * ``contact_kind(text)``: an e-mail address, a telephone number or a street address — personal
   data the owner must see before the assistant keeps it, whatever the write policy.

@@ -192,8 +192,9 @@ class DoctorScreen(BestieScreen):
         """Pairs close enough to matter that the doctor cannot place: evidence, suggestion, and the
         keys that resolve the highlighted pair."""
         related = getattr(report, "related", [])
-        section = tree.root.add(Text(f"Related — review ({len(related)}): b keep both · m merge · "
-                                     "n newer replaces older · o keep older"), expand=bool(related))
+        section = tree.root.add(data(self._cut(f"Related — review ({len(related)}): bestie memory resolve OLDER "
+                                               "NEWER --keep-both | --merge | --newer | --older", 4), single_line=True),
+                                expand=bool(related))
         for r in related[:SECTION_ITEMS]:
             heading = "; ".join(r.evidence) or "close in words"
             label = data(self._cut(f"{heading} — suggested: {_ACTIONS.get(r.action, r.action)}", 12), single_line=True)
