@@ -54,7 +54,8 @@ def matrix(pairs: list[dict]):
     """The feature matrix (numpy, rows in ``pairs`` order, columns ``pair_features.names()``)."""
     import numpy as np
 
-    from bestie_tui.facts.pair_features import features, names
+    from bestie_tui.facts.pair_features import names
+    from bestie_tui.facts.relations import pair_features as features
 
     cols = {n: i for i, n in enumerate(names())}
     x = np.zeros((len(pairs), len(cols)))

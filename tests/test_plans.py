@@ -223,7 +223,8 @@ def test_an_accepted_resolution_whose_merge_is_off_supersedes_each_member(store)
                   "not one contradiction; the merged-record case is covered by the test above")
 def test_the_newer_side_merged_makes_the_merged_record_the_one_kept(store):
     nope = store.add("preference", "I don't like blue.")
-    ids = [store.add("preference", t).id for t in BLUE]
+    for t in BLUE:
+        store.add("preference", t)
     plan = build_cleanup_plan(store)
     res = next(o for o in plan.operations if o.action == "supersede" and o.key.startswith(f"supersede:{nope.id}>"))
     merge = next(o for o in plan.operations if o.action == "merge")

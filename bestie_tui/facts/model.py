@@ -96,13 +96,21 @@ def active() -> Model | None:
 
 def use(model: Model | None) -> None:
     """Score with ``model`` from now on in this process (``None`` restores the shipped one): for a
-    benchmark's cross-validation folds. Clears the caches of ``facts.relations``."""
-    from bestie_tui.facts import relations
-
+    benchmark's cross-validation folds. Calls every ``on_change`` listener (``facts.relations``
+    clears its cached verdicts)."""
     _override.clear()
     if model is not None:
         _override.append(model)
-    relations.clear_cache()
+    for listener in _listeners:
+        listener()
+
+
+_listeners: list = []
+
+
+def on_change(listener) -> None:
+    """Call ``listener()`` whenever ``use`` changes the model."""
+    _listeners.append(listener)
 
 
 __all__ = ["Model", "LABELS", "MODEL_FILE", "active", "use"]

@@ -110,17 +110,17 @@ def _text_side(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str
     return tokens, content, numbers, frozenset(_names(text)), frozenset(_grams(text, 3)), frozenset(_grams(text, 4))
 
 
-def features(older: str, newer: str) -> dict[str, float]:
+def features(older: str, newer: str, rule=None, frames=None) -> dict[str, float]:
     """The feature vector of the pair (``older`` stated first), by name (see the module docstring).
 
     Args:
         older, newer: the two memory texts.
+        rule, frames: ``relations.rule_relation`` and ``relations.pair_frames`` of the pair (the
+            caller's: ``relations.pair_features`` passes them; this module does not import it).
 
     Returns:
         ``{name: float}`` with the same names, in the same order, for every pair. Never raises.
     """
-    from bestie_tui.facts.relations import pair_frames, rule_relation
-
     a, b = read(older), read(newer)
     ta, ca, na, ma, g3a, g4a = _text_side(older)
     tb, cb, nb, mb, g3b, g4b = _text_side(newer)
@@ -157,7 +157,8 @@ def features(older: str, newer: str) -> dict[str, float]:
     out["both_owner"] = float(a.subject.kind == "owner" and b.subject.kind == "owner")
     out["readable_both"] = float(a.readable and b.readable)
     out["readable_none"] = float(not a.readable and not b.readable)
-    frames = pair_frames(a, b)
+    if frames is None or rule is None:
+        raise ValueError("features needs the rule verdict and the frames: use relations.pair_features")
     out["frames_shared"] = float(frames.shared)
     out["frames_single"] = float(frames.single)
     out["frames_same_value"] = float(frames.same_value)
@@ -169,7 +170,6 @@ def features(older: str, newer: str) -> dict[str, float]:
         out[f"a_{flag}"] = float(fa)
         out[f"b_{flag}"] = float(fb)
         out[f"xor_{flag}"] = float(fa != fb)
-    rule = rule_relation(older, newer)
     for kind in RULE_KINDS:
         out[f"rule_{kind}"] = float(rule.kind == kind)
     for basis in RULE_BASES:
@@ -204,7 +204,11 @@ def close(older: str, newer: str) -> bool:
 def names() -> tuple[str, ...]:
     """Every feature name, in a fixed order: the dense ones as ``features`` gives them, then the cues
     (absent cues are 0 in ``features``)."""
-    dense = [k for k in features("x", "y") if not k.startswith("cue_")]
+    from types import SimpleNamespace
+
+    blank = SimpleNamespace(kind="", basis="", shared=False, single=False, same_value=False, other_value=False,
+                            polarity_differ=False, attributes_shared=False)
+    dense = [k for k in features("x", "y", blank, blank) if not k.startswith("cue_")]
     return tuple(dense + [f"cue_b_{c}" for c in CUES] + [f"cue_a_{c}" for c in CUES])
 
 

@@ -127,7 +127,7 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
     from dataclasses import replace
 
     from bestie_tui.facts import model as learned
-    from bestie_tui.facts.pair_features import close, features
+    from bestie_tui.facts.pair_features import close
 
     rule = _relate(older, newer, similarity, threshold)
     if rule.basis == "text":
@@ -136,7 +136,7 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
     if m is None or rule.kind == "compatible" and rule.basis == "subject" and not close(older, newer):
         # two people's facts that share nothing: the reader's "different subjects" stands
         return replace(rule, strong=rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind])
-    x = features(older, newer)
+    x = pair_features(older, newer)
     p = m.probabilities(x)
     top = max(m.labels, key=lambda k: (p[k], -m.labels.index(k)))
     if rule.kind == "compatible" and p[top] < FAR_CONFIDENCE and not close(older, newer):
@@ -232,6 +232,13 @@ _DENSE_WORDS = {
     "frames_other_value": "another value", "frames_polarity_differ": "opposite polarity",
     "attributes_shared": "the same kind of fact", "len_ratio": "similar length",
 }
+
+
+def pair_features(older: str, newer: str) -> dict[str, float]:
+    """``facts.pair_features.features`` of the pair, with the rule verdict and frames it needs."""
+    from bestie_tui.facts.pair_features import features
+
+    return features(older, newer, rule_relation(older, newer), pair_frames(read(older), read(newer)))
 
 
 def clear_cache() -> None:
@@ -867,3 +874,12 @@ def _by_words(a: Reading, b: Reading, who: str, similarity: float | None, thresh
 __all__ = ["Relation", "relate", "KINDS", "RELATED", "rule_relation", "pair_frames", "PairFrames", "clear_cache",
            "STRONG_BASES", "same_value", "categories_named", "may_disagree",
            "disagreement_keys", "Keys"]
+
+
+def _listen() -> None:
+    from bestie_tui.facts import model
+
+    model.on_change(clear_cache)
+
+
+_listen()
