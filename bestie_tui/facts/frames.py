@@ -701,10 +701,20 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
     if work is not None:
         v, t = value_of(us, work + 1, end, skip)
         return Fact("title", "", v, t, pol)
-    if subject.kind in ("owner", "person") and (us[n].key == "@move" or old and _all_named(us, j, end)):
-        # "moved to …"; "chuyển từ Huế vào Cần Thơ" (a switch from one named place to another)
+    if subject.kind in ("owner", "person") and (us[n].key == "@move" or old and _all_named(us, j, end)) \
+            and not any(u.key in _NOT_PLACES or u.fold in _NOT_PLACES for u in us[n:end]):
+        # "moved to …"; "chuyển từ Huế vào Cần Thơ" (a switch from one named place to another); not
+        # "moved from Project Atlas to Project Borealis", which moves no home
         return Fact("residence", "", value, text, pol, old_value=old)
     return Fact("switch", "", value, text, pol, old_value=old) if value else None
+
+
+#: Nouns of work and organisation (general categories, EN and folded VI): a move between two of them
+#: ("moved to the payments team", "chuyển sang dự án mới") is no move of home.
+_NOT_PLACES = frozenset({"project", "team", "department", "dept", "branch", "role", "position", "job", "group",
+                         "squad", "unit", "division", "channel", "repo", "repository", "desk", "shift", "class",
+                         "course", "phase", "sprint", "stage", "tier", "plan", "account", "board", "queue",
+                         "du an", "nhom", "phong", "ban", "bo phan", "lop", "khoa"})
 
 
 #: Vietnamese words for "to" after "từ X" (from X): into, out to, over to, to, back to.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from bestie_tui.facts import dates
@@ -69,6 +70,8 @@ RULE_BASES = ("same", "value", "negation", "antonym", "ended", "fix", "change", 
 
 _FUNCTION = frozenset(textmod.fold(w) for w in en.FUNCTION | vi.FUNCTION) | frozenset(CUES)
 _CUE_SET = frozenset(CUES)
+_NEGATIONS = frozenset(textmod.fold(w) for w in en.NEGATIONS | vi.NEGATIONS) | {"dont", "doesnt", "didnt", "isnt",
+                                                                               "arent", "wasnt", "cant", "wont"}
 _CUE_ORDER = {c: i for i, c in enumerate(CUES)}
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
@@ -170,6 +173,36 @@ def features(older: str, newer: str, rule=None, frames=None) -> dict[str, float]
         out[f"a_{flag}"] = float(fa)
         out[f"b_{flag}"] = float(fb)
         out[f"xor_{flag}"] = float(fa != fb)
+    # alignment of the two word sequences (difflib's matching blocks, Ratcliff/Obershelp): one span
+    # swapped inside a shared frame ("born in X" / "born in Y"), words only added, or a rewrite
+    wa, wb = _folded_words(older), _folded_words(newer)
+    ops = [op for op in SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes() if op[0] != "equal"]
+    kept = sum(i2 - i1 for tag, i1, i2, _, _ in SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes()
+               if tag == "equal")
+    frame = kept / max(1, min(len(wa), len(wb)))
+    out["align_frame"] = frame
+    out["align_blocks"] = math.log1p(len(ops))
+    out["align_one_swap"] = float(len(ops) == 1 and ops[0][0] == "replace") * frame
+    out["align_added_only"] = float(bool(ops) and all(op[0] == "insert" for op in ops)) * frame
+    out["align_removed_only"] = float(bool(ops) and all(op[0] == "delete" for op in ops)) * frame
+    swapped_b = {w for _, _, _, j1, j2 in ops for w in wb[j1:j2]}
+    swapped_a = {w for _, i1, i2, _, _ in ops for w in wa[i1:i2]}
+    out["align_negation_in_change"] = float(bool((swapped_a ^ swapped_b) & _NEGATIONS)) * frame
+    out["align_number_in_change"] = float(any(w.isdigit() for w in swapped_a | swapped_b)) * frame
+    # interactions a linear model cannot form itself: a cue matters by how much else the two share
+    overlap = max(out["content_dice"], out["concept_dice"])
+    out["x_negation_overlap"] = out["xor_negated"] * overlap
+    out["x_antonym_overlap"] = out["xor_antonym"] * overlap
+    out["x_change_overlap"] = float(b.change or b.ended or b.fix or b.became) * overlap
+    out["x_change_frames"] = float(b.change or b.ended or b.fix or b.became) * out["frames_shared"]
+    out["x_event_habit"] = float(b.event and (a.habit or not a.event))
+    out["x_event_overlap"] = out["b_event"] * overlap
+    out["x_numbers_differ_overlap"] = out["numbers_differ"] * overlap
+    out["x_quantities_differ_overlap"] = out["quantities_differ"] * overlap
+    out["x_only_overlap"] = float(a.only or b.only) * overlap
+    out["x_same_value_subject"] = out["frames_same_value"] * out["subject_same"]
+    out["x_other_value_single"] = out["frames_other_value"] * out["frames_single"]
+    out["x_overlap_plain"] = overlap * float(not (a.negated or b.negated or b.change or b.ended or b.event))
     for kind in RULE_KINDS:
         out[f"rule_{kind}"] = float(rule.kind == kind)
     for basis in RULE_BASES:
@@ -186,18 +219,28 @@ def features(older: str, newer: str, rule=None, frames=None) -> dict[str, float]
 CLOSE_SPELLING = 0.15
 
 
+#: The reader's generic frames ("is", "has", "does"): nearly every text has one, so sharing one says nothing.
+_GENERIC = frozenset({"is", "have", "do", "of", "switch", "like"})
+
+
 def close(older: str, newer: str) -> bool:
-    """Whether two texts are close enough to matter: they share an accent-folded content word, a
-    concept of the reader that is not a number, an attribute frame, a capitalised name, or enough of
-    their spelling (``CLOSE_SPELLING``). Two texts that share only a number or a function word are
+    """Whether two texts are close enough to matter: they share an accent-folded content word (or its
+    stem), a concept of the reader that is not a number, an attribute frame that is not a generic one,
+    a capitalised name, a kind of quantity (a time, a temperature, an amount), or enough of their
+    spelling (``CLOSE_SPELLING``). Two texts that share only a number or a function word are
     about different things ("ticket number 2" / "2 dogs"), and the doctor does not weigh them."""
     a, b = read(older), read(newer)
     if _text_side(older)[1] & _text_side(newer)[1] or _text_side(older)[3] & _text_side(newer)[3]:
         return True
     if {c for c in a.content & b.content if not any(ch.isdigit() for ch in c)}:
         return True
-    if {f.attribute for f in a.facts} & {f.attribute for f in b.facts}:
+    if ({f.attribute for f in a.facts} & {f.attribute for f in b.facts}) - _GENERIC:
         return True
+    if {textmod.stem(w) for w in _text_side(older)[1]} & {textmod.stem(w) for w in _text_side(newer)[1]}:
+        return True  # "sleeper" / "sleep", "broken" / "broke"
+    kinds = ({q.kind for q in a.quantities} & {q.kind for q in b.quantities}) - {"number", "count"}
+    if kinds:
+        return True  # both name a time, a temperature, an amount of money, a date…
     return _jaccard(set(_text_side(older)[5]), set(_text_side(newer)[5])) >= CLOSE_SPELLING
 
 

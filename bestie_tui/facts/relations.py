@@ -27,6 +27,7 @@ Pure: plain text and optional timestamps in, a ``Relation`` out; no records, no 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -114,9 +115,9 @@ STRONG_BASES = {"duplicate": frozenset({"text", "same"}), "correction": frozense
 
 
 #: The model's probability from which it may relate two texts that are not ``close``.
-FAR_CONFIDENCE = 0.6
+FAR_CONFIDENCE = 1.01
 #: Rule bases of a ``compatible`` verdict that rest on a reading of both texts, not on a missing one.
-FRAMED_COMPATIBLE = frozenset({"many"})
+FRAMED_COMPATIBLE: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=65536)
@@ -700,18 +701,15 @@ def _value_categories(f: Fact) -> set[str]:
 
 def _smaller(fb: Fact, fa: Fact) -> bool:
     def number(f: Fact) -> float | None:
-        for x in f.value:
-            tail = x.split(":")[-1]
-            digits = "".join(c for c in tail if c.isdigit())
-            if digits:
-                return float(digits)
-        return None
+        # the leading integer of each value, the smallest: "grade:4a3" is 4, not 43
+        found = [float(m.group()) for x in f.value if (m := re.match(r"\d+", x.split(":")[-1]))]
+        return min(found) if found else None
     na, nb = number(fa), number(fb)
     return na is not None and nb is not None and nb < na
 
 
 def _negative_categories(r: Reading) -> set[str]:
-    """The categories a text denies or avoids ("I don't drink alcohol", "không ăn đồ chiên", "afraid
+    """The categories a text denies or avoids ("I never touch alcohol", "không ăn đồ chiên", "afraid
     of dogs"), as far as the knowledge tables know them; with "never ever", anything it names."""
     out: set[str] = set()
     for f in r.facts:
@@ -777,7 +775,7 @@ def _excluded(a: Reading, b: Reading) -> Relation | None:
         same = same_subject(x.subject, y.subject, x.content, y.content) == "same"
         if x.subject.kind != "owner" and not same:
             continue
-        for state in x.states:
+        for state in sorted(x.states):
             clash = EXCLUDES[state] & (_consumed(y) if state in _DIETS else (
                 _positive_mentions(y) | ({y.subject.role} if family else set())
                 | {c for r in ({y.subject.role} if family else set()) if r for c in categories_of(r)}))

@@ -9,8 +9,8 @@ Kinds (``Contradiction.kind``), from what decided the relation (``Relation.basis
   thích / ghét; allowed / forbidden).
 * ``value``: a second value where the two cannot both hold and the newer does not read as an
   update: a birth year, handedness, "only Vietnamese" and English.
-* ``state_conflict``: a lasting state and what it excludes ("I'm an only child." / "My sister …";
-  "I have coeliac disease." / "I eat gluten without trouble").
+* ``state_conflict``: a lasting state and what it excludes ("I have no siblings at all." / "My
+  brother …"; "I'm vegetarian." / "I had a burger with bacon").
 * ``event_vs_state``: a one-off event that a lasting state excludes ("had steak on Friday" vs "is
   vegetarian"). An event does not replace a state, so this pair is flagged, never resolvable.
 

@@ -111,7 +111,7 @@ def group(s: PairScan) -> list[DuplicateGroup]:
             dup[(min(p.older, p.newer), max(p.older, p.newer))] = p
     clusters: dict[int, list[int]] = {i: [i] for i in range(n)}
     owner = list(range(n))
-    for (i, j), _p in sorted(dup.items(), key=lambda kv: -(kv[1].score or 0.0)):
+    for (i, j), _p in sorted(dup.items(), key=lambda kv: (-(kv[1].score or 0.0), kv[0])):  # ties: by units
         a, b = owner[i], owner[j]
         if a == b:
             continue

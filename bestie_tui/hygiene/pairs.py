@@ -12,7 +12,7 @@ would be quadratic, so candidates come from four sources, and ``relate`` decides
    (residence, employer, a schedule…) are paired with the newest unit of that attribute and with the
    one before them, so "lives in Hanoi" meets "moved to Da Nang" without a shared word; a statement
    with "only" meets every unit of its attribute.
-3. **exclusions**: a lasting state or a denial ("vegetarian", "an only child", "I don't drink
+3. **exclusions**: a lasting state or a denial ("vegetarian", "an only child", "I never drink
    alcohol") is paired with the units that name what it excludes (meat, a sister, champagne); a
    one-off event with the lasting statements that share a category with it.
 4. **small users**: a user with at most ``EXHAUSTIVE`` units has every pair compared.
@@ -299,11 +299,11 @@ def _events(s: PairScan) -> list[tuple[int, int]]:
         if r.event:
             events.append((i, cats))
         else:
-            for c in cats:
+            for c in sorted(cats):
                 by_category[(s.users[i], c)].append(i)
     out: list[tuple[int, int]] = []
     for i, cats in events:
-        for c in cats:
+        for c in sorted(cats):
             units = by_category.get((s.users[i], c), ())
             out.extend((min(i, j), max(i, j)) for j in units[-EXCLUSION_LIMIT:])
     return out
@@ -323,7 +323,7 @@ def _exclusions(s: PairScan) -> list[tuple[int, int]]:
                 excluded |= {v for v in f.value if v in KNOWN_CATEGORIES}
         for attribute, _value, _polarity in r.implied:
             excluded.add(attribute)
-        for c in excluded:
+        for c in sorted(excluded):
             sources[(s.users[i], c)].append(i)
     if not sources:
         return []

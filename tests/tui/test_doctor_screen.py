@@ -99,10 +99,15 @@ async def test_details_at_80_columns_are_cut_with_an_ellipsis_not_at_the_edge(st
         tree = [row[1:-1].rstrip() for row in rows if row.startswith("│") and row.rstrip().endswith("│")]
         inner = len(rows[3]) - 2
         # the details show beside each heading: the duplicate groups' and the contradiction's
-        assert sum("[found by" in line for line in tree) == 2, "\n".join(tree)
+        groups = int(next(line for line in tree if "Duplicate groups (" in line).split("(")[1].split(")")[0])
+        assert groups >= 2 and sum("[found by" in line for line in tree) == groups, "\n".join(tree)
         assert sum("[antonym" in line for line in tree) == 1, "\n".join(tree)
         # a line that reaches the tree's edge is cut, and says so
         for line in tree:
+            if line.endswith("▇▇") or line.endswith("  "):  # the tree's scrollbar: its text ends before it
+                line = line[:-2].rstrip()
+                if len(line) < inner - 4:
+                    continue
             if len(line) >= inner - 2:
                 assert line.endswith("…"), line
 

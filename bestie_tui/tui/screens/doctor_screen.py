@@ -36,6 +36,11 @@ class DoctorScreen(BestieScreen):
         Binding("t", "jump", "Show in Tiers", id="doctor.jump"),
         Binding("c", "cleanup", "Cleanup plan", id="doctor.cleanup"),
         Binding("i", "details", "Details", id="doctor.details"),
+        Binding("b", "resolve('keep_both')", "Keep both", id="doctor.keep_both"),
+        Binding("m", "resolve('merge')", "Merge", id="doctor.merge"),
+        Binding("n", "resolve('newer')", "Newer wins", id="doctor.newer"),
+        Binding("o", "resolve('older')", "Keep older", id="doctor.older"),
+        Binding("u", "app.undo", "Undo", id="doctor.undo"),
         Binding("j", "tree('cursor_down')", "Down", show=False, id="doctor.down"),
         Binding("k", "tree('cursor_up')", "Up", show=False, id="doctor.up"),
         Binding("g", "tree('scroll_home')", "Top", show=False, id="doctor.top"),
@@ -192,8 +197,8 @@ class DoctorScreen(BestieScreen):
         """Pairs close enough to matter that the doctor cannot place: evidence, suggestion, and the
         keys that resolve the highlighted pair."""
         related = getattr(report, "related", [])
-        section = tree.root.add(data(self._cut(f"Related — review ({len(related)}): bestie memory resolve OLDER "
-                                               "NEWER --keep-both | --merge | --newer | --older", 4), single_line=True),
+        section = tree.root.add(data(self._cut(f"Related — review ({len(related)}): b keep both · m merge · "
+                                               "n newer replaces older · o keep older", 4), single_line=True),
                                 expand=bool(related))
         for r in related[:SECTION_ITEMS]:
             heading = "; ".join(r.evidence) or "close in words"
@@ -317,6 +322,34 @@ class DoctorScreen(BestieScreen):
             select(memory_id)
         else:
             self.app.notify(f"Showing the Tiers view; look for #{memory_id}.", markup=False)
+
+    def _related_pair(self) -> tuple[int, int] | None:
+        """The related pair under the cursor (its heading or one of its lines), else ``None``."""
+        node = self.query_one(Tree).cursor_node
+        while node is not None:
+            if isinstance(node.data, tuple) and node.data[0] == "related":
+                return node.data[1], node.data[2]
+            node = node.parent
+        return None
+
+    def action_resolve(self, how: str) -> None:
+        """Resolve the highlighted related pair (``b`` keep both, ``m`` merge, ``n`` the newer replaces
+        the older, ``o`` keep the older): one undoable change, then the doctor runs again."""
+        from bestie_tui.errors import BestieError
+        from bestie_tui.hygiene.resolve import resolve_pair
+
+        pair = self._related_pair()
+        if pair is None:
+            self.notify("Highlight a pair under “Related — review” to resolve it.", severity="warning")
+            return
+        try:
+            done = resolve_pair(self.store, pair[0], pair[1], how)
+        except BestieError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.notify(done.message, markup=False, timeout=4)
+        self.changed()
+        self.action_analyze()
 
     def action_cleanup(self) -> None:
         self.app.switch_mode("cleanup")
