@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 LABELS = ("duplicate", "correction", "contradiction", "event_vs_state", "compatible")
@@ -56,10 +56,18 @@ class Model:
 
     def scores(self, x: dict[str, float]) -> list[float]:
         """The linear score of each label for the features ``x`` (absent features are 0)."""
-        out = []
-        for b, w in zip(self.intercepts, self.weights):
-            out.append(b + sum(v * w[k] for k, v in x.items() if v and k in w))
+        out = list(self.intercepts)
+        rows = self._by_feature
+        for k, v in x.items():
+            if v and k in rows:
+                for i, w in enumerate(rows[k]):
+                    out[i] += v * w
         return out
+
+    @cached_property
+    def _by_feature(self) -> dict[str, tuple[float, ...]]:
+        names = {k for w in self.weights for k in w}
+        return {k: tuple(w.get(k, 0.0) for w in self.weights) for k in sorted(names)}
 
     def probabilities(self, x: dict[str, float]) -> dict[str, float]:
         """``{label: probability}`` (softmax of ``scores``)."""

@@ -73,6 +73,17 @@ _CUE_SET = frozenset(CUES)
 _NEGATIONS = frozenset(textmod.fold(w) for w in en.NEGATIONS | vi.NEGATIONS) | {"dont", "doesnt", "didnt", "isnt",
                                                                                "arent", "wasnt", "cant", "wont"}
 _CUE_ORDER = {c: i for i, c in enumerate(CUES)}
+@lru_cache(maxsize=1)
+def _cue_stems() -> frozenset[str]:
+    return frozenset(textmod.stem(c) for c in CUES)
+
+
+def _cue_stem(word: str) -> str | None:
+    """The stem of ``word`` when it is a form of a cue word ("prefers", "liked"), else ``None``."""
+    stem = textmod.stem(word)
+    return stem if stem in _cue_stems() else None
+
+
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
@@ -104,11 +115,21 @@ def _names(text: str) -> set[str]:
 
 
 @lru_cache(maxsize=65536)
+def _words_of(text: str) -> tuple[str, ...]:
+    return tuple(_folded_words(text))
+
+
+@lru_cache(maxsize=65536)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(textmod.stem(w) for w in _text_side(text)[1])
+
+
+@lru_cache(maxsize=65536)
 def _text_side(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str], frozenset[str],
                                    frozenset[str]]:
-    words = _folded_words(text)
+    words = _words_of(text)
     tokens = frozenset(words)
-    content = frozenset(w for w in words if w not in _FUNCTION and not w.isdigit())
+    content = frozenset(w for w in words if w not in _FUNCTION and not w.isdigit() and _cue_stem(w) is None)
     numbers = frozenset(_NUMBER.findall(text))
     return tokens, content, numbers, frozenset(_names(text)), frozenset(_grams(text, 3)), frozenset(_grams(text, 4))
 
@@ -175,10 +196,10 @@ def features(older: str, newer: str, rule=None, frames=None) -> dict[str, float]
         out[f"xor_{flag}"] = float(fa != fb)
     # alignment of the two word sequences (difflib's matching blocks, Ratcliff/Obershelp): one span
     # swapped inside a shared frame ("born in X" / "born in Y"), words only added, or a rewrite
-    wa, wb = _folded_words(older), _folded_words(newer)
-    ops = [op for op in SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes() if op[0] != "equal"]
-    kept = sum(i2 - i1 for tag, i1, i2, _, _ in SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes()
-               if tag == "equal")
+    wa, wb = _words_of(older), _words_of(newer)
+    codes = SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes()
+    ops = [op for op in codes if op[0] != "equal"]
+    kept = sum(i2 - i1 for tag, i1, i2, _, _ in codes if tag == "equal")
     frame = kept / max(1, min(len(wa), len(wb)))
     out["align_frame"] = frame
     out["align_blocks"] = math.log1p(len(ops))
@@ -219,28 +240,30 @@ def features(older: str, newer: str, rule=None, frames=None) -> dict[str, float]
 CLOSE_SPELLING = 0.15
 
 
-#: The reader's generic frames ("is", "has", "does"): nearly every text has one, so sharing one says nothing.
-_GENERIC = frozenset({"is", "have", "do", "of", "switch", "like"})
+#: Kinds of quantity that name what is measured (a time or a day is when, not what).
+_MEASURES = frozenset({"length", "mass", "money", "age", "grade", "floor", "duration", "temperature"})
 
-
-def close(older: str, newer: str) -> bool:
-    """Whether two texts are close enough to matter: they share an accent-folded content word (or its
-    stem), a concept of the reader that is not a number, an attribute frame that is not a generic one,
-    a capitalised name, a kind of quantity (a time, a temperature, an amount), or enough of their
-    spelling (``CLOSE_SPELLING``). Two texts that share only a number or a function word are
-    about different things ("ticket number 2" / "2 dogs"), and the doctor does not weigh them."""
+def close(older: str, newer: str, same_frame: bool = False) -> bool:
+    """Whether two texts are close enough to matter, on the same topic: they share an accent-folded
+    content word (or its stem), a concept of the reader that is not a number, a frame of the same
+    attribute and key that is not a generic one (``same_frame``, the caller's: ``relations.close``
+    works it out), a kind of measure (a temperature, an amount, a length), or enough of their
+    spelling (``CLOSE_SPELLING``). A name alone is the same subject, not the same topic ("Linh is an
+    engineer" / "Linh hates durian"); a time alone is when, not what; a number or a function word
+    alone is nothing ("ticket number 2" / "2 dogs"). The doctor does not weigh texts that are not
+    close: the rules' verdict stands."""
     a, b = read(older), read(newer)
-    if _text_side(older)[1] & _text_side(newer)[1] or _text_side(older)[3] & _text_side(newer)[3]:
+    who = {textmod.fold(w) for r in (a, b) for w in (r.subject.name or "").split()}  # whose, not what
+    if (_text_side(older)[1] & _text_side(newer)[1]) - who:
         return True
-    if {c for c in a.content & b.content if not any(ch.isdigit() for ch in c)}:
+    if {c for c in a.content & b.content if not any(ch.isdigit() for ch in c) and not c.startswith("@")} - who:
         return True
-    if ({f.attribute for f in a.facts} & {f.attribute for f in b.facts}) - _GENERIC:
+    if same_frame:
         return True
-    if {textmod.stem(w) for w in _text_side(older)[1]} & {textmod.stem(w) for w in _text_side(newer)[1]}:
+    if (_stems(older) & _stems(newer)) - {textmod.stem(w) for w in who}:
         return True  # "sleeper" / "sleep", "broken" / "broke"
-    kinds = ({q.kind for q in a.quantities} & {q.kind for q in b.quantities}) - {"number", "count"}
-    if kinds:
-        return True  # both name a time, a temperature, an amount of money, a date…
+    if {q.kind for q in a.quantities} & {q.kind for q in b.quantities} & _MEASURES:
+        return True  # both name a measure: a temperature, an amount of money, a length, an age…
     return _jaccard(set(_text_side(older)[5]), set(_text_side(newer)[5])) >= CLOSE_SPELLING
 
 

@@ -110,14 +110,11 @@ def relate(older: str, newer: str, older_at: datetime | None = None, newer_at: d
     return _judged(older, newer, None if similarity is None else round(similarity, 4), threshold)
 
 
+#: The model's probability of a label from which a pair it finds related is given that label (weak,
+#: never a default) rather than "related — review": well above the 0.2 of five equal labels.
+LEANING = 0.3
 #: What a rule verdict must rest on to be strong (see ``Relation.strong``).
 STRONG_BASES = {"duplicate": frozenset({"text", "same"}), "correction": frozenset({"change", "ended", "fix", "value"})}
-
-
-#: The model's probability from which it may relate two texts that are not ``close``.
-FAR_CONFIDENCE = 1.01
-#: Rule bases of a ``compatible`` verdict that rest on a reading of both texts, not on a missing one.
-FRAMED_COMPATIBLE: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=65536)
@@ -128,25 +125,19 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
     from dataclasses import replace
 
     from bestie_tui.facts import model as learned
-    from bestie_tui.facts.pair_features import close
 
     rule = _relate(older, newer, similarity, threshold)
     if rule.basis == "text":
         return replace(rule, strong=True, confidence=1.0, evidence=("the same text",))
     m = learned.active()
-    if m is None or rule.kind == "compatible" and rule.basis == "subject" and not close(older, newer):
-        # two people's facts that share nothing: the reader's "different subjects" stands
+    if m is None or rule.kind == "compatible" and not close(older, newer):
+        # no model; or texts that share nothing the doctor can point at (no word or stem, concept,
+        # specific frame, name, kind of quantity or spelling): the labelled pairs hold duplicates with
+        # no word in common, so the model would call any two unrelated texts one; the rules stand
         return replace(rule, strong=rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind])
     x = pair_features(older, newer)
     p = m.probabilities(x)
     top = max(m.labels, key=lambda k: (p[k], -m.labels.index(k)))
-    if rule.kind == "compatible" and p[top] < FAR_CONFIDENCE and not close(older, newer):
-        # texts that share no word, concept, frame, name or spelling: only a confident model speaks
-        return replace(rule, confidence=p["compatible"])
-    if rule.kind == "compatible" and rule.basis in FRAMED_COMPATIBLE:
-        # the reader framed both and found why both hold (other subjects, a plan, a past state, other
-        # days, a many-valued attribute): that is evidence, not a failure to read
-        return replace(rule, confidence=p["compatible"])
     if rule.kind != "compatible":
         # the reader framed a relation: it stands, with its reason; strong only where the model agrees
         # strong: the rules rest on strong evidence and either the model agrees, or the evidence is
@@ -162,6 +153,10 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
                          basis="model", confidence=p["compatible"])
         leaning = max((k for k in m.labels if k != "compatible"), key=lambda k: (p[k], -m.labels.index(k)))
         evidence = _evidence(m, x, leaning, older, newer)
+        if p[leaning] >= LEANING:
+            return Relation(leaning, f"{_KIND_WORDS[leaning]}: " + "; ".join(evidence or ("the model's reading",)),
+                            rule.attribute, rule.old_value, rule.new_value, rule.subject, "model",
+                            confidence=p[leaning], evidence=evidence)
         return Relation("related", "related — review: " + "; ".join(evidence or ("close in words",)),
                         rule.attribute, rule.old_value, rule.new_value, rule.subject, "model",
                         confidence=1 - p["compatible"], evidence=evidence, leaning=leaning)
@@ -233,6 +228,26 @@ _DENSE_WORDS = {
     "frames_other_value": "another value", "frames_polarity_differ": "opposite polarity",
     "attributes_shared": "the same kind of fact", "len_ratio": "similar length",
 }
+
+
+#: The reader's generic frames ("is", "has", "does", "likes"): nearly every text has one, so sharing
+#: one says nothing about the topic.
+_GENERIC_FRAMES = frozenset({"is", "have", "do", "of", "switch", "like", "prefer"})
+
+
+def close(older: str, newer: str) -> bool:
+    """``pair_features.close`` with the frames worked out: the two share a frame of one attribute and
+    key that is not a generic one ("meeting" and "deploy" schedules are two topics), or one named
+    person and one attribute, generic or not."""
+    from bestie_tui.facts.pair_features import close as close_texts
+
+    a, b = read(older), read(newer)
+    same_frame = any(fa.attribute not in _GENERIC_FRAMES for fa, _ in _pairs(a, b)) or bool(
+        # one named person and one kind of statement about them ("Ngân has two children" / "Ngân
+        # has no children"); the name alone is not a topic ("Linh is an engineer" / "Linh hates durian")
+        a.subject.name and a.subject.name == b.subject.name
+        and {f.attribute for f in a.facts} & {f.attribute for f in b.facts})
+    return close_texts(older, newer, same_frame)
 
 
 def pair_features(older: str, newer: str) -> dict[str, float]:

@@ -260,7 +260,8 @@ def units(text: str) -> Tokens:
         if n == 1:
             tag = None
             if vi_table is not None and not (folded_vi and folds[i] in vi.FOLDED_AMBIGUOUS
-                                             and not _possessive_context(folds, i)):
+                                             and not _possessive_context(folds, i)
+                                             and not _verb_before_at(folds, i)):
                 tag = vi_table.single.get(vi_keys[i])
             # in Vietnamese a capitalised word inside the text is a name ("Long Biên"), not English
             if tag is None and (lang == "en" or not _vi_syllable(folds[i]) and not (
@@ -301,12 +302,25 @@ def _vi_syllables() -> frozenset[str]:
 
 
 _FOLDED_NEG = frozenset(textmod.fold(w) for w in vi.NEGATIONS)
+#: Folded syllables that are a flag word with their marks but far more often another word without
+#: them: "dung" is "đừng" (don't) and also "dùng" (use), "dựng" (build), "đúng" (right).
+_FOLDED_NOT_FLAGS = frozenset({"dung"})
 
 
 def _possessive_context(folds: list[str], i: int) -> bool:
     """A kinship word or "ở" right before or after "tôi"/"mình": "me toi" is "mẹ tôi", "toi o" is "tôi ở"."""
     around = {folds[i - 1] if i > 0 else "", folds[i + 1] if i + 1 < len(folds) else ""}
     return bool(around & {"toi", "minh"})
+
+
+#: Folded verbs after which (within three syllables) "o" is "ở" (at): "lam o" is "làm ở" (works
+#: at), "lam ke toan o" "làm kế toán ở", "hoc o" "học ở".
+_AT_AFTER = frozenset({"lam", "hoc", "song", "day"})
+
+
+def _verb_before_at(folds: list[str], i: int) -> bool:
+    """Folded "o" shortly after a verb that takes a place (``_AT_AFTER``): "ở", not another word."""
+    return folds[i] == "o" and bool(set(folds[max(0, i - 3):i]) & _AT_AFTER)
 
 
 def _vi_syllable(folded: str) -> bool:
@@ -371,7 +385,7 @@ def _flags(out: list[Unit], raw, folds, starts_raw, starts_fold, folded_vi, en_f
         hit = candidates.get(i)
         if hit is None:
             tag = en_flags.single.get(folds[i]) or (vi_flags.single.get(vi_keys[i]) if vi_flags is not None and not (
-                folded_vi and vi_keys[i] in vi.FOLDED_AMBIGUOUS) else None)
+                folded_vi and (vi_keys[i] in vi.FOLDED_AMBIGUOUS or vi_keys[i] in _FOLDED_NOT_FLAGS)) else None)
             hit = (1, tag) if tag is not None and i not in inside else None
         if hit is not None and hit[1] == "!change" and folds[i] == "new" and i + 1 in unit_at \
                 and out[unit_at[i]].cap and out[unit_at[i + 1]].cap and unit_at[i + 1] != unit_at[i]:
