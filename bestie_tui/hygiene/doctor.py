@@ -224,9 +224,11 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
         if mode in (None, "conflicts"):
             t = time.perf_counter()
             report_progress("contradictions", 0.85)
-            report.contradictions = find_contradictions(records, analysis)
-            report.corrections = find_corrections(analysis)
-            report.related = find_related(analysis, _kept(store, user))
+            kept = _kept(store, user)  # pairs the owner chose to keep apart: never asked again
+            report.contradictions = [c for c in find_contradictions(records, analysis)
+                                     if frozenset(c.ids) not in kept]
+            report.corrections = [c for c in find_corrections(analysis) if frozenset(c.ids) not in kept]
+            report.related = find_related(analysis, kept)
             report.judge_note = _ask_judge(store, report.related)
             report.timings["contradictions"] = time.perf_counter() - t
     if mode in (None, "stale"):

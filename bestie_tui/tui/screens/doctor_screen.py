@@ -221,7 +221,8 @@ class DoctorScreen(BestieScreen):
                 label = Text(f"{len(pairs)} × ") + label
             parent = section.add(label) if len(pairs) > 1 else section
             for c in pairs:
-                pair = parent.add(label if len(pairs) == 1 else self._plain_pair(c.older, c.newer, joiner))
+                pair = parent.add(label if len(pairs) == 1 else self._plain_pair(c.older, c.newer, joiner),
+                                  data=("related", c.older.id, c.newer.id))  # b/m/n/o resolve it too
                 self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
                 self._memory_leaf(pair, c.newer, "newer, pinned" if c.newer.pinned else "newer")
 
@@ -324,7 +325,8 @@ class DoctorScreen(BestieScreen):
             self.app.notify(f"Showing the Tiers view; look for #{memory_id}.", markup=False)
 
     def _related_pair(self) -> tuple[int, int] | None:
-        """The related pair under the cursor (its heading or one of its lines), else ``None``."""
+        """The pair under the cursor (a related pair, a correction or a contradiction: its heading or
+        one of its lines), else ``None``."""
         node = self.query_one(Tree).cursor_node
         while node is not None:
             if isinstance(node.data, tuple) and node.data[0] == "related":
@@ -340,7 +342,8 @@ class DoctorScreen(BestieScreen):
 
         pair = self._related_pair()
         if pair is None:
-            self.notify("Highlight a pair under “Related — review” to resolve it.", severity="warning")
+            self.notify("Highlight a pair (Corrections, Contradictions or Related) to resolve it.",
+                        severity="warning")
             return
         try:
             done = resolve_pair(self.store, pair[0], pair[1], how)
