@@ -127,6 +127,8 @@ def run(scenario: str, use_tracemalloc: bool, sample: bool = False, db: Path | N
         "contradictions": dict(Counter(c.kind for c in report.contradictions)),
         "corrections": len(getattr(report, "corrections", [])),
         "related": len(getattr(report, "related", [])),
+        "strong_groups": sum(1 for g in report.duplicates if getattr(g, "strong", True)),
+        "strong_corrections": sum(1 for c in getattr(report, "corrections", []) if getattr(c, "strong", True)),
         "related_per_100": round(100 * len(getattr(report, "related", [])) / max(1, len(facts)), 2),
         "shown_per_100": round(100 * (len(sizes) + len(report.contradictions) + len(getattr(report, "corrections", []))
                                       + len(getattr(report, "related", []))) / max(1, len(facts)), 2),
@@ -252,6 +254,8 @@ def main() -> None:
         ("negated twins kept out of groups", lambda r: r["negation_pairs_kept_out"]),
         ("contradiction candidates", lambda r: ", ".join(f"{k} {v}" for k, v in sorted(r["contradictions"].items()))),
         ("corrections", lambda r: f"{r['corrections']:,}"),
+        ("strong (a default action): groups / corrections",
+         lambda r: f"{r.get('strong_groups', '-')} / {r.get('strong_corrections', '-')}"),
         ("related — review (per 100 memories)", lambda r: f"{r.get('related', 0):,} ({r.get('related_per_100', 0)})"),
         ("all pair items shown per 100 memories", lambda r: r.get("shown_per_100", "-")),
         ("hand labels: groups safe / still reported", lambda r: _labelled(r, "groups_safe", "groups_still_reported")),
