@@ -22,6 +22,18 @@ The decision, in order (each step says why in ``Relation.reason``):
    the flags of the newer text (ended, change, fix, event, only, past, plan) decide;
 5. texts the reader cannot frame are compared by their content words.
 
+Those five steps are the reader's rules (``rule_relation``). ``relate`` then weighs them with the
+doctor's model (``facts.model``, fitted on labelled pairs; ``facts.pair_features``), for two texts
+that are ``close`` (the same topic):
+
+* a verdict the rules framed stands, with its reason; the model gives its confidence;
+* where the rules found nothing (compatible), the model's label is the verdict, its evidence the
+  features that weighed most; a pair it sees as related but cannot place is ``related``;
+* ``Relation.strong`` (a default action may follow) only on strong evidence: the same text, or a
+  rule verdict of the same fact (``STRONG_BASES``) that the model does not call compatible.
+
+Texts that are not close keep the rules' verdict. Without the model file the rules decide alone.
+
 Pure: plain text and optional timestamps in, a ``Relation`` out; no records, no database.
 """
 
@@ -145,7 +157,7 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
         strong = rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind] and (
             top == rule.kind and p[top] >= m.strong or rule.basis in ("same", "value") and top != "compatible")
         return replace(rule, strong=strong, confidence=p[rule.kind],
-                       evidence=_evidence(m, x, rule.kind, older, newer) if rule.kind != "compatible" else ())
+                       evidence=(rule.reason,))  # the rules say why
     if top == "compatible":
         if p["compatible"] >= m.related:
             return replace(rule, kind="compatible", confidence=p["compatible"]) if rule.kind == "compatible" else \
