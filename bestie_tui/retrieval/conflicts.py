@@ -10,6 +10,13 @@ other included records) with ``facts.relate``:
   newer line marked ``CONFLICT_MARK``; when the budget holds only one, the newer goes in and the
   older is listed as ``contradicted by #N``. Never one side silently.
 
+Only two records **about one thing** act on the pack (``_same_topic``): a verdict that compares
+two values of a stance ("prefers", "likes", "is", "has"), which names no topic itself, counts only
+when the values meet (a word, a stem or a category in common: "green tea" / "black tea"). Two of the
+owner's preferences about different things ("I prefer self-paced courses" / "I much prefer a private
+driver when visiting a new city", which the reader compares as one "prefer" value and reads as a
+change) neither take each other's place nor pull each other into the pack.
+
 Partners are what the request's relevance search already found (eligible records, relevant or
 not) and the eligible records that contain the words of the included records' attributes
 (``facts.attribute_words``: "moved" for a residence), so a correction with no word in common with
@@ -21,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from bestie_tui.facts.knowledge import categories_of
 from bestie_tui.facts.reader import attribute_words, read
 from bestie_tui.facts.relations import disagreement_keys, relate
 from bestie_tui.store.models import Memory
@@ -114,6 +122,8 @@ def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -
             rel = relate(older.text, newer.text)
             if rel.basis == "model":
                 continue  # the model's guess is for the owner's review, not for the prompt
+            if rel.kind in ("correction", "contradiction") and not _same_topic(older.text, newer.text, rel):
+                continue
             if rel.kind == "correction" and not rel.strong:
                 out.contradicted.append((older, newer))  # not sure it replaces: both go in, marked
             elif rel.kind == "correction":
@@ -122,6 +132,41 @@ def find_conflicts(included: list[MemoryRecord], partners: list[MemoryRecord]) -
                     out.corrected[older.id] = newer
             elif rel.kind == "contradiction":
                 out.contradicted.append((older, newer))
+    return out
+
+
+def _same_topic(older: str, newer: str, rel) -> bool:
+    """Whether the verdict ``rel`` of two texts is about one thing (module docstring).
+
+    A verdict that is not a comparison of two values stands (what one rules out, a negation or an
+    opposite of the same value, an explicit end or fix). Two values of one frame are about one thing
+    when the frame names it (an attribute such as a residence, the languages one speaks or an allergy;
+    a frame with a key: "my phone is …"), or else, for a stance ("prefers", "likes", "is", "has"), when
+    the values themselves meet: a word, a stem or a category in common ("green tea" / "black tea",
+    "wine" / "beer" are alcohol)."""
+    if rel.attribute is None or rel.basis != "value":
+        return True
+    fa = [f for f in read(older).facts if f.label() == rel.attribute]
+    fb = [f for f in read(newer).facts if f.label() == rel.attribute]
+    if not fa or not fb:
+        return True  # a verdict this function cannot trace to two facts is the reader's to answer for
+    if all(f.key or f.attribute not in STANCES for f in fa + fb):
+        return True
+    return bool(_kinds(fa) & _kinds(fb))
+
+
+#: Frames that say how the owner stands, not about what ("prefers", "likes", "is", "has", "does"):
+#: two of their values are one topic only when the values meet.
+STANCES = frozenset({"is", "have", "do", "of", "switch", "like", "prefer"})
+
+
+def _kinds(facts) -> set[str]:
+    """The value words of ``facts`` with the categories each belongs to (``knowledge.categories_of``);
+    quantities (``kind:value``) as they are."""
+    out: set[str] = set()
+    for f in facts:
+        for v in f.value:
+            out |= {v} if ":" in v else categories_of(v)
     return out
 
 
