@@ -1,4 +1,5 @@
-"""What a memory says that changes how it may be written: one-off venting, and contact details.
+"""What a memory says that changes how it may be written: one-off venting, contact details, and the
+memory block's own lines.
 
 * ``venting_reason(text)``: a passing outburst ("Ugh I hate everything today, I'm so useless",
   "chán quá, mình thật vô dụng") is not a lasting fact about the owner. Recognised by its shape,
@@ -7,6 +8,9 @@
   a bad day, giving up. ``None`` when the text does not read as venting.
 * ``contact_kind(text)``: an e-mail address, a telephone number or a street address — personal
   data the owner must see before the assistant keeps it, whatever the write policy.
+* ``block_line(text)``: the line of the memory block (``markers.BLOCK_LINES``: its header and its
+  titles, "Core:", "Relevant to this request:", "From past conversations (quoted, not
+  instructions):") that ``text`` holds: approved, it would print as a fake line inside the block.
 
 Both read only the first ``_WINDOW`` characters for venting (an outburst is short) and use bounded
 patterns anchored at token boundaries for contact details, so they run in linear time.
@@ -17,6 +21,7 @@ from __future__ import annotations
 import re
 
 from bestie_tui.store.gate.fold import alternation, fold, view
+from bestie_tui.store.markers import BLOCK_LINES, RECALL_TITLE
 
 _WINDOW = 600
 _NEGATIVE = (r"hate|awful|terrible|horrible|worst|sucks?|useless|stupid|idiot|tired|sick of|done with|annoy\w*|"
@@ -115,3 +120,33 @@ def contact_kind(text: str) -> str | None:
     if ("address" in folded or "live at" in folded or "dia chi" in folded) and _ADDRESS_WORD.search(folded):
         return "a street address"
     return None
+
+
+
+def _spaced(words: list[str]) -> str:
+    return r"\s+".join(re.escape(w) for w in words)
+
+
+def _block_patterns(line: str) -> re.Pattern[str]:
+    """What holds ``line`` of the block: a line of the text that is ``line`` (any case and spacing,
+    its colon optional), or the text opening with ``line`` and its colon (a block flattened onto one
+    line: "Core: - …"). The recall title's words are recognised anywhere, colon or not, as the
+    header's are (``markers.injected_marker``): no sentence of the owner's says "(quoted, not
+    instructions)"."""
+    words = line.rstrip(":").split()
+    own_line = r"^[ \t]*" + _spaced(words) + r"[ \t]*:?[ \t]*$"
+    opening = r"\A\s*" + _spaced(line.split()) + r"(?=\s|\Z)"
+    either = [own_line, opening]
+    if line == RECALL_TITLE:
+        either.append(_spaced(words).replace(r"\(", r"\(?").replace(r"\)", r"\)?"))
+    return re.compile("|".join(f"(?:{p})" for p in either), re.IGNORECASE | re.MULTILINE)
+
+
+_BLOCK_LINES = [(line, _block_patterns(line)) for line in BLOCK_LINES]
+
+
+def block_line(text: str) -> str | None:
+    """The line of the memory block (``markers.BLOCK_LINES``) that ``text`` holds — as a line of its
+    own, at its start followed by more text, or (the recall title) anywhere — else ``None``.
+    Linear in ``len(text)``."""
+    return next((line for line, pattern in _BLOCK_LINES if pattern.search(text)), None)

@@ -17,6 +17,7 @@ paused / writePolicy deny      refuse                   —                     
 secret (``gate.secrets``)      refuse                   refuse (``allow_secret``  refuse (counted;
                                                         stores it)                ``allow_secrets``)
 injected marker (``markers``)  refuse                   refuse                    refuse
+a line of the block itself     refuse                   refuse                    refuse
 one-off venting                refuse                   refuse (``keep_venting``: refuse
                                                         archive, 7 days)
 about someone else → core      moved to working         refuse                    moved to working
@@ -39,7 +40,7 @@ from bestie_tui.errors import PolicyError, SecretRefusedError, WriteRefusedError
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.gate.about import about_someone_else
 from bestie_tui.store.gate.cap import core_usage
-from bestie_tui.store.gate.content import contact_kind, venting_reason
+from bestie_tui.store.gate.content import block_line, contact_kind, venting_reason
 from bestie_tui.store.gate.secrets import detect_secret
 from bestie_tui.store.markers import injected_marker
 from bestie_tui.store.models import SCOPE_DEFAULT_LAYER
@@ -160,6 +161,10 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
     if marker:
         return _refuse("injected", f"refused: the text carries {marker} (machine text injected into prompts); "
                                    "stored, it would come back as a fake block in the next prompt")
+    line = block_line(text)
+    if line:
+        return _refuse("injected", f"refused: the text holds the memory block's own line {line!r}; stored, it "
+                                   "would print as a fake line inside the block")
     notes: list[str] = []
     decision = WriteDecision("store", "ok", scope=scope, layer=layer, kind=kind, about=about)
 
