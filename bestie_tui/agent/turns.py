@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.message_forget import forgotten_statements
 
 if TYPE_CHECKING:
     from bestie_tui.retrieval.assembly import ContextPack
@@ -58,8 +59,9 @@ def check_text(text: Any, what: str = "text") -> str:
 def recall(store, query: str, *, user: str | None, channel: str | None = None, project: str | None = None,
            token_budget: int | None = None, session: str | None = None) -> Recall:
     """The memory block a prompt for ``query`` gets (``assembly.build_context``, with the recall
-    segment of past conversations, never the current ``session``'s recent turns), recording access
-    of the included memories as a real prompt does.
+    segment of past conversations, never the current ``session``'s recent turns nor a turn that
+    states a memory the owner forgot), recording access of the included memories as a real prompt
+    does.
 
     Raises:
         InvalidValueError: an empty or over-long query, a bad budget.
@@ -69,7 +71,7 @@ def recall(store, query: str, *, user: str | None, channel: str | None = None, p
     check_text(query, "query")
     pack = build_context(store, query, user, channel, project,
                          DEFAULT_TOKEN_BUDGET if token_budget is None else token_budget, record_access=True,
-                         history=True, session=session)
+                         history=True, session=session, exclude_texts=forgotten_statements(store, user))
     return Recall(pack.render(), pack, history=[r.to_dict() for r in pack.recalled])
 
 

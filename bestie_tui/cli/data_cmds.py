@@ -43,8 +43,26 @@ def messages(ctx: click.Context, limit, role, user, as_json) -> None:
     if ctx.invoked_subcommand:
         return
     store = ctx.obj.store()
-    _print_messages(store.messages(limit=limit, role=role, user=user), as_json,
-                    f"no messages from user {user!r}" if user else "no messages", store.owner_zone, store)
+    items = store.messages(limit=limit, role=role, user=user)
+    _print_messages(items, as_json, f"no messages from user {user!r}" if user else "no messages", store.owner_zone,
+                    store)
+
+
+@messages.command("forget")
+@click.argument("ids", nargs=-1, required=True, type=click.IntRange(min=1), metavar="ID...")
+@json_option
+@pass_app
+def messages_forget(app, ids, as_json) -> None:
+    """Remove chat messages from the history and the search index (undo brings them back while
+    memory.undoRetentionDays lasts; then their text is purged from the log and the file)."""
+    store = app.store()
+    gone = store.forget_messages(ids)
+    if as_json:
+        emit_json({"forgotten": gone})
+        return
+    days = store.get_setting("memory.undoRetentionDays")
+    click.echo(f"forgot {'message' if len(gone) == 1 else 'messages'} {', '.join(f'#{i}' for i in gone)} "
+               f"(undo brings {'it' if len(gone) == 1 else 'them'} back for {days} days)")
 
 
 @messages.command("search")
@@ -256,7 +274,9 @@ def history(app, limit, as_json) -> None:
         click.echo("no changes recorded")
     now = store.clock()
     for e in events:
-        target = f"#{e.memory_id}" if e.memory_id else (e.after or {}).get("key", "-") if e.after else "-"
+        said = (e.before or e.after or {}).get("message")
+        target = f"#{e.memory_id}" if e.memory_id else f"message #{said}" if said else \
+            (e.after or {}).get("key", "-") if e.after else "-"
         mark = " (undone)" if e.undone else ""
         click.echo(f"{ago(e.at, now):<13}  {e.action:<14} {target:<22} by {e.actor}{mark}")
 

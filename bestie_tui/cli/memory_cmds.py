@@ -252,24 +252,48 @@ _simple("unpin", "Unpin a memory.", "unpin", "unpinned")
 
 @memory.command()
 @memory_id_arg()
-@click.option("--purge", is_flag=True, help="Delete it and the text of its history for good (not undoable).")
+@click.option("--messages/--no-messages", default=None,
+              help="Also redact it from the chat messages that state it (undoable); default: only under "
+                   "memory.deletePolicy allow.")
+@click.option("--purge", is_flag=True, help="Delete it, the text of its history and its statement in messages "
+                                            "for good (not undoable).")
 @click.option("--yes", is_flag=True, help="With --purge: confirm without asking.")
+@json_option
 @pass_app
-def forget(app: AppContext, memory_id: int, purge: bool, yes: bool) -> None:
-    """Forget a memory (soft delete; restore or undo brings it back), or --purge it for good."""
+def forget(app: AppContext, memory_id: int, messages: bool | None, purge: bool, yes: bool, as_json: bool) -> None:
+    """Forget a memory (soft delete; restore or undo brings it back), with --messages redacting it
+    from the chat messages that state it too, or --purge it for good."""
     store = app.store()
     if not purge:
-        click.echo(f"forgot {memory_line(store.forget(memory_id))}")
+        r = store.forget_result(memory_id, messages=messages)
+        if as_json:
+            emit_json(r.to_dict())
+            return
+        click.echo(f"#{r.memory.id} was already forgotten" if r.already else f"forgot {memory_line(r.memory)}")
+        ids, n = ", ".join(f"#{i}" for i in r.redacted or r.stating), len(r.redacted or r.stating)
+        if r.redacted:
+            click.echo(f"  redacted it from {n} message{'' if n == 1 else 's'} ({ids}); undo gives the text back")
+        elif r.stating:
+            click.echo(f"  {n} message{'' if n == 1 else 's'} ({ids}) {'states' if n == 1 else 'state'} it: "
+                       f"bestie memory forget {r.memory.id} --messages redacts {'it' if n == 1 else 'them'}")
         return
     from bestie_tui.store.erase import purge_memory
 
     m = store.get(memory_id)
     if not yes:
-        click.echo(f"forget --purge deletes #{m.id} and the text of its history for good; this cannot be undone", err=True)
+        click.echo(f"forget --purge deletes #{m.id} and the text of its history for good, and redacts it from "
+                   "the chat messages that state it; this cannot be undone", err=True)
         if not click.confirm("Purge?", default=False, err=True):
             raise click.ClickException("nothing was purged")
-    events = purge_memory(store, memory_id)
-    click.echo(f"purged #{m.id} and the text of {events} history events (not undoable)")
+    result = purge_memory(store, memory_id)
+    if as_json:
+        emit_json({"purged": m.id, "events": result.events, "redacted_messages": list(result.messages)})
+        return
+    n = len(result.messages)
+    said = f" and redacted it from {n} message{'' if n == 1 else 's'} that stated it" if n else ""
+    click.echo(f"purged #{m.id} and the text of {result.events} history events{said} (not undoable)")
+
+
 @memory.command()
 @memory_id_arg()
 @pass_app

@@ -68,6 +68,7 @@ from bestie_tui.conversation.pins import (
 from bestie_tui.conversation.summarize import ExtractiveSummarizer, message_text
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.message_forget import forgotten_statements
 from bestie_tui.text.tokens import count_tokens
 
 __all__ = ["DEFAULT_ARTIFACT_CHARS", "MAX_ARTIFACT_CHARS", "READ_LIMIT_CHARS", "ArtifactSpec", "BudgetError",
@@ -155,11 +156,13 @@ def memory_block(store, query: str, user: str | None, channel: str | None, proje
                  token_budget: int, token_mode: str, record_access: bool = True, exclude_texts: Iterable[str] = ()):
     """``assembly.build_context`` (imported lazily) → ``(ContextPack, rendered block text)``, with the
     recall segment of past conversations (unless ``recall.segment`` is off), never quoting a turn
-    whose text is in ``exclude_texts`` (the pack's own history)."""
+    whose text is in ``exclude_texts`` (the pack's own history) nor one that states a memory the
+    owner forgot (``message_forget.forgotten_statements``)."""
     from bestie_tui.retrieval.assembly import build_context
 
+    exclude = [*exclude_texts, *forgotten_statements(store, user)]
     pack = build_context(store, query, user, channel, project, token_budget, token_mode=token_mode,
-                         record_access=record_access, history=True, exclude_texts=exclude_texts)
+                         record_access=record_access, history=True, exclude_texts=exclude)
     return pack, pack.render()
 
 

@@ -541,6 +541,16 @@ def erase_end(db: Database) -> None:
     db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+def vacuum(db: Database) -> None:
+    """After an erase committed, where SQLite needs it: rewrite the file (``VACUUM``), so no free
+    page or free space inside a page keeps a deleted row's bytes (rows deleted by a connection
+    without ``secure_delete``), then truncate the WAL it wrote. PostgreSQL: ``erase_end`` vacuumed."""
+    if is_postgres(db) or db.in_transaction():
+        return
+    db.execute_sql("VACUUM")
+    db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def executemany(db: Database, sql: str, rows: list[tuple] | list[list]) -> None:
     """Run ``sql`` (``?`` placeholders) once per row of ``rows`` in the current transaction."""
     db.run_many(sql, rows)  # type: ignore[attr-defined]

@@ -431,9 +431,53 @@ def apply_changes(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> 
 def drop_documents(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> None:
     """Take documents whose source rows are gone out of the index now, inside the caller's
     transaction (an erase: its event names no memory, and the index holds their text and terms).
-    Does nothing where there is no index yet."""
+    Does nothing where there is no index yet. A document whose row is there again, or whose text
+    changed without an event (a message redacted or brought back by undo), is indexed as it is now."""
     if doc_ids and read_meta(db, collection) is not None:
         apply_changes(db, doc_ids, collection)
+
+
+#: Posting lists ``documents_with`` intersects, at most, once fewer than this many documents are left.
+_FEW = 256
+
+
+def documents_with(db: Any, text: str, collection: str = MESSAGE) -> list[int] | None:
+    """The documents of ``collection`` whose indexed text holds the word features of ``text`` that
+    any text containing ``text`` holds too: a superset of the documents whose text contains ``text``
+    (a message is indexed with its neighbours' text as well, so the caller checks each one). Those
+    features are the words and, more selective, the pairs of neighbouring words after the first
+    word: a negation just before ``text`` marks its first word (``neg_…``) and so changes the pairs
+    that hold it, never the later ones. The rarest features are read first, and reading stops once
+    fewer than ``_FEW`` documents are left, or when the next list is over 8 times longer than what is.
+
+    Returns:
+        Sorted document ids; ``[]`` when ``text`` has no content word (only stop words) or a feature
+        that no document has; ``None`` when there is no index of ``collection``.
+    """
+    from bestie_tui.text.analysis import analyze_words
+
+    if read_meta(db, collection) is None:
+        return None
+    words = analyze_words(text)
+    keys = [w for w in words if not w.startswith("neg_")] + [f"{a} {b}" for a, b in zip(words[1:], words[2:])]
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return []
+    found = _term_ids(db, collection, [(WORD, k) for k in keys])
+    if len(found) < len(keys):
+        return []
+    held: set[int] | None = None
+    for term_id, df in sorted(found.values(), key=lambda t: t[1]):
+        if held is not None and df > 8 * len(held):
+            break  # reading a list this much longer costs more than the caller's check of what is left
+        ids: set[int] = set()
+        for block, data in db.execute_sql("SELECT block, data FROM ix_posting WHERE term_id = ?", (term_id,)).fetchall():
+            base = block << BLOCK_BITS
+            ids.update(base + offset for offset in _unpack(data, "H")[0::2])
+        held = ids if held is None else held & ids
+        if len(held) < _FEW:
+            break
+    return sorted(held or ())
 
 
 def _term_ids(db: Any, collection: str, keys: list[tuple[int, str]]) -> dict[tuple[int, str], tuple[int, int]]:

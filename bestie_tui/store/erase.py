@@ -1,5 +1,6 @@
-"""Erasing for good: one user's data (``erase_user``), one memory with its history (``purge_memory``),
-and the history text of hard-deleted records once the undo window has passed (``purge_history``).
+"""Erasing for good: one user's data (``erase_user``), one memory with its history and the messages
+that state it (``purge_memory``), and the history text of hard-deleted records and of forgotten or
+redacted messages once the undo window has passed (``purge_history``).
 
 The event log keeps ``before``/``after`` snapshots — the text of every version of a memory — which is
 what makes undo work, and what a privacy erase must remove too. A purged event keeps its place in the
@@ -22,16 +23,19 @@ from typing import TYPE_CHECKING, Any
 from peewee import fn
 
 from bestie_tui.errors import InvalidValueError
-from bestie_tui.store import doc_index
+from bestie_tui.store import doc_index, message_forget
 from bestie_tui.store.backup import take_backup
 from bestie_tui.store.binding import uses_store
-from bestie_tui.store.db import erase_begin, erase_end, json_text
+from bestie_tui.store.db import erase_begin, erase_end, json_text, vacuum
 from bestie_tui.store.history import PURGED_NOTE
 from bestie_tui.store.models import Event, Memory, Message, Setting
 
 if TYPE_CHECKING:
     from bestie_tui.store.memory_store import MemoryStore
 
+#: The events that hold a chat message's text: its redactions and forgets, and their undos.
+_MESSAGE_EVENTS = Event.memory_id.is_null() & (Event.action.in_(message_forget.ACTIONS) | (
+    (Event.action == "undo") & Event.note.in_([f"undo {a}" for a in message_forget.ACTIONS])))
 #: The settings the program keeps that may quote memory or message text (the digest log).
 _QUOTING_RECORDS = ("digest.log",)
 
@@ -56,10 +60,12 @@ def _backup(store: MemoryStore, label: str) -> Path:
 
 
 def _purge_events(condition) -> int:
-    """Shrink the snapshots of the events matching ``condition`` to ``{"id", "purged"}``."""
+    """Shrink the snapshots of the events matching ``condition`` to ``{"id", "purged"}`` (and the id
+    of the message, for an event of a message)."""
     rows = list(Event.select(Event.id, Event.memory_id, Event.before, Event.after).where(condition))
     for e in rows:
-        stub = json.dumps({"id": e.memory_id, "purged": True})
+        said = _snapshot_key(e.before, message_forget.MESSAGE_KEY) or _snapshot_key(e.after, message_forget.MESSAGE_KEY)
+        stub = json.dumps({"id": e.memory_id, "purged": True, **({message_forget.MESSAGE_KEY: said} if said else {})})
         Event.update(before=stub if e.before is not None else None, after=stub if e.after is not None else None,
                      note=PURGED_NOTE).where(Event.id == e.id).execute()
     return len(rows)
@@ -127,10 +133,20 @@ def erase_user(store: MemoryStore, user: str, *, actor: str = "owner") -> EraseR
     return EraseResult(user, memories, messages, purged, scrubbed, str(backup))
 
 
+@dataclass(frozen=True)
+class PurgeResult:
+    """What ``purge_memory`` removed: the events whose text it purged, and the chat messages it
+    redacted (those that stated the memory: ``message_forget``)."""
+
+    events: int
+    messages: tuple[int, ...]
+
+
 @uses_store
-def purge_memory(store: MemoryStore, memory_id: int, *, actor: str = "owner") -> int:
-    """Delete one memory for good and purge the text of its history (``forget --purge``). Not
-    undoable. Returns how many events were purged.
+def purge_memory(store: MemoryStore, memory_id: int, *, actor: str = "owner") -> PurgeResult:
+    """Delete one memory for good, purge the text of its history and redact it from the chat
+    messages that state it (``forget --purge``), the text of earlier redactions of it included. Not
+    undoable.
 
     Raises:
         NotFoundError: no memory with that id.
@@ -138,20 +154,37 @@ def purge_memory(store: MemoryStore, memory_id: int, *, actor: str = "owner") ->
     row = store._row(memory_id)
     _erasing(store)
     with store.change("purge", actor) as batch:
+        row = store._row(memory_id)
         texts = {row.text}
         purged = _purge_events(Event.memory_id == row.id)
+        earlier = [e.id for e in Event.select(Event.id, Event.before, Event.after).where(_MESSAGE_EVENTS)
+                   if row.id in (_snapshot_key(e.before, "memory"), _snapshot_key(e.after, "memory"))]
+        purged += _purge_events(Event.id.in_(earlier)) if earlier else 0
+        redacted = message_forget.redact(store, batch, row, message_forget.stating_rows(store, row), actor,
+                                         purged_note=PURGED_NOTE)
         row.delete_instance()
         _scrub_records(texts)
         store.record_event(batch, "purge", row.id, {"id": row.id, "purged": True}, None, actor, note=PURGED_NOTE)
     _flush(store)
-    return purged
+    return PurgeResult(purged, tuple(redacted))
+
+
+def _snapshot_key(snapshot: str | None, key: str) -> Any:
+    """The value at ``key`` of an event's snapshot (JSON text of an object), or ``None``."""
+    try:
+        data = json.loads(snapshot) if snapshot else None
+    except ValueError:
+        return None
+    return data.get(key) if isinstance(data, dict) else None
 
 
 @uses_store
 def purge_history(store: MemoryStore, days: float | None = None) -> int:
     """Purge the history text of hard-deleted memories whose events are older than ``days``
-    (default ``memory.undoRetentionDays``): past that window their deletion cannot be undone. The
-    maintenance run calls it. Returns how many events were purged."""
+    (default ``memory.undoRetentionDays``), and of the chat messages forgotten or redacted before
+    then (``message_forget``): past that window none of them can be undone. The maintenance run
+    calls it. When message text was purged, SQLite's file is rewritten (``VACUUM``), so no page of
+    it keeps the old text. Returns how many events were purged."""
     if days is None:
         days = float(store.get_setting("memory.undoRetentionDays"))
     cutoff = store.clock() - timedelta(days=days)
@@ -159,10 +192,14 @@ def purge_history(store: MemoryStore, days: float | None = None) -> int:
     # memories that no longer exist and whose last event (their deletion) is older than the window
     gone = (Event.select(Event.memory_id).where(Event.memory_id.is_null(False) & Event.memory_id.not_in(live))
             .group_by(Event.memory_id).having(fn.MAX(Event.at) < cutoff))
-    condition = Event.memory_id.in_(gone) & ((Event.note != PURGED_NOTE) | Event.note.is_null())
+    not_yet = (Event.note != PURGED_NOTE) | Event.note.is_null()
+    said = _MESSAGE_EVENTS & (Event.at < cutoff) & not_yet
     with store.bound(), store.db.atomic():
         _erasing(store)
-        purged = _purge_events(condition)
-    if purged:
+        purged = _purge_events(Event.memory_id.in_(gone) & not_yet)
+        messages = _purge_events(said)
+    if purged or messages:
         _flush(store)
-    return purged
+    if messages:
+        vacuum(store.db)
+    return purged + messages

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.errors import InvalidValueError, NotFoundError
-from bestie_tui.store import doc_index
+from bestie_tui.store import doc_index, message_forget
 from bestie_tui.store.models import Event, Memory, Message, Setting
 from bestie_tui.store.pair_decisions import KEEP_BOTH, parse_pair_note
 from bestie_tui.store.records import UndoResult
@@ -85,12 +85,16 @@ def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None
     restored: list[int] = []
     quote = ""
     messages_removed = 0
+    messages_back: list[int] = []  # messages forgotten or redacted by the batch, given back
     with store.change("undo", actor) as batch:
         for event in events:
             before = json.loads(event.before) if event.before else None
             after = json.loads(event.after) if event.after else None
             if event.memory_id is None:
-                if before is not None and "key" in before:
+                if event.action in message_forget.ACTIONS:
+                    messages_back.append(message_forget.undo_event(store, batch, event.action, before, after, actor))
+                    quote = quote or _quote((before or {}).get("text"))
+                elif before is not None and "key" in before:
                     _undo_setting(store, batch, event, before, after, actor)
                 elif event.action == "import" and after is not None and IMPORTED_MESSAGES in after:
                     ids = [int(i) for i in after[IMPORTED_MESSAGES]]
@@ -121,7 +125,12 @@ def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None
     what = ", ".join(f"#{i}" for i in ids) if ids else ("messages" if messages_removed else "settings")
     if messages_removed:
         what += f" (and removed {messages_removed} imported message(s))"
-    said = f" “{quote}”" if quote and len(ids) == 1 else ""
+    if messages_back:
+        back = "message " + ", ".join(f"#{i}" for i in sorted(messages_back))
+        if len(messages_back) > 1:
+            back = "messages" + back[len("message"):]
+        what = back if not ids else f"{what} (and gave back the text of {back})"
+    said = f" “{quote}”" if quote and len(ids) + len(messages_back) == 1 else ""
     return UndoResult(action=whole if len(events) > 1 else last.action, actor=last.actor, memory_ids=ids,
                       message=f"undid {action} by {last.actor} on {what}{said}")
 

@@ -1,21 +1,26 @@
-"""The raw chat history side of ``MemoryStore``: appending messages (secrets redacted) and listing
-them by role or tolerant text query. A mixin: ``MemoryStore`` (``memory_store.py``) supplies ``clock``.
+"""The raw chat history side of ``MemoryStore``: appending messages (secrets redacted), listing
+them by role or tolerant text query, and removing them (``message_forget``). A mixin:
+``MemoryStore`` (``memory_store.py``) supplies ``clock``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from peewee import fn
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.gate import redact
+from bestie_tui.store.message_forget import forget_messages, stating_messages
 from bestie_tui.store.models import ROLES, Message
 from bestie_tui.store.records import MessageRecord
 from bestie_tui.store.support import _clamp, _message_record
 from bestie_tui.text import words as textmod
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bestie_tui.store.memory_store import MemoryStore
 
 
 class StoreMessages:
@@ -59,6 +64,17 @@ class StoreMessages:
         if limit is not None:
             q = q.limit(_clamp(limit))
         return [_message_record(r) for r in q]
+
+    def forget_messages(self, ids: Iterable[int], *, actor: str = "owner") -> list[int]:
+        """Remove chat messages from the history and its index, one undo step (``undo`` brings them
+        back while ``memory.undoRetentionDays`` lasts). Returns their ids, sorted. Raises
+        NotFoundError (an id names no message; nothing removed), InvalidValueError (no id)."""
+        return forget_messages(cast("MemoryStore", self), ids, actor=actor)
+
+    def stating_messages(self, memory_id: int) -> list[MessageRecord]:
+        """The chat messages that state memory ``memory_id`` (``message_forget``), oldest first.
+        Raises NotFoundError."""
+        return stating_messages(cast("MemoryStore", self), memory_id)
 
     def message_count(self, user: str | None = None) -> int:
         """How many chat messages (only ``user``'s when given)."""

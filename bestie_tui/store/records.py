@@ -129,6 +129,24 @@ class ProposalResult:
 
 
 @dataclass(frozen=True)
+class ForgetResult:
+    """What a forget did (``MemoryStore.forget_result``): the memory as it is now, the chat messages
+    whose statement of it was redacted (``redacted``), and those that state it and were left as they
+    are (``stating``: what the owner is offered to redact). ``message`` says it in one line;
+    ``already``: the memory was forgotten before (only its messages were redacted now)."""
+
+    memory: MemoryRecord
+    redacted: tuple[int, ...]
+    stating: tuple[int, ...]
+    message: str
+    already: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"memory": self.memory.to_dict(), "redacted_messages": list(self.redacted),
+                "stating_messages": list(self.stating), "message": self.message}
+
+
+@dataclass(frozen=True)
 class UndoResult:
     """What ``undo`` reverted: the original action, its actor and the memory ids restored."""
 

@@ -8,11 +8,14 @@ pending, expired, superseded, forgotten, rejected. Then ``restate``:
   said again without a TTL, the old expiry is cleared; with one, it is set anew (``reinforce``);
 * **expired**: revived in place (``revive``): the expiry follows the restatement, as above. The
   owner approved this very text before; only its time ran out;
-* **superseded, forgotten or rejected**: revived in place when the owner says it (``add``) or the
-  assistant may store directly (writePolicy allow): approved again, and when it was superseded, the
-  record in force that replaced it is now superseded by it, so the old answer stops being injected.
-  Under writePolicy ask the assistant's restatement is a new pending proposal instead (the owner
-  decides), which on approval takes over the same way (``take_over``).
+* **superseded or rejected**: revived in place when the owner says it (``add``) or the assistant
+  may store directly (writePolicy allow): approved again, and when it was superseded, the record in
+  force that replaced it is now superseded by it, so the old answer stops being injected. Under
+  writePolicy ask the assistant's restatement is a new pending proposal instead (the owner
+  decides), which on approval takes over the same way (``take_over``);
+* **forgotten**: revived in place only by the owner's ``add``. The assistant's restatement, under
+  any write policy, is a new pending proposal that says the owner forgot it: the owner's forget
+  is never undone by the assistant alone.
 
 Every change is one event batch, undone as a whole.
 """
@@ -87,7 +90,7 @@ def restate(store: MemoryStore, row: Memory, *, ttl: str | None, actor: str, rev
     Args:
         ttl: the restatement's TTL; ``None`` clears the record's expiry.
         revive: a superseded, forgotten or rejected record may come back in place (the owner's
-            ``add``, or ``propose`` under writePolicy allow).
+            ``add``, or ``propose`` under writePolicy allow; a forgotten one only for the owner).
 
     Returns:
         ``(result, note)``: the result when the restatement was applied here, else ``None`` and a
@@ -106,6 +109,8 @@ def restate(store: MemoryStore, row: Memory, *, ttl: str | None, actor: str, rev
         record = _apply(store, row, "reinforce", actor, expires, confidence_bump)
         return ProposalResult("duplicate", record, f"already remembered as #{record.id} ({record.status}); "
                                                    f"reinforced it{note}"), ""
+    if state == "forgotten" and actor != "owner":
+        return None, f"it restates #{row.id}, which the owner forgot"  # the owner's forget stands
     if state != "expired" and not revive:
         return None, f"it restates #{row.id} ({_what_it_was(row, state)})"
     decision = check_write(row.text, path="revive", store=store, kind=row.kind, scope=row.scope, layer=row.layer,

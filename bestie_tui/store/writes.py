@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any, cast
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store import corrections, pair_decisions
 from bestie_tui.store.gate import WriteDecision, check_write
+from bestie_tui.store.message_forget import forget_memory
 from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Memory
-from bestie_tui.store.records import MemoryRecord, ProposalResult, UndoResult
+from bestie_tui.store.records import ForgetResult, MemoryRecord, ProposalResult, UndoResult
 from bestie_tui.store.restate import find_restated, restate, take_over
 from bestie_tui.store.support import snapshot, to_record
 from bestie_tui.text import words as textmod
@@ -75,9 +76,10 @@ class StoreWrites:
         approved (writePolicy allow).
 
         A restatement of a record of the same user (same ``normalize(text)``) creates no twin: an
-        active or pending one is reinforced, an expired one revived, a superseded, forgotten or
-        rejected one revived under allow or queued again under ask (``restate``). Said again without
-        a TTL, the old expiry is cleared.
+        active or pending one is reinforced, an expired one revived, a superseded or rejected one
+        revived under allow or queued again under ask (``restate``); a forgotten one is queued again
+        under every policy, saying the owner forgot it. Said again without a TTL, the old expiry is
+        cleared.
 
         A proposal that corrects or contradicts an approved memory (``store.corrections``) is queued
         for the owner even under writePolicy allow — except a correction under
@@ -111,7 +113,8 @@ class StoreWrites:
             result, note = restate(cast("MemoryStore", self), restated, ttl=ttl, actor=actor, revive=decision.action == "store")
             if result is not None:
                 return result
-        status = "approved" if decision.action == "store" else "pending"
+        forgotten = restated is not None and restated.status == "forgotten"  # only the owner brings it back
+        status = "approved" if decision.action == "store" and not forgotten else "pending"
         related = corrections.find_related(cast("MemoryStore", self), text, user)
         replaces = corrections.replaced(related)
         conflicts = [r.memory.id for r in related if r.relation.kind == "contradiction"]
@@ -131,7 +134,7 @@ class StoreWrites:
             message = f"stored #{record.id}" + (" and superseded " + ", ".join(f"#{i}" for i in replaces)
                                                  if replaces else "")
         else:
-            why = "" if decision.rule == "ask" or held else f" ({decision.reason})"
+            why = "" if decision.rule == "ask" or held or forgotten else f" ({decision.reason})"
             message = f"queued #{record.id} for the owner's review{why}"
             if replaces:
                 message += "; it replaces " + ", ".join(f"#{i}" for i in replaces)
@@ -392,13 +395,17 @@ class StoreWrites:
         """
         pair_decisions.keep_both(cast("MemoryStore", self), older_id, newer_id, actor=actor)
 
-    def forget(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:
-        """Soft delete: status ``forgotten``; never injected; ``restore`` or undo brings it back."""
-        def apply(row: Memory) -> None:
-            if row.status == "forgotten":
-                raise InvalidValueError(f"memory #{row.id} is already forgotten")
-            row.status = "forgotten"
-        return self._mutate(memory_id, "forget", actor, apply)
+    def forget(self, memory_id: int, *, actor: str = "owner", messages: bool | None = None) -> MemoryRecord:
+        """Soft delete: status ``forgotten``; never injected; ``restore`` or undo brings it back. With
+        ``messages`` (by default: under ``memory.deletePolicy`` allow) the chat messages that state it
+        are redacted in the same undo step (``forget_result`` says which)."""
+        return self.forget_result(memory_id, actor=actor, messages=messages).memory
+
+    def forget_result(self, memory_id: int, *, actor: str = "owner", messages: bool | None = None) -> ForgetResult:
+        """``forget``, saying which messages state the memory and which of them were redacted
+        (``message_forget.forget_memory``). Raises NotFoundError, InvalidValueError (already
+        forgotten)."""
+        return forget_memory(cast("MemoryStore", self), memory_id, actor=actor, messages=messages)
 
     def restore(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:
         """Bring a memory back, by its state: a rejected proposal goes back to pending (for review
