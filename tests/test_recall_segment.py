@@ -93,7 +93,7 @@ def test_agent_recall_and_the_cli_print_the_segment(run, db_path):
     assert out.exit_code == 0 and RECALL_TITLE in out.output and "June 2027" in out.output
     data = json.loads(run("memory", "recall", "passport", "--user", "ana", "--json").output)
     assert data["history"][0]["parts"]["relevance"] > 0
-    assert run("memory", "recall", "passport", "--user", "bob").output.strip() == ""
+    assert run("memory", "recall", "passport", "--user", "bob").stdout.strip() == ""  # a note on stderr: issue 30
 
 
 def test_messages_search_ranks_with_recall_and_shows_the_turns_around_each_hit(run, db_path):

@@ -8,7 +8,8 @@ The user, channel and project of every call are fixed when the server starts (it
 environment); no tool takes them, and ``bestie mcp`` serves a store bound to that user
 (``MemoryStore(…, user=U)``), so no tool reads or writes another user's rows. A refused
 call (a secret, an injected block, an over-long text, an unknown id) is a tool error whose text is
-the one-line reason; nothing is written.
+the one-line reason; nothing is written. ``recall`` for a user the database holds no memory and no
+message of answers with a ``note`` (``turns.UNKNOWN_USER_NOTE``), never a silent empty block.
 """
 
 from __future__ import annotations
@@ -79,10 +80,13 @@ def build_server(store, binding: Binding) -> Any:
     @server.tool(description=(
         "Get what you should know about the user for this request: the memory block of their approved "
         "memories, most relevant first. Call it at the start of every user request with the request "
-        "text as query, and put the returned block into your context as it is."))
+        "text as query, and put the returned block into your context as it is. An answer with a note "
+        "holds nothing for this user yet: a new user, or a user id mistyped in this server's setup."))
     async def recall(query: str) -> dict[str, Any]:
         result = call(turns.recall, query, user=binding.user, channel=binding.channel, project=binding.project)
-        return {"block": result.block, "memory_ids": [i.record.id for i in result.pack.items], "history": result.history}
+        answer = {"block": result.block, "memory_ids": [i.record.id for i in result.pack.items],
+                  "history": result.history}
+        return {**answer, "note": result.note} if result.note else answer
 
     @server.tool(description=(
         "Propose one lasting fact about the user to remember (a preference, a fact about their life, a "

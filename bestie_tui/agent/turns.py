@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 MAX_TEXT_CHARS = 20_000
 
 
+#: The note of an answer for a user the database holds nothing of (a mistyped user id looks empty).
+UNKNOWN_USER_NOTE = "no memories or messages for this user yet"
+
+
 @dataclass
 class Recall:
     """What a prompt gets for one request.
@@ -31,15 +35,19 @@ class Recall:
         history: earlier chat turns recalled for the request (the block's recall segment,
             ``retrieval.recall``): each ``{"message_id", "session", "line", "tokens", "score", "parts"}``;
             empty when the ``recall.segment`` setting is off or nothing in the history applies.
+        note: ``UNKNOWN_USER_NOTE`` when the block is empty because the database holds no memory
+            and no message of the user at all (not one that matched nothing), else ``None``.
     """
 
     block: str
     pack: ContextPack
     history: list[dict[str, Any]] = field(default_factory=list)
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"block": self.block, "memories": [i.to_dict() for i in self.pack.items],
+        data = {"block": self.block, "memories": [i.to_dict() for i in self.pack.items],
                 "tokens": self.pack.tokens, "paused": self.pack.paused, "history": self.history}
+        return {**data, "note": self.note} if self.note else data
 
 
 def check_text(text: Any, what: str = "text") -> str:
@@ -61,7 +69,7 @@ def recall(store, query: str, *, user: str | None, channel: str | None = None, p
     """The memory block a prompt for ``query`` gets (``assembly.build_context``, with the recall
     segment of past conversations, never the current ``session``'s recent turns nor a turn that
     states a memory the owner forgot), recording access of the included memories as a real prompt
-    does.
+    does. An empty block for a user the database holds nothing of carries ``UNKNOWN_USER_NOTE``.
 
     Raises:
         InvalidValueError: an empty or over-long query, a bad budget.
@@ -72,7 +80,9 @@ def recall(store, query: str, *, user: str | None, channel: str | None = None, p
     pack = build_context(store, query, user, channel, project,
                          DEFAULT_TOKEN_BUDGET if token_budget is None else token_budget, record_access=True,
                          history=True, session=session, exclude_texts=forgotten_statements(store, user))
-    return Recall(pack.render(), pack, history=[r.to_dict() for r in pack.recalled])
+    block = pack.render()
+    note = UNKNOWN_USER_NOTE if not block and not store.knows_user(user) else None
+    return Recall(block, pack, history=[r.to_dict() for r in pack.recalled], note=note)
 
 
 @uses_store

@@ -9,7 +9,7 @@ import click
 from bestie_tui.store.models import ROLES
 from bestie_tui.text.words import printable
 
-from .common import MEMORY_ID, AppContext, db_option, json_option, memory, owner_user, pass_app
+from .common import MEMORY_ID, AppContext, db_option, json_option, memory, note_unknown_user, owner_user, pass_app
 from .render import emit_json
 
 
@@ -81,6 +81,8 @@ def recall_cmd(app: AppContext, query, user, channel, project, session, budget, 
     result = recall(store, query, user=user, channel=channel, project=project, token_budget=budget,
                     session=session)
     hidden = {} if result.history else _turns_in_other_channels(store, query, user, channel)
+    if result.note:
+        note_unknown_user(store, user)
     if as_json:
         emit_json({**result.to_dict(), "outside_scope": [{"channel": c, "turns": n} for c, n in hidden.items()]})
         return

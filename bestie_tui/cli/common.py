@@ -61,6 +61,19 @@ def owner_user(store) -> str:
     return user
 
 
+def note_unknown_user(store, user: str | None) -> bool:
+    """Say on stderr, in one line, when the database holds no memory and no message of ``user``:
+    a mistyped user id would otherwise read as a user with nothing that matches (the exit code stays
+    0: it is no failure). Returns whether it said so."""
+    if user is None or store.knows_user(user):
+        return False
+    from bestie_tui.text.words import printable
+
+    click.echo(f"note: no memories or messages for user {printable(user)!r} yet (bestie memory users lists "
+               "the users)", err=True)
+    return True
+
+
 #: A usage error shows at most this many characters of any one argument it quotes.
 USAGE_ARG_CHARS = 24
 

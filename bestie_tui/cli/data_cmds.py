@@ -16,7 +16,7 @@ from bestie_tui.store.models import ROLES
 from bestie_tui.text.clock import ago
 from bestie_tui.text.words import clip, json_text, printable
 
-from .common import json_option, memory, pass_app
+from .common import json_option, memory, note_unknown_user, pass_app
 from .render import emit_json, message_line
 
 
@@ -44,6 +44,8 @@ def messages(ctx: click.Context, limit, role, user, as_json) -> None:
         return
     store = ctx.obj.store()
     items = store.messages(limit=limit, role=role, user=user)
+    if not items:
+        note_unknown_user(store, user)
     _print_messages(items, as_json, f"no messages from user {user!r}" if user else "no messages", store.owner_zone,
                     store)
 
@@ -83,6 +85,7 @@ def messages_search(app, query, limit, role, user, session, as_json) -> None:
                   every_user=user is None)
     empty = f"no message matches {clip(query)!r}" + (f" for user {user!r}" if user else "")
     if not hits:
+        note_unknown_user(store, user)
         items = [m for m in store.messages(limit=None if session else limit, role=role, query=query, user=user)
                  if session is None or m.session == session][:limit]
         _print_messages(items, as_json, empty, store.owner_zone, store)
@@ -100,6 +103,28 @@ def messages_search(app, query, limit, role, user, session, as_json) -> None:
         click.echo(message_line(hit.message, store.owner_zone, now))
         for m in hit.after:
             click.echo(click.style("  " + message_line(m, store.owner_zone, now), dim=True))
+
+
+@memory.command("users")
+@json_option
+@pass_app
+def users_cmd(app, as_json) -> None:
+    """Every user the database holds memories or messages of, with their counts ("-": bound to no
+    user, the owner's own)."""
+    rows = app.store().users()
+    if as_json:
+        emit_json([u.to_dict() for u in rows])
+        return
+    if not rows:
+        click.echo("no users: the database holds no memory and no message")
+        return
+    store = app.store()
+    width = max(8, *(len(printable(u.user or "-")) for u in rows))
+    click.echo(f"{'user':<{width}}  {'memories':>8}  {'approved':>8}  {'pending':>7}  {'messages':>8}  last message")
+    for u in rows:
+        last = ago(u.last_message_at, store.clock()) if u.last_message_at else "-"
+        click.echo(f"{printable(u.user or '-'):<{width}}  {u.memories:>8}  {u.approved:>8}  {u.pending:>7}  "
+                   f"{u.messages:>8}  {last}")
 
 
 @memory.command("export")

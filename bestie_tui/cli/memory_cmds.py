@@ -14,7 +14,7 @@ from bestie_tui.store.models import LAYERS, SCOPES, STATUSES
 from bestie_tui.text.clock import show
 from bestie_tui.text.words import clip, printable
 
-from .common import AppContext, json_option, memory, memory_id_arg, pass_app
+from .common import AppContext, json_option, memory, memory_id_arg, note_unknown_user, pass_app
 from .render import emit_json, kv, memory_detail, memory_line, memory_lines
 
 
@@ -69,6 +69,8 @@ def list_cmd(app: AppContext, scope, status, tier, user, limit, as_json) -> None
     """Every memory, archive included, newest first."""
     store = app.store()
     items = store.list(scope=scope, status=status, tier=tier, user=user, limit=limit)
+    if not items:
+        note_unknown_user(store, user)
     if as_json:
         emit_json([m.to_dict() for m in items])
     else:
@@ -122,6 +124,8 @@ def search(app: AppContext, query, status, limit, user, as_json) -> None:
     """Find memories by words (case-, accent- and inflection-tolerant)."""
     store = app.store()
     items = search_memories(store, query, status=status, limit=limit, user=user)
+    if not items:
+        note_unknown_user(store, user)
     if as_json:
         emit_json([m.to_dict() for m in items])
     else:

@@ -7,7 +7,7 @@ import click
 
 from bestie_tui.text.words import printable
 
-from .common import BestieGroup, json_option, memory, owner_user, pass_app
+from .common import BestieGroup, json_option, memory, note_unknown_user, owner_user, pass_app
 from .render import emit_json, kv
 
 
@@ -52,6 +52,8 @@ def context(app, query, user, channel, project, token_budget, governance, record
         user = owner_user(app.store())
     pack = build_context(app.store(), query, user, channel, project, token_budget,
                          governance=governance, record_access=record_access)
+    if not pack.items:
+        note_unknown_user(app.store(), user)
     if as_json:
         emit_json(pack.to_dict())
         return

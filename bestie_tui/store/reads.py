@@ -1,5 +1,5 @@
 """The read side of ``MemoryStore``: get/open, filtered listing (with a tolerant text match), counts, the
-pending queue, similar memories, status and summary figures, and the audit history. A mixin:
+pending queue, similar memories, status and summary figures, the users and the audit history. A mixin:
 ``MemoryStore`` (``memory_store.py``) supplies ``clock``, ``path``, ``_row`` and the settings it reads.
 """
 
@@ -12,13 +12,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from peewee import fn
+from peewee import Case, fn
 
 from bestie_tui.store.db import SCHEMA_VERSION
 from bestie_tui.store.models import LAYERS, Event, Memory, Message
 from bestie_tui.store.query import memory_query, tier_condition
-from bestie_tui.store.records import EventRecord, MemoryRecord, StoreStatus, Summary
-from bestie_tui.store.support import _clamp, to_record
+from bestie_tui.store.records import EventRecord, MemoryRecord, StoreStatus, Summary, UserCounts
+from bestie_tui.store.support import _clamp, _parse_dt, to_record
 
 
 class StoreReads:
@@ -207,6 +207,36 @@ class StoreReads:
         out.pinned = Memory.select().where(active & Memory.pinned).count()
         out.recent = self.list(status="approved", limit=recent)
         return out
+
+    def users(self) -> builtins.list[UserCounts]:
+        """Every user the database (or this store's binding) holds rows of, with their counts: from
+        the memories and the messages, ordered by user id, the rows bound to no user (``user``
+        ``None``, the owner's) first. Two grouped queries."""
+        approved = fn.SUM(Case(None, [(Memory.status == "approved", 1)], 0))
+        pending = fn.SUM(Case(None, [(Memory.status == "pending", 1)], 0))
+        memories = {u: (n, int(a or 0), int(p or 0)) for u, n, a, p in cast(
+            "Iterable[tuple[str | None, int, int, int]]",
+            Memory.select(Memory.user, fn.COUNT(Memory.id), approved, pending).group_by(Memory.user).tuples())}
+        messages = {u: (n, _parse_dt(at)) for u, n, at in cast(
+            "Iterable[tuple[str | None, int, Any]]",
+            Message.select(Message.user, fn.COUNT(Message.id), fn.MAX(Message.created_at))
+            .group_by(Message.user).tuples())}
+        return [UserCounts(u, *memories.get(u, (0, 0, 0)), *messages.get(u, (0, None)))
+                for u in sorted({*memories, *messages}, key=lambda u: (u is not None, u or ""))]
+
+    def knows_user(self, user: str | None) -> bool:
+        """Whether the database holds a memory or a message of ``user`` (of any status): a request for
+        a user it does not know (a mistyped id) gets a note, not a silent empty block. The rows bound
+        to no user count for the owner (``owner.user``) and for ``None``."""
+        owner = user is None or user == self.get_setting("owner.user")
+
+        def theirs(column: Any) -> Any:
+            if user is None:
+                return column.is_null()
+            return (column == user) | column.is_null() if owner else column == user
+
+        return bool(Memory.select().where(theirs(Memory.user)).exists()
+                    or Message.select().where(theirs(Message.user)).exists())
 
     def history(self, memory_id: int | None = None, limit: int = 50) -> builtins.list[EventRecord]:
         """Audit events, newest first; only those of ``memory_id`` when given."""

@@ -147,6 +147,24 @@ class ForgetResult:
 
 
 @dataclass(frozen=True)
+class UserCounts:
+    """One user of the database (``MemoryStore.users``): ``user`` (``None``: rows bound to no user,
+    the owner's), memories by status, messages and the time of the newest message (naive UTC)."""
+
+    user: str | None
+    memories: int
+    approved: int
+    pending: int
+    messages: int
+    last_message_at: datetime | None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["last_message_at"] = iso(self.last_message_at)
+        return data
+
+
+@dataclass(frozen=True)
 class UndoResult:
     """What ``undo`` reverted: the original action, its actor and the memory ids restored."""
 
