@@ -54,7 +54,9 @@ def print_report(report, limit: int, details: bool = False, now=None) -> None:
                 if len(g.members) > 6:
                     click.echo(f"      … and {len(g.members) - 6} more")
     if report.mode in (None, "conflicts"):
-        click.echo(f"\ncorrections: {c.get('corrections', 0)} (the newer record replaces the older; cleanup supersedes them)")
+        strong = sum(1 for k in report.corrections if getattr(k, "strong", True))
+        click.echo(f"\ncorrections: {c.get('corrections', 0)} (the newer record may replace the older; cleanup "
+                   f"selects the {strong} on strong evidence, the rest are off until you choose)")
         _pairs(report.corrections[:limit], wording.correction_heading,
                wording.correction_details if details else None, "corrections")
         click.echo(f"\ncontradiction candidates: {c['contradictions']}"
@@ -134,7 +136,7 @@ def analyze(app, mode, user, limit, details, as_json) -> None:
     from bestie_tui.hygiene.health import record_snapshot
 
     store = app.store()
-    report = run_doctor(store, mode=mode, user=user)
+    report = run_doctor(store, mode=mode, user=user, judge=True)
     if mode is None:
         record_snapshot(store, report)  # one snapshot per full doctor run feeds `hygiene trend`
     if as_json:

@@ -155,15 +155,22 @@ def compare(app, first, second, as_json) -> None:
     record is the older statement; otherwise the first argument is the older one.
     """
     from bestie_tui.facts.relations import relate
+    from bestie_tui.store.limits import MEMORY_TEXT_MAX
 
     a, b = _text_or_memory(app, first), _text_or_memory(app, second)
+    for name, (text, _record) in (("first", a), ("second", b)):
+        if len(text) > MEMORY_TEXT_MAX:
+            raise click.UsageError(f"the {name} text is {len(text):,} characters; a memory holds at most "
+                                   f"{MEMORY_TEXT_MAX:,}")
     older, newer = (a, b) if not (a[1] and b[1]) or (a[1].created_at, a[1].id) <= (b[1].created_at, b[1].id) \
         else (b, a)
     rel = relate(older[0], newer[0])
+    strength = ("strong evidence: a default action may follow" if rel.strong else
+                "weak evidence: shown, nothing done until you choose") if rel.kind in ("duplicate", "correction") else ""
     if as_json:
         emit_json({"older": _side_json(older), "newer": _side_json(newer), "relation": rel.to_dict()})
         return
-    click.echo(f"{rel.kind}: {printable(rel.reason)}")
+    click.echo(f"{rel.kind}: {printable(rel.reason)}" + (f" ({strength})" if strength else ""))
     for name, (text, record) in (("older", older), ("newer", newer)):
         click.echo(f"  {name}: " + (memory_line(record) if record else printable(text)))
 

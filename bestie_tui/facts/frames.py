@@ -713,7 +713,8 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
 #: ("moved to the payments team", "chuyển sang dự án mới") is no move of home.
 _NOT_PLACES = frozenset({"project", "team", "department", "dept", "branch", "role", "position", "job", "group",
                          "squad", "unit", "division", "channel", "repo", "repository", "desk", "shift", "class",
-                         "course", "phase", "sprint", "stage", "tier", "plan", "account", "board", "queue",
+                         "office", "floor", "server", "cluster", "bank", "account", "school",
+                         "course", "phase", "sprint", "stage", "tier", "plan", "board", "queue",
                          "du an", "nhom", "phong", "ban", "bo phan", "lop", "khoa"})
 
 

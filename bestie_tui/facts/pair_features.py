@@ -70,6 +70,9 @@ RULE_BASES = ("same", "value", "negation", "antonym", "ended", "fix", "change", 
 
 _FUNCTION = frozenset(textmod.fold(w) for w in en.FUNCTION | vi.FUNCTION) | frozenset(CUES)
 _CUE_SET = frozenset(CUES)
+#: Bounds of the quadratic parts: quantity pairs compared, words aligned per text.
+_QUANTITY_PAIRS = 400
+_ALIGNED = 200
 _NEGATIONS = frozenset(textmod.fold(w) for w in en.NEGATIONS | vi.NEGATIONS) | {"dont", "doesnt", "didnt", "isnt",
                                                                                "arent", "wasnt", "cant", "wont"}
 _CUE_ORDER = {c: i for i, c in enumerate(CUES)}
@@ -172,8 +175,9 @@ def features(older: str, newer: str, rule=None, frames=None) -> dict[str, float]
     out["names_differ"] = float(bool(ma and mb and not ma & mb))
     out["names_new"] = float(bool(mb - ma))
     qa, qb = a.quantities, b.quantities
-    out["quantities_agree"] = float(bool(qa and qb and dates.agree(qa, qb)))
-    out["quantities_differ"] = float(bool(qa and qb and dates.differ(qa, qb)))
+    few = len(qa) * len(qb) <= _QUANTITY_PAIRS  # the comparison is quadratic: a long text is not a memory
+    out["quantities_agree"] = float(bool(qa and qb and few and dates.agree(qa, qb)))
+    out["quantities_differ"] = float(bool(qa and qb and few and dates.differ(qa, qb)))
     # the reader
     subject = same_subject(a.subject, b.subject, a.content, b.content)
     out["subject_same"] = float(subject == "same")
@@ -196,7 +200,7 @@ def features(older: str, newer: str, rule=None, frames=None) -> dict[str, float]
         out[f"xor_{flag}"] = float(fa != fb)
     # alignment of the two word sequences (difflib's matching blocks, Ratcliff/Obershelp): one span
     # swapped inside a shared frame ("born in X" / "born in Y"), words only added, or a rewrite
-    wa, wb = _words_of(older), _words_of(newer)
+    wa, wb = _words_of(older)[:_ALIGNED], _words_of(newer)[:_ALIGNED]  # alignment is quadratic: a memory's head
     codes = SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes()
     ops = [op for op in codes if op[0] != "equal"]
     kept = sum(i2 - i1 for tag, i1, i2, _, _ in codes if tag == "equal")
@@ -256,7 +260,8 @@ def close(older: str, newer: str, same_frame: bool = False) -> bool:
     who = {textmod.fold(w) for r in (a, b) for w in (r.subject.name or "").split()}  # whose, not what
     if (_text_side(older)[1] & _text_side(newer)[1]) - who:
         return True
-    if {c for c in a.content & b.content if not any(ch.isdigit() for ch in c) and not c.startswith("@")} - who:
+    if {c for c in a.content & b.content if not any(ch.isdigit() for ch in c) and not c.startswith("@")
+            and c not in _FUNCTION} - who:  # not a pronoun read as a concept ("toi" typed for "tôi")
         return True
     if same_frame:
         return True

@@ -142,20 +142,24 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
     if rule.basis == "text":
         return replace(rule, strong=True, confidence=1.0, evidence=("the same text",))
     m = learned.active()
-    if m is None or rule.kind == "compatible" and not close(older, newer):
+    if m is None or rule.kind == "compatible" and (not close(older, newer) or _numbered_things(rule, older, newer)):
         # no model; or texts that share nothing the doctor can point at (no word or stem, concept,
         # specific frame, name, kind of quantity or spelling): the labelled pairs hold duplicates with
         # no word in common, so the model would call any two unrelated texts one; the rules stand
         return replace(rule, strong=rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind])
     x = pair_features(older, newer)
     p = m.probabilities(x)
+    numbers_apart = bool(x.get("quantities_differ") or x.get("numbers_differ") and not x.get("quantities_agree"))
+    if numbers_apart:
+        p = dict(p, duplicate=0.0)  # two records whose numbers differ are never one fact ("6B" / "6C")
     top = max(m.labels, key=lambda k: (p[k], -m.labels.index(k)))
-    if rule.kind != "compatible":
+    if rule.kind != "compatible" and not (rule.kind == "duplicate" and numbers_apart):
         # the reader framed a relation: it stands, with its reason; strong only where the model agrees
-        # strong: the rules rest on strong evidence and either the model agrees, or the evidence is
-        # an equal value or another value of a single-valued attribute ("iPhone 14" → "iPhone 15")
+        # strong: the rules rest on strong evidence (the same value, an explicit change, another value
+        # of a single-valued attribute: "iPhone 14" → "iPhone 15") and the model does not call the
+        # pair compatible
         strong = rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind] and (
-            top == rule.kind and p[top] >= m.strong or rule.basis in ("same", "value") and top != "compatible")
+            top == rule.kind and p[top] >= m.strong or top != "compatible")
         return replace(rule, strong=strong, confidence=p[rule.kind],
                        evidence=(rule.reason,))  # the rules say why
     if top == "compatible":
@@ -245,6 +249,16 @@ _DENSE_WORDS = {
 #: The reader's generic frames ("is", "has", "does", "likes"): nearly every text has one, so sharing
 #: one says nothing about the topic.
 _GENERIC_FRAMES = frozenset({"is", "have", "do", "of", "switch", "like", "prefer"})
+
+
+def _numbered_things(rule: Relation, older: str, newer: str) -> bool:
+    """The rules found two different things told apart by a number ("item 1" / "item 40", "room 12"
+    / "room 14"): a list of things, not one fact told twice or changed."""
+    if rule.basis != "subject":
+        return False
+    a, b = read(older).subject, read(newer).subject
+    return a.kind == b.kind == "thing" and a.words != b.words and any(
+        w.isdigit() for w in a.words ^ b.words)
 
 
 def close(older: str, newer: str) -> bool:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import combinations
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.hygiene.contradictions import Contradiction
@@ -178,7 +179,7 @@ def load_active(store, user: str | None = None) -> tuple[list[MemoryRecord], dic
 @uses_store
 def run_doctor(store, mode: str | None = None, user: str | None = None, *,
                progress: ProgressFn | None = None, threshold: float | None = None,
-               stale_days: int = STALE_DAYS) -> DoctorReport:
+               stale_days: int = STALE_DAYS, judge: bool = False) -> DoctorReport:
     """Examine the active memories of ``store`` (a ``MemoryStore``) and report. Read-only.
 
     Args:
@@ -189,6 +190,8 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
         threshold: TF-IDF cosine from which two texts the reader cannot frame are duplicates (the
             "similar" rung; default ``duplicates.DEFAULT_THRESHOLD``).
         stale_days: days without use after which a working memory is stale.
+        judge: ask the owner's language model about the related pairs (``doctor.judgeUrl``), for a
+            report the owner reads (``analyze``, the Doctor view); plans and scores never wait on it.
 
     Returns:
         A ``DoctorReport``.
@@ -218,18 +221,19 @@ def run_doctor(store, mode: str | None = None, user: str | None = None, *,
         analysis = find_duplicates(records, threshold=threshold or DEFAULT_THRESHOLD, norms=norms,
                                    progress=lambda f: report_progress("duplicates", 0.1 + 0.7 * f))
         report.negation_pairs = len(analysis.opposite_pairs)
+        kept = _kept(store, user)  # pairs the owner chose to keep apart: never asked again
         if mode != "conflicts":
-            report.duplicates = analysis.groups
+            report.duplicates = [g for g in analysis.groups
+                                 if not any(frozenset(p) in kept for p in combinations(g.ids, 2))]
         report.timings["duplicates"] = time.perf_counter() - t
         if mode in (None, "conflicts"):
             t = time.perf_counter()
             report_progress("contradictions", 0.85)
-            kept = _kept(store, user)  # pairs the owner chose to keep apart: never asked again
             report.contradictions = [c for c in find_contradictions(records, analysis)
                                      if frozenset(c.ids) not in kept]
             report.corrections = [c for c in find_corrections(analysis) if frozenset(c.ids) not in kept]
             report.related = find_related(analysis, kept)
-            report.judge_note = _ask_judge(store, report.related)
+            report.judge_note = _ask_judge(store, report.related) if judge else None
             report.timings["contradictions"] = time.perf_counter() - t
     if mode in (None, "stale"):
         report_progress("stale", 0.9)

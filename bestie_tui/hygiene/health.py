@@ -139,15 +139,16 @@ def trend(store, limit: int = 30) -> list[Snapshot]:
 
 @uses_store
 def hygiene_status(store, user: str | None = None, record: bool = True, progress=None,
-                   report=None) -> HygieneStatus:
+                   report=None, judge: bool = False) -> HygieneStatus:
     """Run the full doctor, score it and (unless ``record`` is False) write one snapshot. ``report``:
     a full ``DoctorReport`` of ``user`` already made for the store as it is now (the console's
-    Cleanup view made one), scored instead of running the doctor again."""
+    Cleanup view made one), scored instead of running the doctor again. ``judge``: ask the owner's
+    language model about related pairs (``run_doctor``)."""
     from bestie_tui.hygiene.doctor import run_doctor
 
     previous = trend(store, 1)
     if report is None or report.mode is not None or report.user != user:
-        report = run_doctor(store, user=user, progress=progress)
+        report = run_doctor(store, user=user, progress=progress, judge=judge)
     health = health_score(report)
     snap = record_snapshot(store, report, health) if record else None
     return HygieneStatus(report, health, snap, previous[0] if previous else None)

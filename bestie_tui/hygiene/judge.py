@@ -184,7 +184,7 @@ def _chat(endpoint: str, body: dict[str, Any], api_key: str | None, seconds: flo
     raw = _within(seconds, lambda: _fetch(request, seconds))
     try:
         return json.loads(raw.decode("utf-8"))["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError):
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
         raise _Failed("the answer is not a chat completion") from None
 
 

@@ -52,7 +52,7 @@ def check_pair(store: MemoryStore, older_id: int, newer_id: int) -> tuple[Memory
     within this store's tenant), both active (approved and not superseded), both of one user.
 
     Returns:
-        ``(older, newer)`` as records.
+        ``(older, newer)`` as records, ordered by creation (then id), whatever order they were given in.
 
     Raises:
         NotFoundError: an id names no memory this store reaches.
@@ -70,6 +70,8 @@ def check_pair(store: MemoryStore, older_id: int, newer_id: int) -> tuple[Memory
     if older.user != newer.user:
         raise InvalidValueError(f"#{older.id} belongs to {_who(older.user)} and #{newer.id} to "
                                 f"{_who(newer.user)}; a pair is two memories of one user")
+    if (newer.created_at, newer.id) < (older.created_at, older.id):
+        older, newer = newer, older  # "newer" is the later statement, whichever order the ids came in
     return older, newer
 
 

@@ -286,7 +286,11 @@ def check_base_url(value: str, source: str, *, example: str | None = None) -> st
             problem = "it contains spaces or control characters"
         elif parts.query or parts.fragment or text.endswith(("?", "#")):
             problem = "a base URL takes no ?query or #fragment"
+        elif parts.username is not None or parts.password is not None:
+            problem = "a URL with a user or password in it would be stored and exported as plain text"
     if problem:
         example = example or "https://api.telegram.org or http://127.0.0.1:8080/prefix"
-        raise DeliveryConfigError(f"{source} {text!r} is not a usable API base URL ({problem}), e.g. {example}")
+        shown = text.split("@", 1)[-1] if "@" in text.split("/")[2 if "//" in text else 0] else text
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"  # never the credentials, never the whole of a long value
+        raise DeliveryConfigError(f"{source} {shown!r} is not a usable API base URL ({problem}), e.g. {example}")
     return text.rstrip("/")

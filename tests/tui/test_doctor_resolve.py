@@ -38,15 +38,35 @@ async def test_n_makes_the_newer_replace_the_older_and_u_undoes_it(store, clock)
     app = BestieApp(store, poll_interval=0, start_mode="doctor")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await _open_on_the_pair(app, pilot)
-        assert "Corrections (1)" in screen_text(app)
-        await pilot.press("n")
+        assert "Corrections (1," in screen_text(app)
+        await pilot.press("n")  # asks first, showing both texts
+        await pilot.pause()
+        assert "replaces #" in screen_text(app) and OLDER in screen_text(app)
+        await pilot.press("y")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert store.get(older.id).superseded_by == newer.id
-        assert "Corrections (0)" in screen_text(app)
-        await pilot.press("u")
+        assert "Corrections (0," in screen_text(app)
+        await pilot.press("u")  # undone, and the doctor runs again: the pair is back
+        await app.workers.wait_for_complete()
         await pilot.pause()
         assert store.get(older.id).superseded_by is None
+        assert "Corrections (1," in screen_text(app)
+
+
+async def test_a_cancelled_confirmation_changes_nothing(store, clock):
+    older = store.add("fact", OLDER)
+    clock.advance(86400)
+    store.add("fact", NEWER)
+    app = BestieApp(store, poll_interval=0, start_mode="doctor")
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_on_the_pair(app, pilot)
+        await pilot.press("m")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert [m.superseded_by for m in store.list()] == [None, None]
+        assert store.get(older.id).text == OLDER
 
 
 async def test_o_keeps_the_older(store, clock):
@@ -57,6 +77,8 @@ async def test_o_keeps_the_older(store, clock):
     async with app.run_test(size=SIZE) as pilot:
         await _open_on_the_pair(app, pilot)
         await pilot.press("o")
+        await pilot.pause()
+        await pilot.press("y")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert store.get(newer.id).superseded_by == older.id and store.get(older.id).superseded_by is None
@@ -72,14 +94,12 @@ async def test_b_keeps_both_and_the_doctor_does_not_ask_again_until_undone(store
         await pilot.press("b")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "Corrections (0)" in screen_text(app)
+        assert "Corrections (0," in screen_text(app)
         assert [m.superseded_by for m in store.list()] == [None, None]  # both stay
         await pilot.press("u")
-        await pilot.pause()
-        await pilot.press("r")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "Corrections (1)" in screen_text(app)
+        assert "Corrections (1," in screen_text(app)
 
 
 async def test_a_key_with_no_pair_highlighted_says_what_to_do(store):

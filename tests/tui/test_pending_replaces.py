@@ -100,7 +100,7 @@ async def test_the_console_doctor_shows_the_correction_and_the_contradiction(sto
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         text = screen_text(app)
-        assert "Corrections (1) — the newer replaces the older" in text
+        assert "Corrections (1, 1 on strong evidence) — the newer may replace the older" in text
         assert "tool (laptop) changed Dell → Lenovo" in text
         assert "Contradiction candidates (1)" in text
 

@@ -40,7 +40,7 @@ class DoctorScreen(BestieScreen):
         Binding("m", "resolve('merge')", "Merge", id="doctor.merge"),
         Binding("n", "resolve('newer')", "Newer wins", id="doctor.newer"),
         Binding("o", "resolve('older')", "Keep older", id="doctor.older"),
-        Binding("u", "app.undo", "Undo", id="doctor.undo"),
+        Binding("u", "undo", "Undo", id="doctor.undo"),
         Binding("j", "tree('cursor_down')", "Down", show=False, id="doctor.down"),
         Binding("k", "tree('cursor_up')", "Up", show=False, id="doctor.up"),
         Binding("g", "tree('scroll_home')", "Top", show=False, id="doctor.top"),
@@ -104,7 +104,7 @@ class DoctorScreen(BestieScreen):
             self.app.call_from_thread(self._progress, fraction)
 
         try:
-            status = hygiene_status(self.store, progress=progress, report=report)
+            status = hygiene_status(self.store, progress=progress, report=report, judge=True)
         except BestieError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
@@ -130,6 +130,9 @@ class DoctorScreen(BestieScreen):
             line.append(f"  ·  {report.timings.get('total', 0):.1f} s")
         if changed:
             line.append("   ·  memories changed since: r runs it again", style="bold yellow")
+        if getattr(report, "judge_note", None):
+            line.append("\n")
+            append(line, report.judge_note, style="yellow", single_line=True)  # the judge failed: one line
         return line
 
     def _analysed(self, status) -> None:
@@ -170,7 +173,9 @@ class DoctorScreen(BestieScreen):
         for _key, groups in wording.collapse(report.duplicates[:SECTION_ITEMS], wording.duplicate_collapse_key):
             details = ("; ".join(wording.duplicate_details(g) for g in groups[:3])
                        + ("; …" if len(groups) > 3 else ""))
-            parent = section.add(self._with_details(wording.duplicates_collapsed_heading(groups), details, 8))
+            pair = ("related", *groups[0].ids) if len(groups) == 1 and len(groups[0].ids) == 2 else None
+            parent = section.add(self._with_details(wording.duplicates_collapsed_heading(groups), details, 8),
+                                 data=pair)  # a group of two is a pair: b/m/n/o resolve it
             for g in groups:
                 group = parent.add(data(self._cut(wording.duplicate_heading(g)
                                                   + (f" (user {g.user})" if g.user else ""), 12),
@@ -180,8 +185,9 @@ class DoctorScreen(BestieScreen):
         self._more(section, len(report.duplicates))
 
     def _corrections(self, tree: Tree, report) -> None:
-        section = tree.root.add(Text(f"Corrections ({len(report.corrections)}) — the newer replaces the older"),
-                                expand=True)
+        strong = sum(1 for c in report.corrections if getattr(c, "strong", True))
+        section = tree.root.add(Text(f"Corrections ({len(report.corrections)}, {strong} on strong evidence) — "
+                                     "the newer may replace the older"), expand=True)
         self._pairs(section, report.corrections, self._correction_heading, "→", "corrections")
         self._more(section, len(report.corrections))
 
@@ -342,16 +348,41 @@ class DoctorScreen(BestieScreen):
 
         pair = self._related_pair()
         if pair is None:
-            self.notify("Highlight a pair (Corrections, Contradictions or Related) to resolve it.",
-                        severity="warning")
+            self.notify("Highlight a pair (a duplicate pair, a correction, a contradiction or a related pair) "
+                        "to resolve it.", severity="warning")
             return
-        try:
-            done = resolve_pair(self.store, pair[0], pair[1], how)
-        except BestieError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+
+        def apply(confirmed: bool | None = True) -> None:
+            if not confirmed:
+                return
+            try:
+                done = resolve_pair(self.store, pair[0], pair[1], how)
+            except BestieError as exc:
+                self.notify(str(exc), severity="error", markup=False)
+                return
+            self.notify(done.message.replace("undo with `bestie memory undo`", "u undoes"), markup=False, timeout=4)
+            self.changed()
+            self.action_analyze()
+
+        if how == "keep_both":
+            apply()  # changes no memory
             return
-        self.notify(done.message, markup=False, timeout=4)
-        self.changed()
+        from ..screens.confirm_modal import ConfirmModal
+
+        older, newer = self.store.get(pair[0]), self.store.get(pair[1])
+        if (newer.created_at, newer.id) < (older.created_at, older.id):
+            older, newer = newer, older
+        question = {"merge": f"Merge #{older.id} and #{newer.id} into one memory?",
+                    "newer": f"#{newer.id} replaces #{older.id}: #{older.id} leaves the prompt (kept, u undoes)?",
+                    "older": f"Keep the older #{older.id}: #{newer.id} leaves the prompt (kept, u undoes)?"}[how]
+        question += f"\n\nolder #{older.id}: {older.text}\nnewer #{newer.id}: {newer.text}"
+        self.app.push_screen(ConfirmModal(question, confirm_label={"merge": "Merge", "newer": "Replace",
+                                                                   "older": "Keep older"}[how]), apply)
+
+    def action_undo(self) -> None:
+        """Undo the last change of this console (``u``) and analyse again, so an undone resolution
+        shows its pair again."""
+        self.app.action_undo()
         self.action_analyze()
 
     def action_cleanup(self) -> None:
