@@ -164,7 +164,10 @@ def test_messages_forget_cli_says_what_it_did_and_refuses_an_unknown_id_whole(ru
     refused = run("memory", "messages", "forget", "2", "9")
     assert refused.exit_code == 1 and refused.stderr.strip() == "Error: no message with id 9; nothing was forgotten"
     assert run("memory", "messages", "forget").exit_code == 2
+    assert run("memory", "messages", "forget", "--", "9223372036854775808").exit_code == 2  # past any id
     store = MemoryStore(db_path)
+    with pytest.raises(NotFoundError, match="no message with id 9223372036854775808"):
+        store.forget_messages([2, 2**63])
     assert [m.text for m in store.messages()] == ["second turn here"]
     store.close()
     assert "message #1" in run("memory", "history").stdout

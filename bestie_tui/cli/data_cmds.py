@@ -51,7 +51,7 @@ def messages(ctx: click.Context, limit, role, user, as_json) -> None:
 
 
 @messages.command("forget")
-@click.argument("ids", nargs=-1, required=True, type=click.IntRange(min=1), metavar="ID...")
+@click.argument("ids", nargs=-1, required=True, type=click.IntRange(min=1, max=2**63 - 1), metavar="ID...")
 @json_option
 @pass_app
 def messages_forget(app, ids, as_json) -> None:

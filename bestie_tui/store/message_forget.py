@@ -37,7 +37,7 @@ from bestie_tui.store.binding import tenant_sql, uses_store
 from bestie_tui.store.db import erase_begin
 from bestie_tui.store.models import Memory, Message
 from bestie_tui.store.records import ForgetResult, MessageRecord, iso
-from bestie_tui.store.support import _message_record, snapshot, to_record
+from bestie_tui.store.support import MAX_ID, _message_record, snapshot, to_record
 from bestie_tui.text import words as textmod
 
 if TYPE_CHECKING:
@@ -294,6 +294,8 @@ def forget_messages(store: MemoryStore, ids: Iterable[int], *, actor: str = "own
     wanted = sorted({int(i) for i in ids})
     if not wanted:
         raise InvalidValueError("name the id of at least one message (bestie memory messages shows them)")
+    if not (0 < wanted[0] and wanted[-1] <= MAX_ID):  # no row has such an id (SQLite integers are 64-bit)
+        raise NotFoundError(f"no message with id {wanted[0] if wanted[0] < 1 else wanted[-1]}; nothing was forgotten")
     erase_begin(store.db)
     with store.change(FORGET, actor) as batch:
         rows = [r for start in range(0, len(wanted), _CHUNK)
