@@ -29,9 +29,11 @@ class Doc:
     about: str | None = None
 
 
-def seed_store(path: Path, docs: list[Doc], now: datetime) -> tuple[MemoryStore, list[int]]:
+def seed_store(path: Path, docs: list[Doc], now: datetime, floor: bool = False) -> tuple[MemoryStore, list[int]]:
     """A real temp-file store holding ``docs`` as approved working memories (one bulk insert, no
-    events: the index fits on the first query). Returns the store and the memory ids, in doc order."""
+    events: the index fits on the first query). Returns the store and the memory ids, in doc order.
+    Every record may be ranked (``score.minRelevance`` 0) unless ``floor``: then the store keeps its
+    default floor, and a ranking is what a prompt would get."""
     store = MemoryStore(path, clock=lambda: now)
     rows = [dict(text=d.text, kind="note", status="approved", scope="project", layer="working",
                  confidence=1.0, user=d.user, session=d.session, about=d.about, created_at=d.at, updated_at=d.at,
@@ -41,7 +43,8 @@ def seed_store(path: Path, docs: list[Doc], now: datetime) -> tuple[MemoryStore,
             Memory.insert_many(rows[start:start + 500]).execute()
         ids = [i for (i,) in Memory.select(Memory.id).order_by(Memory.id).tuples()]
     # every record may be ranked (no relevance floor); 25 candidates are enough for recall@25
-    store.set_setting("score.minRelevance", 0)
+    if not floor:
+        store.set_setting("score.minRelevance", 0)
     return store, ids
 
 
@@ -126,3 +129,27 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> str:
     out = [f"\n{title}\n", "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(out)
+
+
+def run_baseline(script: Path, tree: str, args: list[str]) -> dict:
+    """Run benchmark ``script`` with ``args`` (which must make it print one JSON object) against the
+    ``bestie_tui`` package of another source tree ``tree`` (e.g. ``git worktree add /tmp/base HEAD~3``):
+    the same benchmark code, the other tree's library, in a fresh interpreter. Returns the parsed JSON.
+
+    Raises:
+        SystemExit: ``tree`` has no ``bestie_tui`` package, or the run failed (its stderr is shown).
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = Path(tree).resolve()
+    if not (root / "bestie_tui" / "__init__.py").exists():
+        raise SystemExit(f"--baseline {tree}: no bestie_tui package there")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    done = subprocess.run([sys.executable, str(script), *args], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        raise SystemExit(f"--baseline {tree}: the run failed (exit {done.returncode})")
+    return json.loads(done.stdout.strip().splitlines()[-1])

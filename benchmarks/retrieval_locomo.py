@@ -19,7 +19,14 @@ share of evidence turns found and as "any evidence turn found", by category and 
 * ``fts5 porter+stop`` — FTS5 with the porter tokenizer, English stop words dropped from the query.
 
 ``--json`` prints ``{"turns": {"share@5", "share@10", "share@25"}, "observations": {…}}`` for this
-project's ranker (``recall`` for turns, ``scorer`` for observations), in percent.
+project's ranker (``recall`` for turns, ``scorer`` for observations), in percent, and ``"rankers":
+{kind: {ranker: {…}}}`` with every ranker's shares.
+
+``--baseline TREE`` first runs the same benchmark against the ``bestie_tui`` package of another source
+tree (a ``git worktree`` of an older commit) and prints the share of evidence turns found by the
+scorer, relevance alone and recall of both runs side by side (FTS5 does not change between them).
+``--floor`` keeps the stores' default relevance floor and evidence rule (what a prompt gets) instead
+of letting every memory be ranked.
 
 ``--kind turns|observations`` and ``--conversations N`` narrow a run while iterating;
 ``--tune-memories`` searches the memory signals (``score.neighbour``, ``score.person``,
@@ -50,6 +57,7 @@ from retrieval_common import (  # noqa: E402
     fts5_ranker,
     recall_ranker,
     relevance_only,
+    run_baseline,
     scorer_ranker,
     seed_messages,
     seed_store,
@@ -92,7 +100,7 @@ def message_store(conv, workdir: Path):
     return store, ids, [(None, {t[4]}) for t in turns]
 
 
-def evaluate(conversations, kind: str, workdir: Path) -> dict:
+def evaluate(conversations, kind: str, workdir: Path, floor: bool = False) -> dict:
     """``{ranker: {category: {k: [share sum, any sum, n]}}}`` over every conversation."""
     sums = {r: defaultdict(lambda: {k: [0.0, 0.0, 0] for k in KS}) for r in rankers(kind)}
     for conv in conversations:
@@ -103,7 +111,8 @@ def evaluate(conversations, kind: str, workdir: Path) -> dict:
             store.close()
         now = max(d.at for d, _ in docs) + timedelta(days=1)
         for variant in ("scorer", "relevance only"):
-            store, ids = seed_store(workdir / f"{conv['sample_id']}-{kind}-{variant}.db", [d for d, _ in docs], now)
+            store, ids = seed_store(workdir / f"{conv['sample_id']}-{kind}-{variant}.db", [d for d, _ in docs], now,
+                                    floor)
             if variant == "relevance only":
                 relevance_only(store)
             _score(sums[variant], scorer_ranker(store), conv, docs, ids)
@@ -253,11 +262,17 @@ def tune_memories(conversations, workdir: Path, kinds: tuple[str, ...]) -> None:
 
 
 def main(path: str | None = None, as_json: bool = False, tuning: bool = False, kinds: tuple[str, ...] = KINDS,
-         conversations_wanted: int | None = None, tuning_memories: bool = False, fine: bool = False) -> None:
+         conversations_wanted: int | None = None, tuning_memories: bool = False, fine: bool = False,
+         baseline: str | None = None, floor: bool = False) -> None:
     import json
 
     conversations = locomo.load_conversations(path or DEFAULT_DATA)[:conversations_wanted]
-    out = {}
+    out: dict = {"rankers": {}}
+    before = None
+    if baseline:
+        args = ["--json", "--kind", kinds[0] if len(kinds) == 1 else "both"] + (["--floor"] if floor else []) + (
+            ["--conversations", str(conversations_wanted)] if conversations_wanted else []) + ([path] if path else [])
+        before = run_baseline(Path(__file__), baseline, args)
     with tempfile.TemporaryDirectory() as tmp:
         if tuning:
             tune(conversations, Path(tmp), fine)
@@ -267,12 +282,32 @@ def main(path: str | None = None, as_json: bool = False, tuning: bool = False, k
             return
         for kind in kinds:
             started = time.perf_counter()
-            sums = evaluate(conversations, kind, Path(tmp))
+            sums = evaluate(conversations, kind, Path(tmp), floor)
             out[kind] = shares(sums["recall" if kind == "turns" else "scorer"])
-            if not as_json:
+            out["rankers"][kind] = {r: shares(sums[r]) for r in sums}
+            if not as_json and before is None:
                 print(report(kind, sums, time.perf_counter() - started), flush=True)
     if as_json:
-        print(json.dumps(out))
+        print(json.dumps(out if before is None else {"baseline": before, "this tree": out}))
+    elif before is not None:
+        print(compare(before, out, kinds))
+
+
+def compare(before: dict, after: dict, kinds: tuple[str, ...]) -> str:
+    """The share of evidence turns found at each k by this project's rankers, before and after."""
+    rows = []
+    for kind in kinds:
+        for ranker in before["rankers"][kind]:
+            if ranker.startswith("fts5"):
+                continue
+            for label, got in (("baseline", before), ("this tree", after)):
+                cells = got["rankers"][kind][ranker]
+                rows.append([kind, f"{ranker} ({label})"] + [f"{cells[f'share@{k}']:.1f}" for k in KS])
+        for ranker in ("fts5 plain", "fts5 porter+stop"):
+            cells = after["rankers"][kind][ranker]
+            rows.append([kind, ranker] + [f"{cells[f'share@{k}']:.1f}" for k in KS])
+    return table("LoCoMo: share of evidence turns found (%), categories 1–4, before and after",
+                 ["memories", "ranker"] + [f"overall @{k}" for k in KS], rows)
 
 
 def cli() -> None:
@@ -288,9 +323,13 @@ def cli() -> None:
     parser.add_argument("--kind", choices=(*KINDS, "both"), default="both",
                         help="only the turns or only the observations (default: both)")
     parser.add_argument("--conversations", type=int, metavar="N", help="only the first N conversations")
+    parser.add_argument("--baseline", metavar="TREE",
+                        help="also run against the bestie_tui package of this source tree (e.g. a git worktree)")
+    parser.add_argument("--floor", action="store_true",
+                        help="keep the stores' relevance floor (what a prompt gets) instead of ranking every memory")
     args = parser.parse_args()
     main(args.path, args.json, args.tune, KINDS if args.kind == "both" else (args.kind,), args.conversations,
-         args.tune_memories, args.fine)
+         args.tune_memories, args.fine, args.baseline, args.floor)
 
 
 if __name__ == "__main__":

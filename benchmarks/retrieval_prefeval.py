@@ -2,13 +2,21 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/retrieval_prefeval.py [../shared/data/prefeval_dev.json]
+    .venv/bin/python benchmarks/retrieval_prefeval.py [--json] [--baseline TREE] [../shared/data/prefeval_dev.json]
 
 Every item's ``preference`` is an approved memory of one user in one real store; every item's
 ``question`` is a query; the target is that item's own preference. Prints recall@1 and @5 per topic
 and overall for the scorer (``build_context``, default weights), TF-IDF alone, and FTS5 bm25 (plain,
 and porter + stop words). Few words are shared between a request and the preference behind it, so a
 lexical scorer is expected to do poorly here; the figures are reported as they come.
+
+``--floor`` keeps the store's default relevance floor and evidence rule, so a ranking holds only
+what a prompt would get (by default every record may be ranked). ``--json`` prints
+``{ranker: {"overall@1", "overall@5", "topics": {topic: recall@5}}}`` in percent.
+``--baseline TREE`` first runs the same benchmark against the ``bestie_tui`` package of another
+source tree (a ``git worktree`` of an older commit) and prints its scorer rows beside this tree's, so
+a change is measured before and after in one run on one machine. Any PrefEval file of the same
+layout can be given (the topics outside the shared data too: ``{topic: [items]}``).
 
 Data: PrefEval explicit preferences (Zhao et al., ICLR 2025), CC BY-NC 4.0, read by path.
 """
@@ -23,21 +31,32 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from retrieval_common import RANKERS, Doc, fts5_ranker, relevance_only, scorer_ranker, seed_store, table  # noqa: E402
+from retrieval_common import (  # noqa: E402
+    RANKERS,
+    Doc,
+    fts5_ranker,
+    relevance_only,
+    run_baseline,
+    scorer_ranker,
+    seed_store,
+    table,
+)
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "prefeval_dev.json"
 NOW = datetime(2025, 1, 1)
 
 
-def main(path: str | None = None) -> None:
+def measure(path: str | None = None, floor: bool = False) -> dict:
+    """Recall of every ranker on the PrefEval file at ``path``: ``{ranker: {"overall@1": %, "overall@5": %,
+    "topics": {topic: recall@5 %}}}``, and ``"items"``, the number of preferences."""
     data = json.loads(Path(path or DEFAULT_DATA).read_text(encoding="utf-8"))
     items = [(topic, it["preference"], it["question"]) for topic, lst in data.items() for it in lst]
     docs = [Doc(pref, NOW) for _, pref, _ in items]
-    hits = {r: {} for r in RANKERS}
+    hits: dict[str, dict[str, list[int]]] = {r: {} for r in RANKERS}
     with tempfile.TemporaryDirectory() as tmp:
         rankers = {}
         for variant in ("scorer", "relevance only"):
-            store, ids = seed_store(Path(tmp) / f"{variant.replace(' ', '-')}.db", docs, NOW)
+            store, ids = seed_store(Path(tmp) / f"{variant.replace(' ', '-')}.db", docs, NOW, floor)
             if variant == "relevance only":
                 relevance_only(store)
             rankers[variant] = (scorer_ranker(store), ids, store)
@@ -54,15 +73,42 @@ def main(path: str | None = None) -> None:
         for _, _, store in rankers.values():
             if store is not None:
                 store.close()
-    topics = sorted({t for t, _, _ in items})
-    header = ["ranker", "overall @1", "overall @5"] + [f"{t} @5" for t in topics]
-    rows = []
+    out: dict = {"items": len(items)}
     for r in RANKERS:
         total = [sum(v[i] for v in hits[r].values()) for i in range(3)]
-        rows.append([r, f"{100 * total[0] / total[2]:.1f}", f"{100 * total[1] / total[2]:.1f}"]
-                    + [f"{100 * hits[r][t][1] / hits[r][t][2]:.0f}" for t in topics])
-    print(table(f"PrefEval: recall (%) of the item's own preference among {len(items)} preferences "
-                f"({len(topics)} topics)", header, rows))
+        out[r] = {"overall@1": round(100 * total[0] / total[2], 1), "overall@5": round(100 * total[1] / total[2], 1),
+                  "topics": {t: round(100 * v[1] / v[2], 1) for t, v in sorted(hits[r].items())}}
+    return out
+
+
+def report(runs: dict[str, dict]) -> str:
+    """One table: each run's scorer rows (labelled by run), then the FTS5 rows of the last run."""
+    last = runs[list(runs)[-1]]
+    topics = list(last["scorer"]["topics"])
+    header = ["ranker", "overall @1", "overall @5"] + [f"{t} @5" for t in topics]
+    rows = []
+    for label, got in runs.items():
+        for r in RANKERS[:2]:
+            name = r if len(runs) == 1 else f"{r} ({label})"
+            rows.append([name, f"{got[r]['overall@1']:.1f}", f"{got[r]['overall@5']:.1f}"]
+                        + [f"{got[r]['topics'].get(t, 0):.0f}" for t in topics])
+    for r in RANKERS[2:]:
+        rows.append([r, f"{last[r]['overall@1']:.1f}", f"{last[r]['overall@5']:.1f}"]
+                    + [f"{last[r]['topics'][t]:.0f}" for t in topics])
+    return table(f"PrefEval: recall (%) of the item's own preference among {last['items']} preferences "
+                 f"({len(topics)} topics)", header, rows)
+
+
+def main(path: str | None = None, as_json: bool = False, baseline: str | None = None, floor: bool = False) -> None:
+    runs = {}
+    if baseline:
+        runs["baseline"] = run_baseline(Path(__file__), baseline,
+                                        ["--json"] + (["--floor"] if floor else []) + ([path] if path else []))
+    runs["this tree"] = measure(path, floor)
+    if as_json:
+        print(json.dumps(runs if baseline else runs["this tree"]))
+    else:
+        print(report(runs))
 
 
 def cli() -> None:
@@ -70,7 +116,13 @@ def cli() -> None:
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("path", nargs="?", help="PrefEval file (default: ../shared/data/prefeval_dev.json)")
-    main(parser.parse_args().path)
+    parser.add_argument("--json", action="store_true", help="every ranker's recall as JSON")
+    parser.add_argument("--baseline", metavar="TREE",
+                        help="also run against the bestie_tui package of this source tree (e.g. a git worktree)")
+    parser.add_argument("--floor", action="store_true",
+                        help="keep the store's relevance floor (what a prompt gets) instead of ranking every record")
+    args = parser.parse_args()
+    main(args.path, args.json, args.baseline, args.floor)
 
 
 if __name__ == "__main__":
