@@ -131,7 +131,7 @@ def test_recency_and_confidence_break_ties(store, clock):
 
 def test_memory_text_stays_data_in_the_block(store):
     store.add("note", "Likes [bold]markup[/bold]\nand new\x1b[31mlines", user="linh")
-    pack = build_context(store, "markup lines", "linh")
+    pack = build_context(store, "bold markup", "linh")
     assert "- Likes [bold]markup[/bold] and new\x1b[31mlines" in pack.render().splitlines()
 
 

@@ -20,7 +20,7 @@ def _pack(store, clock, older: str, newer: str, query: str):
 def test_a_preference_about_another_thing_does_not_take_a_relevant_ones_place(store, clock):
     novels, lodging, pack = _pack(store, clock, "I prefer paperback novels to e-books.",
                                   "I prefer a small guesthouse when I explore a new town.",
-                                  "which novels should I read this summer")
+                                  "which paperback novels should I read this summer")
     assert [i.record.id for i in pack.working] == [novels.id]
     assert not any(x.reason == "state" for x in pack.left_out)
 
@@ -41,6 +41,6 @@ def test_a_newer_preference_for_the_same_thing_still_corrects(store, clock):
 
 def test_only_one_language_against_another_still_goes_in_with_the_marker(store, clock):
     only, other, pack = _pack(store, clock, "I only speak Portuguese.", "I speak Italian fluently.",
-                              "which languages do I speak")
+                              "do I speak Portuguese or Italian")
     assert [i.record.id for i in pack.working] == [only.id, other.id]
     assert pack.working[1].line.endswith(CONFLICT_MARK)

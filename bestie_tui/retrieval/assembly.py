@@ -7,7 +7,9 @@ governance and the exclusions (``governance.active_condition``); scoring (``scor
 orders what SQL allowed. The manifest says what was left out and why:
 
 * ``budget`` — relevant, but the budget (or the core cap) was spent;
-* ``low relevance`` — eligible, but its TF-IDF cosine is under ``score.minRelevance``;
+* ``low relevance`` — eligible, but its relevance is under ``score.minRelevance``, or it shows no
+  evidence of the request's topic (``retrieval.evidence``: two of the request's content words, its one
+  word, a name or a rare word; "0.31, but only 'morn', a word of time, in common");
 * ``scope`` — relevant, but bound to another channel or project (governed mode);
 * ``state`` — relevant, but stale, superseded, expired or archived;
 * ``duplicate`` — a working record whose cosine (``MemoryIndex.similarity``: 0.5 · BM25 word-row
@@ -62,6 +64,8 @@ DEFAULT_TOKEN_BUDGET = 600
 RECALL_EXCERPT_CHARS = 240
 #: Relevant records left out for scope/state that the manifest lists (the best by relevance).
 MANIFEST_LIMIT = 20
+#: Candidates left out for want of evidence of the request's topic that the manifest lists.
+EVIDENCE_LISTED = 5
 
 
 @dataclass(frozen=True)
@@ -275,6 +279,12 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
                        person=person is not None and person in signals.people_of(m),
                        time=time_question and signals.says_when(m))
               for i, m in records.items()}
+    unfounded = _without_evidence(index, query, records, relevant, lift.neighbours, config.rare_share)
+    for i in sorted(unfounded, key=lambda i: (-scored[i].relevance, i))[:EVIDENCE_LISTED]:
+        pack.left_out.append(LeftOut(i, records[i].text, "low relevance",
+                                     f"{scored[i].relevance:.2f}, but {unfounded[i].why}", scored[i].relevance,
+                                     scored[i]))
+    pack.low_relevance_count += len(unfounded)
     header = count_tokens(HEADER + "\n", token_mode)
     left = token_budget - header
     core_left: int | None = min(pack.core_cap, left)
@@ -282,7 +292,7 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
                         key=lambda i: (not records[i].pinned, -scored[i].total, i))
     for i in core_order:
         core_left, left = _place(pack, pack.core, records[i], scored[i], core_left, left, token_mode, "core cap")
-    order = sorted((i for i in relevant if i in records), key=lambda i: (-scored[i].total, i))
+    order = sorted((i for i in relevant if i in records and i not in unfounded), key=lambda i: (-scored[i].total, i))
     twin_of = _near_duplicates(index, [it.record.id for it in pack.core], order, config.duplicate_cosine)
     for i in order:
         twin = twin_of(i, [it.record.id for it in pack.working])
@@ -314,6 +324,21 @@ class _Lift:
 
     best: dict[int, float] = field(default_factory=dict)
     own: dict[int, float] = field(default_factory=dict)
+    #: memory id → (previous, next) in its session (``signals.session_neighbours``)
+    neighbours: dict[int, tuple[int | None, int | None]] = field(default_factory=dict)
+
+
+def _without_evidence(index: Any, query: str, records: dict[int, MemoryRecord], working: list[int],
+                      neighbours: dict[int, tuple[int | None, int | None]], rare_share: float) -> dict[int, Any]:
+    """The working candidates without evidence of the request's topic (``retrieval.evidence``), with
+    why: ``id → Evidence``. A memory just beside one with evidence in its session shares its topic."""
+    from bestie_tui.retrieval.evidence import judge_all
+
+    judged = judge_all(query, ((i, records[i].text, records[i].about) for i in working if i in records),
+                       index.document_frequencies, rare_share)
+    own = {i for i, e in judged.items() if e.enough}
+    return {i: e for i, e in judged.items()
+            if i not in own and not any(n in own for n in neighbours.get(i, (None, None)) if n is not None)}
 
 
 def _neighbour_lift(store: MemoryStore, config: ScoringConfig, compiled: tuple[str, list[Any]], found: list[int],
@@ -342,7 +367,7 @@ def _neighbour_lift(store: MemoryStore, config: ScoringConfig, compiled: tuple[s
     lifted = [i for i in beside if i not in taken and i in working and i in own
               and own[i] + config.neighbour * best[i] >= max(config.min_relevance, 1e-12)]
     lifted.sort(key=lambda i: (-(own[i] + config.neighbour * best[i]), i))
-    return _Lift(best, own), lifted
+    return _Lift(best, own, neighbours), lifted
 
 
 def _recall_segment(store: MemoryStore, pack: ContextPack, token_budget: int, token_mode: str, mode: str,

@@ -359,6 +359,18 @@ class MemoryIndex:
             scores = self._scores(query)
             return None if scores is None else (self._doc_ids, scores)
 
+    def document_frequencies(self, features: Iterable[str]) -> tuple[dict[str, int], int]:
+        """``({feature: df}, N)``: how many indexed memories hold each word feature (a folded stem, as
+        ``analysis.analyze_words`` writes it; 0 for one no memory holds) and how many memories are
+        indexed. One read of the stored terms; brings the index up to date first."""
+        wanted = list(dict.fromkeys(features))
+        self.ensure_fresh()
+        with self._lock, self._reading():
+            self._view(self._db)
+            found = self._lookup([(WORD, f) for f in wanted])
+            n = 0 if self._doc_ids is None else len(self._doc_ids)
+            return {f: (found[(WORD, f)][1] if (WORD, f) in found else 0) for f in wanted}, n
+
     def top(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` indexed memories most relevant to ``query``: ``(memory id, relevance)``, best
         first (ties: lower id), relevance > 0 only."""

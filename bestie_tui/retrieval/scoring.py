@@ -151,6 +151,8 @@ class ScoringConfig:
     neighbour: float = DEFAULT_TUNING["score.neighbour"]
     person: float = DEFAULT_TUNING["score.person"]
     time_question: float = DEFAULT_TUNING["score.timeQuestion"]
+    #: share of the memories a single shared word may be in and still be evidence (``retrieval.evidence``)
+    rare_share: float = DEFAULT_TUNING["score.rareShare"]
 
     def __post_init__(self) -> None:
         unknown = set(self.weights) - set(PARTS)
@@ -159,10 +161,11 @@ class ScoringConfig:
         if any(w < 0 for w in self.weights.values()) or sum(self.weights.get(p, 0) for p in ALWAYS) <= 0:
             raise InvalidValueError("score weights must be zero or more, and one part other than when positive")
         if self.half_life_days <= 0 or self.access_cap < 1 or self.candidates < 1 or self.when_half_life_days <= 0 \
-                or self.duplicate_cosine <= 0 or min(self.neighbour, self.person, self.time_question) < 0:
+                or self.duplicate_cosine <= 0 or min(self.neighbour, self.person, self.time_question) < 0 \
+                or not 0 <= self.rare_share <= 1:
             raise InvalidValueError("score.halfLifeDays, score.whenHalfLifeDays and score.duplicateCosine must be > 0, "
                                     "score.accessCap ≥ 1, score.candidates ≥ 1, score.neighbour, score.person "
-                                    "and score.timeQuestion ≥ 0")
+                                    "and score.timeQuestion ≥ 0, score.rareShare between 0 and 1")
 
     @classmethod
     def from_store(cls, store: MemoryStore, settings: dict[str, Any] | None = None) -> ScoringConfig:
@@ -180,7 +183,8 @@ class ScoringConfig:
                    candidates=int(tuning["score.candidates"]),
                    when_half_life_days=tuning["score.whenHalfLifeDays"],
                    duplicate_cosine=tuning["score.duplicateCosine"], neighbour=tuning["score.neighbour"],
-                   person=tuning["score.person"], time_question=tuning["score.timeQuestion"])
+                   person=tuning["score.person"], time_question=tuning["score.timeQuestion"],
+                   rare_share=tuning["score.rareShare"])
 
     def without(self, *parts: str) -> ScoringConfig:
         """A copy with the weights of ``parts`` set to 0 (e.g. ``scope`` for a search without a user)."""

@@ -65,6 +65,9 @@ DEFAULT_TUNING: dict[str, float] = {
     "score.neighbour": 0.5,       # relevance + this · the better relevance of its two session neighbours
     "score.person": 1.5,          # × (1 + this) for a memory bound to (or spoken by) the one person named
     "score.timeQuestion": 0.5,    # × (1 + this) for a memory with a time expression, for a time question
+    # a working memory that shares one word with a request enters only when at most this share of the
+    # memories hold that word (``retrieval.evidence``); chosen on the shared LoCoMo and PrefEval data
+    "score.rareShare": 0.1,
 }
 #: History recall (``retrieval.recall``): key → default. The weights were chosen on the 7 shared
 #: LoCoMo conversations by ``benchmarks/retrieval_locomo.py --tune`` (its docstring has the grid);
