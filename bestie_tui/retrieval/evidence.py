@@ -77,8 +77,7 @@ def _folded_time() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _folded_function() -> frozenset[str]:
-    return (frozenset(textmod.fold(w) for w in _WRITTEN_FUNCTION) | stop_words() | NEGATIONS
-            | frozenset(textmod.fold(w) for w in _MEANING))
+    return frozenset(textmod.fold(w) for w in _WRITTEN_FUNCTION) | stop_words() | NEGATIONS
 
 
 def marked(text: str) -> bool:
@@ -89,8 +88,9 @@ def marked(text: str) -> bool:
 @dataclass(frozen=True)
 class Word:
     """One content word of a text: its ``written`` key (the stem as written, marks kept), its
-    ``folded`` key (the stem of the folded word), the ``plain`` folded word, and what it is: a ``number``, a word of ``time``, a
-    ``name`` (capitalised inside a sentence), ``capital`` (capitalised anywhere)."""
+    ``folded`` key (the stem of the folded word), the ``plain`` folded word, and what it is: a
+    ``number``, a word of ``time``, a ``name`` (capitalised inside a sentence), ``capital``
+    (capitalised anywhere)."""
 
     written: str
     folded: str
@@ -139,7 +139,7 @@ def words_of(text: str, request: bool = False) -> Words:
             runs.append([])
             continue
         runs[-1].append(low)
-        if request and (folded in QUERY_STOP_WORDS or low in _MEANING):
+        if request and (folded in QUERY_STOP_WORDS or low in _MEANING or folded in _MEANING):
             continue
         number = any(c.isdigit() for c in low)
         capital = raw[:1].isupper() and not number
