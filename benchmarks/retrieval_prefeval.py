@@ -12,7 +12,8 @@ lexical scorer is expected to do poorly here; the figures are reported as they c
 
 ``--floor`` keeps the store's default relevance floor and evidence rule, so a ranking holds only
 what a prompt would get (by default every record may be ranked). ``--json`` prints
-``{ranker: {"overall@1", "overall@5", "topics": {topic: recall@5}}}`` in percent.
+``{ranker: {"overall@1", "overall@5", "topics": {topic: recall@5}}}`` in percent (a table shows
+topics rounded to whole points).
 ``--baseline TREE`` first runs the same benchmark against the ``bestie_tui`` package of another
 source tree (a ``git worktree`` of an older commit) and prints its scorer rows beside this tree's, so
 a change is measured before and after in one run on one machine. Any PrefEval file of the same
@@ -77,7 +78,7 @@ def measure(path: str | None = None, floor: bool = False) -> dict:
     for r in RANKERS:
         total = [sum(v[i] for v in hits[r].values()) for i in range(3)]
         out[r] = {"overall@1": round(100 * total[0] / total[2], 1), "overall@5": round(100 * total[1] / total[2], 1),
-                  "topics": {t: round(100 * v[1] / v[2], 1) for t, v in sorted(hits[r].items())}}
+                  "topics": {t: round(100 * v[1] / v[2], 2) for t, v in sorted(hits[r].items())}}
     return out
 
 
