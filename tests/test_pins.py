@@ -72,7 +72,7 @@ def _seed_injected(store):
 
 
 def _block(store) -> str:
-    pack = build_context(store, "reply style for the bestie project", "an", record_access=False)
+    pack = build_context(store, "concise replies for the bestie project", "an", record_access=False)
     assert all(t in pack.render() for t in INJECTED)  # the block really carries them
     return pack.render()
 

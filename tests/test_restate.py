@@ -46,12 +46,12 @@ def test_a_superseded_answer_said_again_by_the_owner_comes_back_and_replaces_the
     tea = store.add("preference", "Prefers tea in the morning", user="an")
     coffee = store.add("preference", "Prefers coffee in the morning", user="an")
     store.supersede(tea.id, coffee.id)
-    assert _injected(store, "morning drink") == ["Prefers coffee in the morning"]
+    assert _injected(store, "coffee or tea in the morning") == ["Prefers coffee in the morning"]
     r = store.add_result("preference", "Prefers tea in the morning", user="an")
     assert r.outcome == "revived" and r.memory.id == tea.id
     assert f"it had been superseded by #{coffee.id}" in r.message and f"it replaces #{coffee.id} again" in r.message
     assert store.get(coffee.id).superseded_by == tea.id and store.get(tea.id).superseded_by is None
-    assert _injected(store, "morning drink") == ["Prefers tea in the morning"]
+    assert _injected(store, "coffee or tea in the morning") == ["Prefers tea in the morning"]
     store.undo()  # one batch: both records as they were
     assert store.get(tea.id).superseded_by == coffee.id and store.get(coffee.id).superseded_by is None
 
@@ -63,10 +63,10 @@ def test_under_ask_the_assistants_restatement_is_queued_and_takes_over_on_approv
     r = store.propose("Prefers tea in the morning", "preference", user="an")
     assert r.outcome == "pending" and r.memory.id not in (tea.id, coffee.id)
     assert f"it restates #{tea.id} (it had been superseded by #{coffee.id})" in r.message
-    assert _injected(store, "morning drink") == ["Prefers coffee in the morning"]  # the owner decides
+    assert _injected(store, "coffee or tea in the morning") == ["Prefers coffee in the morning"]  # the owner decides
     store.approve(r.memory.id)
     assert store.get(coffee.id).superseded_by == r.memory.id
-    assert _injected(store, "morning drink") == ["Prefers tea in the morning"]
+    assert _injected(store, "coffee or tea in the morning") == ["Prefers tea in the morning"]
     assert [e.action for e in store.history(coffee.id)][0] == "supersede"
 
 
@@ -77,7 +77,7 @@ def test_under_allow_the_assistants_restatement_revives_in_place(store):
     store.supersede(old.id, new.id)
     r = store.propose("Uses vim", "preference", user="an")
     assert r.outcome == "revived" and r.memory.id == old.id
-    assert _injected(store, "editor vim emacs") == ["Uses vim"]
+    assert _injected(store, "which editor do I use, vim or emacs") == ["Uses vim"]
 
 
 def test_a_forgotten_fact_said_again_by_the_owner_is_revived(store):

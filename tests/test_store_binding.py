@@ -90,8 +90,8 @@ def test_one_thread_alternates_between_two_stores(two_stores, tmp_path):
     # the domain entry points that query the models directly follow the store they are given
     assert [m.user for m in search(a, "prefers")] == ["alice"] * 5
     assert [m.user for m in search(b, "prefers")] == ["bob"] * 5
-    pack_a = build_context(a, "what do they prefer to drink", "alice", record_access=False)
-    pack_b = build_context(b, "what do they prefer to drink", "bob", record_access=False)
+    pack_a = build_context(a, "do they prefer tea or coffee", "alice", record_access=False)
+    pack_b = build_context(b, "do they prefer tea or coffee", "bob", record_access=False)
     assert pack_a.items and all("Alice" in item.record.text for item in pack_a.items)
     assert pack_b.items and all("Bob" in item.record.text for item in pack_b.items)
     assert run_doctor(a).total == 5 and run_doctor(b).total == 5

@@ -10,8 +10,8 @@ A working memory enters a pack only on **evidence of the same topic** (``judge``
   "database", "staging" + "cluster", "Saturday" + "mornings"), or **the request's one word** when
   it has only one that is neither a number nor a word of time ("coffee?", "is bamboo up?"), or
 * **one rare word**: held by at most ``rare_share`` of the memories, smoothed as ``(df + 1) / (N + 1)``
-  (a word of 2 memories out of 38 is 7.7 %), and neither a number nor a word of time ("morning",
-  "years", "times": when, not what), or
+  (a word of 2 memories out of 38 is 7.7 %; in a store of fewer than 19 memories no word is rare), and
+  neither a number nor a word of time ("morning", "years", "times": when, not what), or
 * **one name**: a word the request writes with a capital letter inside a sentence and the memory
   capitalises too ("What did *Melanie* paint?"), or the memory's ``Name:`` label or the person it is
   ``about``.

@@ -38,7 +38,7 @@ async def test_typing_updates_the_pack_without_bumping_access(store):
         app.screen.query_one("#context-user", Select).value = "linh"
         app.screen.query_one("#context-channel", Select).value = "telegram:1"
         await pilot.click("#context-query")
-        await pilot.press(*"hanoi coffee")
+        await pilot.press(*"hanoi coffee at the office")
         await settle(pilot)
         body = shown(app, "#context-pack-text")
         assert "core    #1" in body and "Always answer in Vietnamese" in body
