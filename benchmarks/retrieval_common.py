@@ -133,7 +133,7 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> str:
 
 def run_baseline(script: Path, tree: str, args: list[str]) -> dict:
     """Run benchmark ``script`` with ``args`` (which must make it print one JSON object) against the
-    ``bestie_tui`` package of another source tree ``tree`` (e.g. ``git worktree add /tmp/base HEAD~3``):
+    ``bestie_tui`` package of another source tree ``tree`` (e.g. ``git worktree add ../base HEAD~3``):
     the same benchmark code, the other tree's library, in a fresh interpreter. Returns the parsed JSON.
 
     Raises:
