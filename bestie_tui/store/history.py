@@ -186,7 +186,12 @@ def _revert_memory(event: Event, before: dict | None, after: dict | None, batch:
     merged.update({k: before.get(k) for k in fields})
     if fields:
         merged["updated_at"] = before.get("updated_at", current.get("updated_at"))
-    Memory.update(**row_values(merged)).where(Memory.id == event.memory_id).execute()
+    # write back only what the event changed: snapshots keep whole seconds, and writing the rest
+    # back from one would cut the fractions off every other time of the row (created_at among them)
+    keep = set(fields) | ({"updated_at", "norm", "terms"} if fields else set())
+    values = {k: v for k, v in row_values(merged).items() if k in keep}
+    if values:
+        Memory.update(**values).where(Memory.id == event.memory_id).execute()
     return current
 
 
