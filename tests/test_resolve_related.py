@@ -246,3 +246,15 @@ def test_cli_needs_exactly_one_answer(run, flags):
     result = run("memory", "resolve", str(older), str(newer), *flags)
     assert result.exit_code == 2
     assert _history(run) == events
+
+
+def test_a_merged_text_over_the_memory_limit_is_refused_and_nothing_changes(store, clock):
+    from bestie_tui.store.limits import MEMORY_TEXT_MAX
+
+    a = store.add("fact", "The rain barrel sits by the shed.")
+    clock.advance(60)
+    b = store.add("fact", "The water butt is next to the garden shed.")
+    with pytest.raises(InvalidValueError, match="at most"):
+        resolve_pair(store, a.id, b.id, "merge", text="x" * (MEMORY_TEXT_MAX + 1))
+    assert sorted(m.text for m in store.list()) == sorted([a.text, b.text])
+    assert all(m.superseded_by is None for m in store.list())

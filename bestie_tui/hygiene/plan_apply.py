@@ -11,6 +11,7 @@ from bestie_tui.hygiene.plans import Operation, Plan, _survivor, merged_binding
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.db import executemany
 from bestie_tui.store.gate import WriteDecision, check_write
+from bestie_tui.store.limits import check_memory_text
 from bestie_tui.store.models import Event, Memory
 from bestie_tui.store.support import snapshot
 from bestie_tui.text import words as textmod
@@ -150,11 +151,13 @@ def check_merged_text(key: str, text: str | None, store=None, records: Iterable 
         The gate's ``WriteDecision`` (its ``about`` binds the merged record).
 
     Raises:
-        InvalidValueError: no word in it. SecretRefusedError: it looks like a secret.
+        InvalidValueError: no word in it, or longer than a memory's text may be
+            (``store.limits.MEMORY_TEXT_MAX``). SecretRefusedError: it looks like a secret.
         WriteRefusedError: venting, an injected block, core over its cap, someone else's trait in core.
     """
     if not textmod.normalize(text or ""):
         raise InvalidValueError(f"the merged text of {key} must contain at least one word")
+    check_memory_text(text or "", f"the merged text of {key}")  # the limit of any memory's text
     records = list(records)
     bind = merged_binding(records) if records else {"scope": "project", "layer": "working", "user": None}
     return check_write(text or "", path="cleanup", store=store, kind=records[0].kind if records else "note",
