@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bestie_tui.hygiene.corrections import sides
 from bestie_tui.hygiene.duplicates import DuplicateAnalysis
 from bestie_tui.store.records import MemoryRecord
 
@@ -59,8 +60,7 @@ class Contradiction:
         return (self.older.id, self.newer.id)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "older": {"id": self.older.id, "text": self.older.text},
-                "newer": {"id": self.newer.id, "text": self.newer.text}, "reason": self.reason,
+        return {"kind": self.kind, **sides(self.older, self.newer), "reason": self.reason,
                 "score": round(self.score, 4), "resolvable": self.resolvable}
 
 

@@ -13,6 +13,12 @@ from bestie_tui.hygiene.duplicates import DuplicateAnalysis
 from bestie_tui.store.records import MemoryRecord
 
 
+def sides(older: MemoryRecord, newer: MemoryRecord) -> dict:
+    """``{"older": {id, text}, "newer": {id, text}}``: how every pair item of the report names its
+    two memories in JSON."""
+    return {"older": {"id": older.id, "text": older.text}, "newer": {"id": newer.id, "text": newer.text}}
+
+
 @dataclass
 class Correction:
     """``newer`` replaces ``older``: ``attribute`` (e.g. ``residence``), the values as written
@@ -34,8 +40,7 @@ class Correction:
         return (self.older.id, self.newer.id)
 
     def to_dict(self) -> dict:
-        return {"older": {"id": self.older.id, "text": self.older.text},
-                "newer": {"id": self.newer.id, "text": self.newer.text},
+        return {**sides(self.older, self.newer),
                 "attribute": self.attribute, "old_value": self.old_value, "new_value": self.new_value,
                 "reason": self.reason, "strong": self.strong}
 
@@ -78,4 +83,4 @@ def latest_replacements(corrections: list[Correction]) -> dict[int, MemoryRecord
     return out
 
 
-__all__ = ["Correction", "find_corrections", "latest_replacements"]
+__all__ = ["Correction", "find_corrections", "latest_replacements", "sides"]

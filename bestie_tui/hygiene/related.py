@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bestie_tui.hygiene.corrections import sides
 from bestie_tui.hygiene.duplicates import DuplicateAnalysis
 from bestie_tui.store.records import MemoryRecord
 
@@ -45,9 +46,7 @@ class RelatedPair:
         return (self.older.id, self.newer.id)
 
     def to_dict(self) -> dict:
-        return {"older": {"id": self.older.id, "text": self.older.text},
-                "newer": {"id": self.newer.id, "text": self.newer.text},
-                "ids": list(self.ids), "evidence": list(self.evidence), "leaning": self.leaning,
+        return {**sides(self.older, self.newer), "ids": list(self.ids), "evidence": list(self.evidence), "leaning": self.leaning,
                 "confidence": round(self.confidence, 3), "suggested_action": self.action,
                 "suggestion": self.suggestion}
 

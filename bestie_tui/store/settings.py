@@ -264,6 +264,15 @@ def env_overrides(environ: Mapping[str, str] | None = None) -> dict[str, tuple[s
 _URL_EXAMPLES = {"doctor.judgeUrl": "http://127.0.0.1:11434/v1 or https://api.openai.com/v1"}
 
 
+def _without_credentials(url: str) -> str:
+    """``url`` with any ``user:password@`` before its host left out (for messages that quote it)."""
+    scheme, sep, rest = url.partition("//")
+    if not sep:
+        return url
+    netloc, slash, path = rest.partition("/")
+    return scheme + sep + netloc.rpartition("@")[2] + slash + path
+
+
 def check_base_url(value: str, source: str, *, example: str | None = None) -> str:
     """Validate an API base URL and return it without surrounding spaces or a trailing ``/``:
     ``http``/``https``, a host (and a valid port if any), an optional path prefix, no spaces, no
@@ -293,7 +302,7 @@ def check_base_url(value: str, source: str, *, example: str | None = None) -> st
             problem = "a URL with a user or password in it would be stored and exported as plain text"
     if problem:
         example = example or "https://api.telegram.org or http://127.0.0.1:8080/prefix"
-        shown = text.split("@", 1)[-1] if "@" in text.split("/")[2 if "//" in text else 0] else text
-        shown = shown if len(shown) <= 80 else shown[:79] + "…"  # never the credentials, never the whole of a long value
+        shown = _without_credentials(text)
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"  # never the whole of a long value
         raise DeliveryConfigError(f"{source} {shown!r} is not a usable API base URL ({problem}), e.g. {example}")
     return text.rstrip("/")
