@@ -123,3 +123,15 @@ def test_cli_compare_bad_input(run):
     assert missing.exit_code == 1 and "no memory with id 404" in missing.output
     assert run("memory", "compare", "only one").exit_code == 2
     assert run("memory", "compare", "  ", "text").exit_code == 2
+
+
+def test_cli_compare_refuses_a_text_longer_than_a_memory_and_quotes_text_as_data(run):
+    long = run("memory", "compare", "I keep bees. " * 400, "I keep bees.")
+    assert long.exit_code == 2 and "at most 4,000" in long.output
+    odd = run("memory", "compare", "I like [bold red]tea[/]\x1b[31m now", "I like [bold red]tea[/]\x1b[31m")
+    assert odd.exit_code == 0 and "\x1b" not in odd.output and "[bold red]" in odd.output
+
+
+def test_cli_compare_says_whether_the_evidence_is_strong(run):
+    out = run("memory", "compare", "I live in Hue.", "I moved to Can Tho last month.").output
+    assert out.startswith("correction:") and "(strong evidence: a default action may follow)" in out

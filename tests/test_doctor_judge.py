@@ -199,3 +199,10 @@ def test_the_settings_are_set_and_checked_from_the_cli(run):
     assert "doctor.judgeModel" in listed.output and "doctor.judgeUrl" in listed.output
     cleared = run("memory", "config", "doctor.judgeModel", "null")
     assert cleared.exit_code == 0 and "doctor.judgeModel = null" in cleared.output
+
+
+def test_a_judge_url_holding_a_password_is_refused_without_echoing_it(run):
+    refused = run("memory", "config", "doctor.judgeUrl", "http://admin:s3cretPassw0rd@127.0.0.1:11434/v1")
+    assert refused.exit_code == 1 and "user or password" in refused.output
+    assert "s3cretPassw0rd" not in refused.output and "http://127.0.0.1:11434/v1" in refused.output
+    assert run("memory", "config", "doctor.judgeUrl").output.split() == ["doctor.judgeUrl", "null"]  # nothing stored
