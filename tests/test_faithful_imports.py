@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bestie_tui.store.memory_store import MemoryStore
 
 
@@ -49,3 +51,47 @@ def test_chatgpt_import_leaves_out_hidden_and_system_messages_and_a_reimport_wit
                     ("user", "And for joining two ropes of different thickness?"), ("assistant", "Use a sheet bend.")]
     recalled = run("memory", "recall", "barometers sailboat Marlin", "--user", "lan", "--json")
     assert "barometer" not in recalled.output and "Marlin" not in recalled.output
+
+
+def _varied_store(db_path) -> dict[str, int]:
+    """Memories that differ in every field an export must carry: kind, layer, TTL, pin, superseded."""
+    store = MemoryStore(db_path)
+    ids = {
+        "ttl": store.add("preference", "Prefers oat milk in coffee", user="lan", ttl="30d").id,
+        "pin": store.add("fact", "Keeps the spare house key at the neighbour's", user="lan", pinned=True).id,
+        "core": store.add("communication_preference", "Answer in short paragraphs", user="lan", scope="core").id,
+        "session": store.add("note", "The printer on floor two jams often", user="lan", scope="session").id,
+        "old": store.add("fact", "Commutes by bus", user="lan").id,
+        "new": store.add("fact", "Commutes by bicycle", user="lan").id,
+    }
+    store.supersede(ids["old"], ids["new"])
+    store.close()
+    return ids
+
+
+def _fields(db_path) -> dict[str, tuple]:
+    store = MemoryStore(db_path)
+    out = {m.text: (m.kind, m.layer, m.scope, m.pinned, m.expires_at.replace(microsecond=0) if m.expires_at else None,
+                    m.superseded_by is not None) for m in store.list()}
+    store.close()
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["bestie", "bestie-full", "openclaw"])
+def test_a_round_trip_through_every_export_format_keeps_kind_layer_ttl_and_pin_or_says_what_it_dropped(run, db_path, tmp_path, fmt):
+    _varied_store(db_path)
+    before = _fields(db_path)
+    out = tmp_path / ("MEMORY.md" if fmt == "openclaw" else "export.json")
+    args = ["--format", "openclaw"] if fmt == "openclaw" else ["--full"] if fmt == "bestie-full" else []
+    exported = run("memory", "export", *args, "-o", str(out))
+    assert exported.exit_code == 0, exported.output
+    other = tmp_path / "other.db"
+    back = run("--db", str(other), "memory", "import", str(out))
+    assert back.exit_code == 0, back.output
+    after = _fields(other)
+    if fmt == "openclaw":  # a MEMORY.md holds current memories only, and the export says what it left out
+        assert "left out of MEMORY.md: 1 superseded" in exported.output
+        dropped = {text for text, f in before.items() if f[5]}
+        assert dropped == {"Commutes by bus"}
+        before = {text: f for text, f in before.items() if text not in dropped}
+    assert after == before

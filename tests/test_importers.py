@@ -90,8 +90,8 @@ def test_export_openclaw_writes_memory_md_that_imports_back_as_the_same_memories
     result = run("memory", "export", "--format", "openclaw", "--user", "minh", "--output", str(out))
     assert result.exit_code == 0, result.output
     assert out.read_text(encoding="utf-8") == (
-        "# MEMORY\n\n## Communication preference\n\n- Answer in Vietnamese, briefly.\n\n"
-        "## Fact\n\n- Works at a bakery in Hoi An.\n")
+        "# MEMORY\n\n## Communication preference\n\n- Answer in Vietnamese, briefly. <!-- bestie: scope=project -->\n\n"
+        "## Fact\n\n- Works at a bakery in Hoi An. <!-- bestie: scope=project -->\n")
     other = tmp_path / "other.db"
     back = run("--db", str(other), "memory", "import", str(out), "--user", "minh")
     assert back.exit_code == 0, back.output

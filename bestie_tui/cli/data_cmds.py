@@ -136,12 +136,17 @@ def users_cmd(app, as_json) -> None:
 @pass_app
 def export_cmd(app, output, user, fmt, full) -> None:
     """Export every memory and message as JSON (import reads it back), or MEMORY.md for OpenClaw.
-    A file is written 0600."""
+    A file is written 0600. MEMORY.md carries each memory's scope, layer, pin and expiry in an HTML
+    comment that import reads back, and names on stderr what it left out (superseded, archived or
+    unapproved records)."""
     if fmt == "openclaw":
-        from bestie_tui.importers.openclaw import to_memory_md
+        from bestie_tui.importers.openclaw import memory_md
 
-        text = to_memory_md(app.store(), user=user).rstrip("\n")
-        data = {"memories": [line for line in text.splitlines() if line.startswith("- ")], "messages": []}
+        md = memory_md(app.store(), user=user)
+        text = md.text.rstrip("\n")
+        data = {"memories": [None] * md.written, "messages": []}
+        if md.warning():
+            click.echo(md.warning(), err=True)
     else:
         if full and user:
             raise click.UsageError("--full exports the whole database; it cannot be limited to one --user")

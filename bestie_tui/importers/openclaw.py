@@ -4,17 +4,27 @@
 Each Markdown bullet (``-``, ``*``, ``+``, ``1.``; indented lines continue it) is one memory and the
 nearest heading above it is its kind. ``MEMORY.md`` bullets are proposed as core, daily notes as
 working memories dated by their file name. ``to_memory_md`` writes approved memories back.
+
+What Markdown bullets cannot say — a layer or scope other than the file's default, a pin, an
+expiry (TTL), a kind its heading does not spell — the export writes in an HTML comment at the end
+of the bullet, ``<!-- bestie: scope=project layer=working pinned expires=2026-05-01T09:00:00 -->``,
+which renders as nothing and which the import reads back. What a MEMORY.md cannot hold at all
+(superseded and archived records, records that are not approved) is left out and counted
+(``MemoryMd.left_out``), so the export can say so.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from bestie_tui.errors import ImportFormatError
 from bestie_tui.importers.common import envelope, kind_of, proposal
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, SCOPES
 from bestie_tui.text.words import printable
 
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -22,6 +32,9 @@ _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
 _DAILY = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-[\w.-]+)?\.md$")
 #: The top heading ``to_memory_md`` writes (a title, not a kind).
 TITLE = "# MEMORY"
+#: The comment at the end of a bullet that carries what Markdown cannot (``meta``/``split_meta``).
+_META = re.compile(r"\s*<!--\s*bestie:([^<>]*?)-->\s*$")
+_META_KEYS = ("kind", "scope", "layer", "pinned", "expires")
 
 
 def bullets(markdown: str, default_kind: str) -> list[tuple[str, str]]:
@@ -49,6 +62,52 @@ def bullets(markdown: str, default_kind: str) -> list[tuple[str, str]]:
         elif not line.strip():
             current = None
     return out
+
+
+def meta(kind: str, heading_kind: str, scope: str, layer: str, pinned: bool, expires_at: datetime | None,
+         default_scope: str = "core", force: bool = False) -> str:
+    """The comment that carries a memory's fields a bullet under ``heading_kind`` in a file whose
+    bullets default to ``default_scope`` would lose; ``""`` when there are none (unless ``force``,
+    for a text that itself ends in a comment)."""
+    parts = [f"kind={kind}"] if kind != heading_kind else []
+    if scope != default_scope:
+        parts.append(f"scope={scope}")
+    if layer != SCOPE_DEFAULT_LAYER[scope]:
+        parts.append(f"layer={layer}")
+    if pinned:
+        parts.append("pinned")
+    if expires_at is not None:
+        parts.append(f"expires={expires_at.replace(microsecond=0).isoformat()}")
+    return f" <!-- bestie: {' '.join(parts)} -->" if parts or force else ""
+
+
+def split_meta(text: str, where: str) -> tuple[str, dict[str, Any]]:
+    """``text`` without a trailing ``<!-- bestie: … -->`` comment, and the fields it carries
+    (``kind``, ``scope``, ``layer``, ``pinned``, ``expires_at``).
+
+    Raises:
+        ImportFormatError: a field of the comment is unknown or has a bad value (``where`` names the bullet).
+    """
+    found = _META.search(text)
+    if not found:
+        return text, {}
+    fields: dict[str, Any] = {}
+    for part in found.group(1).split():
+        key, _, value = part.partition("=")
+        if key not in _META_KEYS or (key == "pinned") == bool(value):
+            raise ImportFormatError(f"{where}: the bestie comment holds {part!r}; it takes "
+                                    "kind=K scope=S layer=L pinned expires=ISO")
+        if key == "scope" and value not in SCOPES or key == "layer" and value not in LAYERS:
+            raise ImportFormatError(f"{where}: the bestie comment's {key} is {value!r}; expected one of "
+                                    f"{', '.join(SCOPES if key == 'scope' else LAYERS)}")
+        if key == "expires":
+            try:
+                fields["expires_at"] = datetime.fromisoformat(value).replace(tzinfo=None).isoformat()
+            except ValueError:
+                raise ImportFormatError(f"{where}: the bestie comment's expires is not a date-time: {value!r}") from None
+        else:
+            fields[key] = True if key == "pinned" else value
+    return text[:found.start()].rstrip(), fields
 
 
 def _read(path: Path) -> str:
@@ -83,23 +142,66 @@ def convert(path: str | Path, user: str | None = None) -> dict[str, Any]:
     for p in paths:
         day = _DAILY.match(p.name)
         created = f"{day.group(1)}T00:00:00" if day else None
-        for kind, text in bullets(_read(p), "daily_note" if day else "note"):
-            memories.append(proposal(text, kind, source=f"import:openclaw:{p.name}", user=user, created_at=created,
-                                     scope="project" if day else "core"))
+        for n, (kind, text) in enumerate(bullets(_read(p), "daily_note" if day else "note"), 1):
+            text, fields = split_meta(text, f"{p.name}: bullet {n}")
+            if not text.strip():
+                continue
+            scope = fields.get("scope", "project" if day else "core")
+            record = proposal(text, fields.get("kind", kind), source=f"import:openclaw:{p.name}", user=user,
+                              created_at=created, scope=scope)
+            record["layer"] = fields.get("layer", SCOPE_DEFAULT_LAYER[scope])
+            record["pinned"] = bool(fields.get("pinned"))
+            record["expires_at"] = fields.get("expires_at")
+            memories.append(record)
     return envelope(memories, [])
+
+
+@dataclass
+class MemoryMd:
+    """``text``: the MEMORY.md; ``written``: how many bullets it holds; ``left_out``: what it could not
+    hold, counted by reason (``superseded``, ``archived``, ``pending``, ``rejected``, ``forgotten``)."""
+
+    text: str
+    written: int = 0
+    left_out: dict[str, int] = field(default_factory=dict)
+
+    def warning(self) -> str | None:
+        """One line naming what was left out, or ``None`` when nothing was."""
+        if not self.left_out:
+            return None
+        counts = ", ".join(f"{n} {why}" for why, n in self.left_out.items())
+        return (f"left out of MEMORY.md: {counts} (OpenClaw keeps only current memories; "
+                "export --format bestie keeps every record)")
+
+
+@uses_store
+def memory_md(store, user: str | None = None) -> MemoryMd:
+    """``MEMORY.md`` of the current approved memories (only ``user``'s and unbound ones when given),
+    one ``## Kind`` section per kind, one bullet per memory on one line, each with the comment that
+    carries what the bullet cannot (``meta``). Control characters are shown as visible escapes,
+    never written raw. Superseded and archived records and the ones not approved are counted in
+    ``left_out``, not written."""
+    groups: dict[str, list[str]] = {}
+    left_out: dict[str, int] = {}
+    for m in reversed(store.list()):
+        if user is not None and m.user not in (None, user):
+            continue
+        why = (m.status if m.status != "approved" else "superseded" if m.superseded_by is not None
+               else "archived" if m.layer == "archive" else None)
+        if why:
+            left_out[why] = left_out.get(why, 0) + 1
+            continue
+        heading = m.kind.replace("_", " ").capitalize()
+        text = printable(" ".join(m.text.split()))
+        groups.setdefault(heading, []).append(text + meta(m.kind, kind_of(heading), m.scope, m.layer, m.pinned,
+                                                          m.expires_at, force="<!--" in text))
+    lines = [TITLE, ""]
+    for heading, texts in groups.items():
+        lines += [f"## {heading}", ""] + [f"- {t}" for t in texts] + [""]
+    return MemoryMd("\n".join(lines), sum(len(t) for t in groups.values()), left_out)
 
 
 @uses_store
 def to_memory_md(store, user: str | None = None) -> str:
-    """``MEMORY.md`` of the active approved memories (only ``user``'s and unbound ones when given),
-    one ``## Kind`` section per kind, one bullet per memory on one line. Control characters are
-    shown as visible escapes, never written raw."""
-    groups: dict[str, list[str]] = {}
-    for m in reversed(store.list(status="approved")):
-        if m.superseded_by is not None or m.layer == "archive" or (user is not None and m.user not in (None, user)):
-            continue
-        groups.setdefault(m.kind, []).append(printable(" ".join(m.text.split())))
-    lines = [TITLE, ""]
-    for kind, texts in groups.items():
-        lines += [f"## {kind.replace('_', ' ').capitalize()}", ""] + [f"- {t}" for t in texts] + [""]
-    return "\n".join(lines)
+    """The text of ``memory_md(store, user)``."""
+    return memory_md(store, user).text
