@@ -95,3 +95,58 @@ def test_a_round_trip_through_every_export_format_keeps_kind_layer_ttl_and_pin_o
         assert dropped == {"Commutes by bus"}
         before = {text: f for text, f in before.items() if text not in dropped}
     assert after == before
+
+
+def test_an_unknown_kind_is_a_note_with_the_kind_kept_on_the_cli_and_import_paths(run, db_path, tmp_path):
+    added = run("memory", "add", "bogus", "--", "Keeps a sourdough starter in the fridge")
+    assert added.exit_code == 0, added.output
+    assert "kind 'bogus' is not one of" in added.output and "stored as note" in added.output
+    proposed = run("memory", "propose", "bogus", "--user", "lan", "--", "Plays chess on Sunday mornings")
+    assert proposed.exit_code == 0 and "stored as note" in proposed.output
+    (tmp_path / "mem0.json").write_text(json.dumps({"results": [
+        {"id": "m1", "memory": "Collects enamel pins from train stations", "user_id": "lan",
+         "metadata": {"category": "bogus"}},
+        {"id": "m2", "memory": "Prefers aisle seats on trains", "user_id": "lan", "categories": ["user_preferences"]}]}))
+    (tmp_path / "ours.json").write_text(json.dumps({"format": "bestie-memory-export", "version": 2, "messages": [],
+        "memories": [{"text": "Waters the balcony herbs at dusk", "kind": "bogus", "status": "approved",
+                      "source": "owner"}]}))
+    (tmp_path / "MEMORY.md").write_text("# MEMORY\n\n## Bogus\n\n- Names every houseplant after a poet\n")
+    for name in ("mem0.json", "ours.json", "MEMORY.md"):
+        result = run("memory", "import", str(tmp_path / name), "--user", "lan")
+        assert result.exit_code == 0, result.output
+    store = MemoryStore(db_path)
+    kinds = {m.text: (m.kind, m.source) for m in store.list()}
+    store.close()
+    assert kinds == {
+        "Keeps a sourdough starter in the fridge": ("note", "owner (kind: bogus)"),
+        "Plays chess on Sunday mornings": ("note", "assistant (kind: bogus)"),
+        "Collects enamel pins from train stations": ("note", "import:mem0 (kind: bogus)"),
+        "Prefers aisle seats on trains": ("preference", "import:mem0 (kind: user_preferences)"),
+        "Waters the balcony herbs at dusk": ("note", "owner (kind: bogus)"),
+        "Names every houseplant after a poet": ("note", "import:openclaw:MEMORY.md (kind: bogus)"),
+    }
+
+
+@pytest.mark.slow  # spawns the server process
+async def test_mcp_remember_with_an_unknown_kind_stores_a_note_and_says_so_like_every_other_path(tmp_path):
+    pytest.importorskip("mcp")
+    import os
+    import sys
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    db = tmp_path / "memory.db"
+    MemoryStore(db).close()
+    params = StdioServerParameters(command=sys.executable, args=["-m", "bestie_tui", "--db", str(db), "mcp", "--user", "lan"],
+                                   env=dict(os.environ))
+    async with stdio_client(params, errlog=(tmp_path / "stderr.txt").open("w")) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool("remember", {"text": "Lan restores old fountain pens", "kind": "bogus"})
+        payload = json.loads(result.content[0].text)
+    assert "kind 'bogus' is not one of" in payload["message"] and "stored as note" in payload["message"]
+    store = MemoryStore(db)
+    row = store.get(payload["memory_id"])
+    store.close()
+    assert (row.kind, row.source) == ("note", "assistant (kind: bogus)")

@@ -84,7 +84,8 @@ def test_conv26_converts_and_imports_with_the_bestie_cli(tmp_path: Path):
                                                         datetime(2023, 5, 8, 13, 56, 1)]
         proposal = store.pending(limit=1)[0]
         assert (proposal.user, proposal.kind, proposal.session, proposal.source, proposal.created_at) == (
-            "Caroline", "observation", "conv-26:session_1", "locomo:conv-26:D1:3", datetime(2023, 5, 8, 13, 56))
+            "Caroline", "note", "conv-26:session_1", "locomo:conv-26:D1:3 (kind: observation)",
+            datetime(2023, 5, 8, 13, 56))
         assert proposal.text.startswith("Caroline attended an LGBTQ support group")
     finally:
         store.close()

@@ -11,15 +11,18 @@ from conftest import FROZEN_NOW
 from bestie_tui.store.models import Memory
 
 
-def test_an_unknown_kind_error_lists_every_kind_whole_and_still_cuts_what_was_typed(run):
+def test_a_kind_that_is_no_word_lists_every_kind_whole_and_an_unknown_word_is_a_note_with_its_kind_kept(run):
     from bestie_tui.store.support import KNOWN_KINDS
 
-    result = run("memory", "add", "Weird", "--", "Owns a blue bicycle")
+    result = run("memory", "add", "Weird!", "--", "Owns a blue bicycle")
     assert result.exit_code == 2
     assert ", ".join(KNOWN_KINDS) in result.output  # communication_preference is not cut to "communicatio…"
-    long = run("memory", "add", "k" * 60, "--", "Owns a blue bicycle")
+    long = run("memory", "add", "k" * 70, "--", "Owns a blue bicycle")
     assert long.exit_code == 2 and "k" * 30 not in long.output
     assert run("memory", "list", "--json").output.strip() == "[]"
+    weird = run("memory", "add", "Weird", "--", "Owns a blue bicycle")  # the rule of every write path (issue 30)
+    assert weird.exit_code == 0 and "stored as note" in weird.output
+    assert '"source": "owner (kind: Weird)"' in run("memory", "list", "--json").output
 
 
 def test_no_help_page_shows_rst_double_backticks():

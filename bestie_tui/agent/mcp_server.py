@@ -19,6 +19,7 @@ from typing import Any
 
 from bestie_tui.agent import forget_requests, turns
 from bestie_tui.errors import BestieError
+from bestie_tui.store.support import kind_note
 from bestie_tui.text.tokens import MissingExtraError
 
 #: What the server tells the model about itself (``instructions`` in the MCP handshake).
@@ -97,7 +98,8 @@ def build_server(store, binding: Binding) -> Any:
     async def remember(text: str, kind: str = "note") -> dict[str, Any]:
         r = call(turns.remember, text, kind=kind, user=binding.user, channel=binding.channel,
                  project=binding.project, session=binding.session)
-        return {"outcome": r.outcome, "memory_id": r.memory.id, "message": r.message}
+        note = kind_note(kind, r.memory.source)  # an unknown kind is stored as note, as on every path
+        return {"outcome": r.outcome, "memory_id": r.memory.id, "message": f"{r.message}; {note}" if note else r.message}
 
     @server.tool(description=(
         "Append one chat message to the user's conversation history. Call it for every user turn "

@@ -147,17 +147,30 @@ def _binding_options(func):
 
 
 def _kind(_ctx, _param, value: str) -> str:
+    """The kind as typed (spaces as ``_``); the store settles it (``support.settle_kind``: an unknown
+    kind is stored as ``note``, the kind given kept in its source). A value that is no kind at all
+    (punctuation, over 64 characters, a secret) is a usage error."""
     from bestie_tui.errors import InvalidValueError
-    from bestie_tui.store.support import KNOWN_KINDS, known_kind
+    from bestie_tui.store.support import KNOWN_KINDS, settle_kind
 
     from .common import shortened
 
     try:
-        return known_kind(value)
+        settle_kind(value)
     except InvalidValueError:  # a usage error, with the whole list (only the typed value is shortened)
-        error = click.BadParameter(f"unknown memory kind {shortened(repr(value))}; use one of {', '.join(KNOWN_KINDS)}")
+        error = click.BadParameter(f"a memory kind is a word such as {', '.join(KNOWN_KINDS)}; "
+                                   f"not {shortened(repr(value))}")
         error._bestie_clean = True  # type: ignore[attr-defined]
         raise error from None
+    return "_".join(value.split())
+
+
+def _with_kind_note(message: str, kind: str, record) -> str:
+    """``message`` and, when this write stored ``kind`` as another kind, the note that says so."""
+    from bestie_tui.store.support import kind_note
+
+    note = kind_note(kind, record.source)
+    return f"{message}; {note}" if note else message
 
 
 def _complete_kind(_ctx, _param, incomplete: str):
@@ -197,12 +210,12 @@ def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl
     if as_json:
         emit_json(r.memory.to_dict())
         return
-    click.echo(printable(r.message))
+    click.echo(printable(_with_kind_note(r.message, kind, r.memory)))
     click.echo(f"  {memory_line(r.memory, app.store().clock())}")
 
 
 @memory.command()
-@click.argument("kind", shell_complete=_complete_kind)  # the assistant's own kinds are kept; the owner's add checks
+@_kind_argument
 @click.argument("text")
 @_binding_options
 @click.option("--confidence", type=click.FloatRange(0, 1), default=0.7, show_default=True)
@@ -217,7 +230,7 @@ def propose(app: AppContext, kind, text, user, channel, project, session, scope,
         emit_json({"outcome": r.outcome, "message": r.message, "memory": r.memory.to_dict(),
                    "decision": r.decision.to_dict() if r.decision else None})
     else:
-        click.echo(printable(r.message))
+        click.echo(printable(_with_kind_note(r.message, kind, r.memory)))
 
 
 @memory.command()

@@ -33,7 +33,9 @@ from bestie_tui.store.support import (  # noqa: F401  (re-exported for callers o
     MAX_ID,
     _storage_message,
     check_kind,
+    kept_kind_source,
     row_values,
+    settle_kind,
     snapshot,
     to_record,
 )
@@ -268,7 +270,8 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
             textmod.check_encodable(value, what)
         if not (isinstance(confidence, (int, float)) and 0.0 <= float(confidence) <= 1.0):
             raise InvalidValueError(f"confidence must be between 0 and 1, not {confidence}")
-        kind = check_kind(kind)
+        kind, original = settle_kind(kind)  # one rule on every write path: an unknown kind is a note
+        source = kept_kind_source(source, original)  # ...and the kind given is kept, never lost
         now = self.clock()
         expires = parse_ttl(ttl, now, self.owner_zone) if ttl else None
         with self.change(action, actor) as batch:

@@ -118,6 +118,66 @@ def known_kind(kind: str) -> str:
     return key
 
 
+#: Kinds the store itself gives (a venting note kept with ``add --keep-venting``); never offered.
+INTERNAL_KINDS = ("venting",)
+
+
+def _singular(word: str) -> str:
+    """An English plural's singular by its ending (``preferences`` → ``preference``, ``identities`` →
+    ``identity``); other words as they are."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def settle_kind(kind: str) -> tuple[str, str | None]:
+    """One rule for a kind on every write path (``propose``, ``add``, MCP ``remember``, every import):
+    ``(kind, original)``. A known kind (``KNOWN_KINDS``, ``INTERNAL_KINDS``) in any case, spacing or
+    number (``Preferences``, ``communication-preference``) is itself and ``original`` is ``None``; a
+    label that ends in a known kind (``user_preferences``, ``daily_note``) is that kind; any other
+    (``bogus``, ``travel``) is ``note``. ``original`` is the label as given whenever it was more than
+    a spelling of the kind, so the caller keeps it (in the memory's source) and nothing is lost.
+
+    Raises:
+        InvalidValueError: not identifier-like, or it looks like a secret (``check_kind``).
+    """
+    given = check_kind("_".join(kind.split()) if isinstance(kind, str) else kind)
+    words = [_singular(w) for w in re.split(r"[\s_.\-]+", given.lower()) if w]
+    key = "_".join(words)
+    if key in KNOWN_KINDS or key in INTERNAL_KINDS:
+        return key, None
+    for n in range(len(words) - 1, 0, -1):  # the longest known kind the label ends in
+        if "_".join(words[-n:]) in KNOWN_KINDS:
+            return "_".join(words[-n:]), given
+    return "note", given
+
+
+def kept_kind_source(source: str | None, original: str | None) -> str | None:
+    """``source`` with the original kind appended (``"import:mem0 (kind: travel)"``) when
+    ``settle_kind`` changed it; ``source`` unchanged otherwise."""
+    if original is None:
+        return source
+    return f"{source} (kind: {original})" if source else f"kind: {original}"
+
+
+def kind_note(given: str, source: str | None) -> str:
+    """The note a write adds to its answer when it stored ``given`` as another kind
+    (``settle_kind``) and kept ``given`` in the record's ``source``; ``""`` otherwise (a known
+    kind, or a restatement that kept an older record as it was)."""
+    try:
+        kind, original = settle_kind(given)
+    except InvalidValueError:
+        return ""
+    kept = original is not None and (source == kept_kind_source(None, original)
+                                     or (source or "").endswith(f" (kind: {original})"))
+    if not kept:
+        return ""
+    return (f"kind {original!r} is not one of {', '.join(KNOWN_KINDS)}: stored as {kind}, "
+            "the kind given kept in its source")
+
+
 def check_kind(kind: str) -> str:
     """A memory kind is an identifier such as ``communication_preference`` (letters, digits, ``_.-``,
     at most 64 characters) that is not a secret. Returns it stripped; raises InvalidValueError

@@ -16,6 +16,9 @@ Version 2 adds ``about`` to each memory (who a statement about someone else is a
 files are read as well (their memories are about the owner unless the write gate reads otherwise).
 A program that knows only version 1 refuses a version 2 file rather than drop the binding.
 
+A kind outside bestie's own (``support.settle_kind``) comes in as ``note`` with the kind given kept in
+its source, as on every other write path; a plural or a label ending in a known kind is that kind.
+
 Every imported memory passes the write gate (``gate.check_write``, path ``import``): a secret, an
 injected block or venting is not written (counted by reason in ``ImportResult.refused``); a
 statement about someone else, or a core record that would overflow the core's token cap, comes in
@@ -44,7 +47,7 @@ from bestie_tui.store.models import (
     Message,
 )
 from bestie_tui.store.records import ImportResult, iso
-from bestie_tui.store.support import check_kind, row_values, snapshot
+from bestie_tui.store.support import kept_kind_source, row_values, settle_kind, snapshot
 from bestie_tui.text import words as textmod
 
 if TYPE_CHECKING:
@@ -181,7 +184,7 @@ def _check_memory(m: Any, where: str) -> None:
             raise ImportFormatError(f"{where}.{key} must be text or null")
     if m.get("kind") is not None:
         try:
-            check_kind(m["kind"])
+            settle_kind(m["kind"])
         except BestieError as exc:
             raise ImportFormatError(f"{where}.kind: {exc}") from None
     conf = m.get("confidence", 0.5)
@@ -274,8 +277,9 @@ def _same_memory_exists(values: dict[str, Any]) -> bool:
 
 def _memory_values(m: dict[str, Any], now: datetime) -> dict[str, Any]:
     scope = m.get("scope", "project")
+    kind, original = settle_kind(m.get("kind") or "note")  # the one rule of every write path
     values = {
-        "text": m["text"].strip(), "kind": m.get("kind") or "note", "status": m.get("status", "pending"),
+        "text": m["text"].strip(), "kind": kind, "status": m.get("status", "pending"),
         "scope": scope, "layer": m.get("layer") or SCOPE_DEFAULT_LAYER[scope],
         "pinned": bool(m.get("pinned", False)), "stale": bool(m.get("stale", False)),
         "superseded_by": m.get("superseded_by"), "access_count": int(m.get("access_count") or 0),
@@ -284,4 +288,5 @@ def _memory_values(m: dict[str, Any], now: datetime) -> dict[str, Any]:
     }
     for key in ("last_accessed_at", "expires_at", "user", "about", "channel", "project", "session", "source"):
         values[key] = m.get(key)
+    values["source"] = kept_kind_source(values["source"], original)
     return values
