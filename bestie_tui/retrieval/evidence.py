@@ -16,6 +16,9 @@ A working memory enters a pack only on **evidence of the same topic** (``judge``
   capitalises too ("What did *Melanie* paint?"), or the memory's ``Name:`` label or the person it is
   ``about``.
 
+A run of Chinese, Japanese or Korean characters counts as its overlapping character pairs (the
+index's words, ``text.words.split_cjk``), so "咖啡" meets "我喜欢喝绿茶，不喜欢咖啡".
+
 Content words are the request's words less function words (the fact reader's closed classes in
 English and Vietnamese, the stop words of the index, negations), the index's question-framing words
 and the words that ask what a word means ("mean", "nghĩa"). Words meet by their stems (Snowball),
@@ -122,6 +125,17 @@ def _clean(token: str) -> str:
     return head if tail in _CLITICS else head + tail
 
 
+def _tokens(nfc: str) -> Iterable[tuple[re.Match, str]]:
+    """``(match, token)`` of each word of ``nfc``; a word holding CJK characters gives its pieces
+    (``text.words.split_cjk``: the runs' character pairs), each with the word's match."""
+    for match in _TOKEN.finditer(nfc):
+        raw = match.group(0)
+        if textmod.has_cjk(raw):
+            yield from ((match, piece) for piece in textmod.split_cjk(raw))
+        else:
+            yield match, raw
+
+
 @lru_cache(maxsize=65536)
 def words_of(text: str, request: bool = False) -> Words:
     """The content words of ``text`` (module docstring); ``request``: also leave out the index's
@@ -131,8 +145,7 @@ def words_of(text: str, request: bool = False) -> Words:
     function = _folded_function()
     single: dict[str, Word] = {}
     runs: list[list[str]] = [[]]  # runs of neighbouring content words, for compounds
-    for match in _TOKEN.finditer(nfc):
-        raw = match.group(0)
+    for match, raw in _tokens(nfc):
         low = _clean(raw.casefold())
         folded = textmod.fold(low)
         if low in _WRITTEN_FUNCTION or folded in function and (not has_marks or low == folded):

@@ -47,7 +47,8 @@ from functools import lru_cache
 from typing import Any
 
 #: Version of the stored layout and of what the analyzers produce; another value means rebuild.
-FORMAT = 1
+#: 2: runs of Chinese, Japanese and Korean characters are indexed as character pairs.
+FORMAT = 2
 #: Document ids per posting block (a power of two, so offsets fit uint16).
 BLOCK_BITS = 12
 BLOCK = 1 << BLOCK_BITS
@@ -455,11 +456,16 @@ def documents_with(db: Any, text: str, collection: str = MESSAGE) -> list[int] |
         that no document has; ``None`` when there is no index of ``collection``.
     """
     from bestie_tui.text.analysis import analyze_words
+    from bestie_tui.text.words import has_cjk
 
     if read_meta(db, collection) is None:
         return None
+    # a lone CJK character (a run of one) is no feature of a text that holds it inside a longer run,
+    # where it is part of character pairs: it and the pairs it is in are left out of the keys
     words = analyze_words(text)
-    keys = [w for w in words if not w.startswith("neg_")] + [f"{a} {b}" for a, b in zip(words[1:], words[2:])]
+    kept = [not (len(w) == 1 and has_cjk(w)) for w in words]
+    keys = [w for w, k in zip(words, kept) if k and not w.startswith("neg_")] + [
+        f"{a} {b}" for a, b, ka, kb in zip(words[1:], words[2:], kept[1:], kept[2:]) if ka and kb]
     keys = list(dict.fromkeys(keys))
     if not keys:
         return []

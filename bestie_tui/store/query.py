@@ -31,13 +31,18 @@ def text_condition(query: str, terms_column, squashed_column):
     stemmed terms), or as a substring of ``squashed_column`` (terms without spaces) so "hanoi" finds
     "Hà Nội" — the latter only where some stored word starts as the query word does (its first two
     letters), so "hồ tây" does not find "cho-bot will stay" inside "cho" and "stay". A long query is
-    cut (``text.words.query_words``). Returns a peewee expression; raises InvalidValueError for a
-    query without words."""
+    cut (``text.words.query_words``). A CJK query word (a character pair of a run, or one character)
+    matches inside ``squashed_column`` alone: those scripts leave no spaces between words, and the
+    squashed text holds the run as it was written (folded) in rows stored before runs were split.
+    Returns a peewee expression; raises InvalidValueError for a query without words."""
     words = textmod.query_words(query)
     if not words:
         raise InvalidValueError("search query has no words")
     parts = []
     for word in words:
+        if textmod.has_cjk(word):
+            parts.append(squashed_column.contains(textmod.fold(word)))
+            continue
         stemmed = textmod.stem(word)
         across = squashed_column.contains(word) & terms_column.contains(" " + word[:2])
         parts.append(terms_column.contains(" " + stemmed) | across)

@@ -8,7 +8,9 @@ its own file without importing scikit-learn (``english_stop_words``), so the que
   "I am vegan" and "I am not a vegan" the same vector.
 * ``STOP_WORDS``: scikit-learn's English list plus common Vietnamese function words, minus negations.
 * ``analyze_words(text)``: folded, stemmed word tokens without stop words; a negation is glued to the
-  next content word as well (``not_vegan``) so negated statements get their own features.
+  next content word as well (``not_vegan``) so negated statements get their own features. A run of
+  Chinese, Japanese or Korean characters gives its overlapping character pairs
+  (``words.index_tokens``), so "咖啡" is found inside "我喜欢喝绿茶，不喜欢咖啡".
 * ``features(text)``: the two feature lists the index stores per document — words and word pairs
   (``analyze_words_and_bigrams``) and character 3–5-grams within word boundaries (``char_ngrams``).
 """
@@ -71,12 +73,13 @@ def stop_words() -> frozenset[str]:
 def analyze_words(text: str) -> list[str]:
     """Word features of ``text``: stemmed content words, and ``neg_<word>`` after a negation.
 
-    Contractions are folded first ("don't" → "dont"), so they count as negations.
+    Contractions are folded first ("don't" → "dont"), so they count as negations; CJK runs are
+    cut into character pairs (``words.index_tokens``).
     """
     stops = stop_words()
     out: list[str] = []
     negate = False
-    for token in textmod.tokens(text):
+    for token in textmod.index_tokens(text):
         if token in NEGATIONS:
             out.append(token)
             negate = True
@@ -107,14 +110,16 @@ def joined_syllables(text: str) -> list[str]:
     """Runs of 2–3 neighbouring short alphabetic tokens written as one word: "Hà Nội" → ``hanoi``,
     "Đà Nẵng" → ``danang``, "Hồ Chí Minh" → ``hochi``, ``chiminh``, ``hochiminh``. Vietnamese names
     are written in syllables, and people type them joined ("hanoi"); without this a query word and
-    the stored syllables share no word feature."""
+    the stored syllables share no word feature. Tokens holding CJK characters take no part (their
+    character pairs already are their words)."""
     toks = textmod.tokens(text)
     english = english_stop_words()
     out: list[str] = []
     for size in (2, 3):
         for i in range(len(toks) - size + 1):
             run = toks[i:i + size]
-            if all(t.isalpha() and len(t) <= SYLLABLE_MAX and t not in english for t in run):
+            if all(t.isalpha() and len(t) <= SYLLABLE_MAX and t not in english and not textmod.has_cjk(t)
+                   for t in run):
                 out.append("".join(run))
     return out
 
@@ -123,10 +128,12 @@ def char_ngrams(text: str) -> list[str]:
     """Character 3–5-grams within word boundaries of the folded text (scikit-learn's ``char_wb``
     analyzer: each word padded with one space, a word shorter than n gives itself padded), word by
     word through a cache — memories repeat their words, and building the n-grams of every word of
-    100,000 memories afresh was most of an index build."""
+    100,000 memories afresh was most of an index build. A CJK run counts as its character pairs
+    (``words.split_cjk``), so a query word inside a run meets the run's n-grams."""
     out: list[str] = []
     for word in textmod.fold(text).split():
-        out.extend(_word_char_ngrams(word))
+        for piece in textmod.split_cjk(word):
+            out.extend(_word_char_ngrams(piece))
     return out
 
 

@@ -7,6 +7,10 @@ Three views of a text:
   the same ``normalize`` value are the same memory written differently (case, spacing, accents).
 * ``search_terms(text)``: the tokens of ``normalize`` reduced by the Snowball English stemmer, so
   "replies"/"reply" and "concise"/"concisely" meet.
+* ``index_tokens(text)``: ``tokens`` with every run of Chinese, Japanese or Korean characters cut
+  into overlapping character pairs ("绿茶咖啡" → ``绿茶``, ``茶咖``, ``咖啡``): those scripts write
+  words without spaces, so a word inside a run is found by its pairs (the CJK bigram analyzer of
+  Lucene and Elasticsearch). What the index, the scorer and a search's query words are made of.
 """
 
 from __future__ import annotations
@@ -31,6 +35,50 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(fold(text).replace("'", ""))
 
 
+# Scripts written without spaces between words: Han (CJK ideographs, extensions A–F, compatibility
+# ideographs), Hiragana, Katakana (with its phonetic extensions) and Hangul (syllables, and the jamo
+# that ``fold``'s NFKD leaves of them). Korean puts spaces between phrases, but particles stick to the
+# noun ("서울에" is "서울" + "에"), so its phrases are cut into pairs too.
+_CJK_CHARS = ("\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+              "\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\U00020000-\U0003134f")
+_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+_HANGUL_JAMO = re.compile("[\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a Chinese, Japanese or Korean character (Han, kana or Hangul)."""
+    return _CJK_RUN.search(text) is not None
+
+
+def split_cjk(token: str) -> list[str]:
+    """One folded token with each run of CJK characters cut into overlapping character pairs
+    ("github备份脚本" → ``github``, ``备份``, ``份脚``, ``脚本``); a run of one character stays
+    itself, and the Latin or digit parts around a run are tokens of their own. Hangul that
+    ``fold`` decomposed into jamo is composed back into syllables first, so a pair is two
+    syllables. A token without CJK characters is returned alone."""
+    if not _CJK_RUN.search(token):
+        return [token]
+    if _HANGUL_JAMO.search(token):
+        token = unicodedata.normalize("NFC", token)
+    out: list[str] = []
+    at = 0
+    for run in _CJK_RUN.finditer(token):
+        if run.start() > at:
+            out.append(token[at:run.start()])
+        chars = run.group()
+        out.extend([chars] if len(chars) == 1 else [chars[i:i + 2] for i in range(len(chars) - 1)])
+        at = run.end()
+    if at < len(token):
+        out.append(token[at:])
+    return out
+
+
+def index_tokens(text: str) -> list[str]:
+    """``tokens(text)`` with CJK runs cut into character pairs (``split_cjk``): the words of the
+    persisted index, the scorer and a search's query. Returns a list of str."""
+    return [piece for token in tokens(text) for piece in split_cjk(token)]
+
+
 #: A search query keeps at most this many distinct words; the rest are dropped (not an error).
 QUERY_MAX_WORDS = 32
 #: A query word keeps at most this many characters (its prefix still matches as a prefix).
@@ -43,9 +91,10 @@ def query_words(text: str) -> list[str]:
     """The folded words a search uses from ``text``: distinct, in order, each cut to
     ``QUERY_MAX_WORD_CHARS`` characters, at most ``QUERY_MAX_WORDS`` of them, read from the first
     ``QUERY_MAX_CHARS`` characters. A longer query is cut, never refused: SQLite's parser and LIKE
-    pattern limits are never reached. Returns ``[]`` for a query without words."""
+    pattern limits are never reached. A run of CJK characters gives its character pairs
+    (``index_tokens``). Returns ``[]`` for a query without words."""
     out: list[str] = []
-    for token in tokens(text[:QUERY_MAX_CHARS]):
+    for token in index_tokens(text[:QUERY_MAX_CHARS]):
         word = token[:QUERY_MAX_WORD_CHARS]
         if word not in out:
             out.append(word)
