@@ -150,3 +150,40 @@ async def test_mcp_remember_with_an_unknown_kind_stores_a_note_and_says_so_like_
     row = store.get(payload["memory_id"])
     store.close()
     assert (row.kind, row.source) == ("note", "assistant (kind: bogus)")
+
+
+def _long_preference() -> str:
+    return "Prefers answers that " + ", ".join(f"name step {n} of the plan with its reason" for n in range(1, 40))
+
+
+def test_an_over_cap_core_record_is_imported_as_working_with_the_limit_and_its_size_and_the_rest_of_the_file_comes_in(
+        run, db_path, tmp_path):
+    ours = tmp_path / "ours.json"
+    ours.write_text(json.dumps({"format": "bestie-memory-export", "version": 2, "messages": [], "memories": [
+        {"text": _long_preference(), "kind": "preference", "status": "approved", "scope": "core", "layer": "core"},
+        {"text": "Answer in English", "kind": "communication_preference", "status": "approved", "scope": "core",
+         "layer": "core"}]}))
+    result = run("memory", "import", str(ours))
+    assert result.exit_code == 0, result.output
+    assert "1 core memories came in as working" in result.output
+    assert "memories[0]: core is capped at 200 tokens" in result.output and "this memory adds" in result.output
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "MEMORY.md").write_text("# MEMORY\n\n## Preference\n\n- " + _long_preference().replace("Prefers", "Likes")
+                                         + "\n- Likes tea without sugar\n")
+    pending = run("memory", "import", str(workspace), "--json")
+    assert pending.exit_code == 0, pending.output
+    assert json.loads(pending.output)["moved_why"][0].startswith("memories[0]: core is capped at 200 tokens")
+    store = MemoryStore(db_path)
+    layers = {m.text[:20]: (m.status, m.layer) for m in store.list()}
+    store.close()
+    assert layers == {"Prefers answers that": ("approved", "working"), "Answer in English": ("approved", "core"),
+                      "Likes answers that n": ("pending", "working"), "Likes tea without su": ("pending", "core")}
+
+
+def test_the_assistants_core_is_full_message_gives_the_limit_and_the_sizes(run):
+    assert run("memory", "config", "memory.writePolicy", "allow").exit_code == 0
+    result = run("memory", "propose", "preference", "--scope", "core", "--user", "lan", "--", _long_preference())
+    assert result.exit_code == 0, result.output
+    assert "core is capped at 200 tokens" in result.output and "this memory adds" in result.output
+    assert "queued as working" in result.output

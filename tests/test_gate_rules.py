@@ -201,7 +201,7 @@ def test_the_core_cap_is_checked_on_every_write_path(store):
 def test_the_assistant_over_the_cap_is_queued_as_working_with_a_note(store):
     store.set_setting("memory.writePolicy", "allow")
     r = store.propose(BIG, "identity", user="an", scope="core")
-    assert "core is full" in r.message and "queued as working" in r.message
+    assert "core is capped at" in r.message and "queued as working" in r.message
     assert (r.memory.layer, r.memory.scope) == ("working", "project")
 
 

@@ -201,8 +201,11 @@ def import_cmd(app, file, allow_secret, fmt, user, as_json) -> None:
         click.echo("refused " + ", ".join(f"{n} that {why.get(rule, rule)}" for rule, n in sorted(others.items()))
                    + " (not written)", err=True)
     if result.moved_to_working:
-        click.echo(f"{result.moved_to_working} core memories came in as working (about someone else, or core "
-                   "was full)", err=True)
+        click.echo(f"{result.moved_to_working} core memories came in as working:", err=True)
+        for line in result.moved_why[:10]:
+            click.echo(f"  {line}", err=True)
+        if len(result.moved_why) > 10:
+            click.echo(f"  … and {len(result.moved_why) - 10} more (--json lists them all)", err=True)
 
 
 @memory.command()

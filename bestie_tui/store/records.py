@@ -203,6 +203,9 @@ class ImportResult:
     refused: dict[str, int] = field(default_factory=dict)
     #: core records that came in as working (about someone else, or the core was full)
     moved_to_working: int = 0
+    #: why each of them moved, one line each naming its place in the file (the core cap's limit and
+    #: sizes in tokens when the cap moved it)
+    moved_why: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

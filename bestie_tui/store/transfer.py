@@ -22,7 +22,8 @@ its source, as on every other write path; a plural or a label ending in a known 
 Every imported memory passes the write gate (``gate.check_write``, path ``import``): a secret, an
 injected block or venting is not written (counted by reason in ``ImportResult.refused``); a
 statement about someone else, or a core record that would overflow the core's token cap, comes in
-as working (counted in ``ImportResult.moved_to_working``). Message texts are redacted
+as working (counted in ``ImportResult.moved_to_working``, each with its reason in ``moved_why``: the
+cap, what core holds and the record's size in tokens); the rest of the file comes in as it is. Message texts are redacted
 (``gate.redact``) as ``log_message`` does.
 """
 
@@ -219,11 +220,13 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
     now = store.clock()
     added = skipped = msg_added = msg_skipped = moved = 0
     refused: dict[str, int] = {}
+    moved_why: list[str] = []
     message_ids: list[int] = []
     with store.change("import", actor) as batch:
-        for m in data.get("memories", []):
+        for i, m in enumerate(data.get("memories", [])):
             values = _memory_values(m, now)
-            active = values["status"] == "approved" and values["superseded_by"] is None
+            # a pending record is checked as what its approval would make it: over the cap, it comes as working
+            active = values["status"] in ("approved", "pending") and values["superseded_by"] is None
             decision = check_write(m["text"], path="import", store=store, kind=values["kind"], scope=values["scope"],
                                    layer=values["layer"] if active else "archive", user=values["user"],
                                    about=values["about"], allow_secret=allow_secrets)
@@ -234,6 +237,7 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
             if active and decision.layer != values["layer"]:
                 values["scope"], values["layer"] = decision.scope, decision.layer
                 moved += 1
+                moved_why.append(f"memories[{i}]: " + "; ".join(decision.notes))
             mid = m.get("id")
             holder = Memory.get_or_none(Memory.id == mid) if mid else None
             if holder is not None and holder.norm == textmod.normalize(m["text"]):
@@ -263,7 +267,7 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
         if message_ids:  # one event names them, so undoing the import removes its messages too
             store.record_event(batch, "import", None, None, {IMPORTED_MESSAGES: message_ids}, actor,
                                note=f"{len(message_ids)} message(s)")
-    return ImportResult(added, skipped, msg_added, msg_skipped, refused.get("secret", 0), refused, moved)
+    return ImportResult(added, skipped, msg_added, msg_skipped, refused.get("secret", 0), refused, moved, moved_why)
 
 
 def _eq(column, value):

@@ -196,8 +196,8 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
                 return _refuse("core_cap", f"refused: {usage.message()}; shorten core or keep this in working "
                                            "(--scope project)")
             decision = replace(decision, scope="project", layer="working")
-            notes.append(f"core is full ({usage.used}/{usage.cap} tokens): "
-                         + ("queued as working" if who == "assistant" else "imported as working"))
+            # the limit and the sizes, so the reader can tell a full core from a memory too long for any core
+            notes.append(f"{usage.message()}: " + ("queued as working" if who == "assistant" else "imported as working"))
 
     if who == "assistant":
         contact = contact_kind(text)
