@@ -122,12 +122,15 @@ def remember(store, text: str, *, kind: str = "note", user: str | None, channel:
 
 @uses_store
 def search_memories(store, query: str, *, user: str | None, limit: int = 10) -> list[MemoryRecord]:
-    """This user's approved memories matching ``query`` (``retrieval.search``; no access is recorded).
+    """This user's approved memories matching ``query`` (``retrieval.search``; no access is recorded),
+    and for the owner (``owner.user``) the memories bound to no user too, which recall injects for them.
 
     Raises:
         InvalidValueError: a query without words or over-long.
     """
     from bestie_tui.retrieval.search import search
 
-    found = search(store, check_text(query, "query"), status="approved", user=user, limit=max(1, min(limit, 50)))
+    owner = user is not None and user == store.get_setting("owner.user")  # the owner's general memories too
+    found = search(store, check_text(query, "query"), status="approved", user=user, limit=max(1, min(limit, 50)),
+                   with_unbound=owner)
     return [m for m in found if m.superseded_by is None]

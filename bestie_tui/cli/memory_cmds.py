@@ -61,14 +61,15 @@ def resume(app: AppContext) -> None:
 @click.option("--scope", type=click.Choice(SCOPES), help="Only this scope.")
 @click.option("--status", type=click.Choice(STATUSES + ("all",)), default="all", show_default=True)
 @click.option("--tier", type=click.Choice(LAYERS), help="Only this tier as the console shows it.")
-@click.option("--user", help="Only memories bound to this user.")
+@click.option("--user", help="Only memories bound to this user (for owner.user, with the ones bound to no user).")
 @click.option("--limit", type=click.IntRange(min=0), help="At most N records.")
 @json_option
 @pass_app
 def list_cmd(app: AppContext, scope, status, tier, user, limit, as_json) -> None:
     """Every memory, archive included, newest first."""
     store = app.store()
-    items = store.list(scope=scope, status=status, tier=tier, user=user, limit=limit)
+    owner = user is not None and user == store.get_setting("owner.user")  # their general memories too, as recall
+    items = store.list(scope=scope, status=status, tier=tier, user=user, limit=limit, with_unbound=owner)
     if not items:
         note_unknown_user(store, user)
     if as_json:
@@ -117,13 +118,14 @@ def summary(app: AppContext, as_json: bool) -> None:
 @click.argument("query")
 @click.option("--status", type=click.Choice(STATUSES + ("all",)), default="all", show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option("--user", help="Only memories bound to this user.")
+@click.option("--user", help="Only memories bound to this user (for owner.user, with the ones bound to no user).")
 @json_option
 @pass_app
 def search(app: AppContext, query, status, limit, user, as_json) -> None:
     """Find memories by words (case-, accent- and inflection-tolerant)."""
     store = app.store()
-    items = search_memories(store, query, status=status, limit=limit, user=user)
+    owner = user is not None and user == store.get_setting("owner.user")  # their general memories too, as recall
+    items = search_memories(store, query, status=status, limit=limit, user=user, with_unbound=owner)
     if not items:
         note_unknown_user(store, user)
     if as_json:
@@ -223,7 +225,10 @@ def add(app: AppContext, kind, text, user, channel, project, session, scope, ttl
 @pass_app
 def propose(app: AppContext, kind, text, user, channel, project, session, scope, ttl, about, confidence,
             as_json) -> None:
-    """Propose a memory as the assistant would (memory.writePolicy and the write gate decide)."""
+    """Propose a memory as the assistant would (memory.writePolicy and the write gate decide).
+    Without --user it is bound to the owner.user setting when that is set, as add is."""
+    if user is None:
+        user = app.store().get_setting("owner.user")
     r = app.store().propose(text, kind, user=user, channel=channel, project=project, session=session,
                             scope=scope, ttl=ttl, confidence=confidence, about=about)
     if as_json:
@@ -337,8 +342,14 @@ def edit(app: AppContext, memory_id: int, text: str) -> None:
 @click.option("--scope", type=click.Choice(SCOPES), required=True)
 @pass_app
 def move(app: AppContext, memory_id: int, scope: str) -> None:
-    """Change a memory's scope (its layer follows unless pinned)."""
-    click.echo(f"moved {memory_line(app.store().move(memory_id, scope))}")
+    """Change a memory's scope (its layer follows unless pinned). Moving an expired memory is done
+    and said: it stays out of every prompt until it gets a new TTL (expire ID never)."""
+    store = app.store()
+    m = store.move(memory_id, scope)
+    click.echo(f"moved {memory_line(m)}")
+    if m.is_expired(store.clock()):  # warned, not refused: the owner may be about to renew it
+        click.echo(f"#{m.id} expired {show(m.expires_at, store.owner_zone)}: in {m.layer} it still stays out of "
+                   f"every prompt until it gets a new TTL (bestie memory expire {m.id} never)", err=True)
 
 
 @memory.command()

@@ -88,6 +88,8 @@ def memory_detail(m: MemoryRecord, tz: tzinfo = UTC, now: datetime | None = None
             value = yes_no(value)
         elif isinstance(value, datetime):
             value = show(value, tz, seconds=True) if now is None else exact(value, tz, now, seconds=True)
+        if name == "expires_at" and now is not None and m.is_expired(now):
+            value = f"{value}  expired (not injected)"
         click.echo(f"  {name:<17} {'-' if value is None else printable(str(value))}")
     click.echo(f"  {'tier':<17} {m.tier}")
 

@@ -25,7 +25,7 @@ SEARCH_POOL = 2000
 
 @uses_store
 def search(store: MemoryStore, query: str, *, status: str | None = None, limit: int = 50,
-           user: str | None = None) -> list[MemoryRecord]:
+           user: str | None = None, with_unbound: bool = False) -> list[MemoryRecord]:
     """Case-, accent- and inflection-tolerant search: every query word must occur as a stemmed
     word prefix ("replies" ~ "reply") or inside the accent-folded text with spaces removed
     ("hanoi" ~ "Hà Nội"). Ranked by approved first, then by the relevance score of
@@ -37,6 +37,8 @@ def search(store: MemoryStore, query: str, *, status: str | None = None, limit: 
         status: only memories with this status (pending, approved, rejected, forgotten).
         limit: at most this many records.
         user: only memories bound to this user (exactly; ``None`` searches every user's).
+        with_unbound: with ``user``, also the memories bound to no user (the owner's general
+            memories, which recall injects for the owner).
 
     Raises:
         InvalidValueError: the query has no words, or an unknown status.
@@ -44,5 +46,9 @@ def search(store: MemoryStore, query: str, *, status: str | None = None, limit: 
     query = textmod.cut_query(query)
     if not query:
         raise InvalidValueError("search query has no words")
-    q = memory_query(status=status, query=query, user=user).order_by(Memory.updated_at.desc()).limit(SEARCH_POOL)
+    unbound = with_unbound and user is not None
+    q = memory_query(status=status, query=query, user=None if unbound else user)
+    if unbound:
+        q = q.where((Memory.user == user) | Memory.user.is_null())
+    q = q.order_by(Memory.updated_at.desc()).limit(SEARCH_POOL)
     return [m for m, _ in rank_records(store, query, [to_record(r) for r in q])][:limit]

@@ -59,14 +59,20 @@ class StoreReads:
         query: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        with_unbound: bool = False,
     ) -> list[MemoryRecord]:
         """Memories matching every given filter, newest id first. ``query`` is a tolerant text match
         (see ``search``). ``tier`` is core/working/archive as the Tiers view shows them.
+        ``with_unbound``: with ``user``, also the memories bound to no user (the owner's general
+        memories, which recall injects for them).
 
         Raises:
             InvalidValueError: an unknown scope, status or tier.
         """
-        q = memory_query(scope=scope, status=status, tier=tier, user=user, query=query)
+        unbound = with_unbound and user is not None
+        q = memory_query(scope=scope, status=status, tier=tier, user=None if unbound else user, query=query)
+        if unbound:
+            q = q.where((Memory.user == user) | Memory.user.is_null())
         q = q.order_by(Memory.id.desc()).offset(_clamp(offset) or None)
         if limit is not None:
             q = q.limit(_clamp(limit))
