@@ -197,8 +197,8 @@ def import_cmd(app, file, allow_secret, fmt, user, as_json) -> None:
                    "(not written anywhere; --allow-secret imports them)", err=True)
     others = {rule: n for rule, n in result.refused.items() if rule != "secret"}
     if others:
-        why = {"injected": "carry injected prompt blocks", "venting": "read as one-off venting"}
-        click.echo("refused " + ", ".join(f"{n} that {why.get(rule, rule)}" for rule, n in sorted(others.items()))
+        reasons = {"injected": "carry injected prompt blocks", "venting": "read as one-off venting"}
+        click.echo("refused " + ", ".join(f"{n} that {reasons.get(rule, rule)}" for rule, n in sorted(others.items()))
                    + " (not written)", err=True)
     if result.moved_to_working:
         click.echo(f"{result.moved_to_working} core memories came in as working:", err=True)
@@ -249,13 +249,21 @@ def erase(app, user, yes, as_json) -> None:
 
 
 @memory.command()
+@click.option("--semantic", is_flag=True,
+              help="Embed every pending and approved memory again for search by meaning (the semantic extra).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @json_option
 @pass_app
-def reindex(app, as_json) -> None:
+def reindex(app, semantic, quiet, as_json) -> None:
     """Rebuild the search index from every approved memory (a progress bar on a terminal).
 
     Writes keep the index current by themselves; this is for an index you suspect, or to build it
-    ahead of the first search after an upgrade, which would otherwise build it then."""
+    ahead of the first search after an upgrade, which would otherwise build it then. ``--semantic``
+    rebuilds the meaning vectors instead, with the model ``semantic.model`` names (after installing
+    the extra, or changing the model)."""
+    if semantic:
+        _reindex_semantic(app, quiet, as_json)
+        return
     import time
 
     from peewee import DatabaseError
@@ -270,7 +278,7 @@ def reindex(app, as_json) -> None:
 
     def progress(done: int, total: int) -> None:
         nonlocal bar, shown
-        if as_json:
+        if as_json or quiet or not sys.stderr.isatty():
             return
         if bar is None:
             bar = click.progressbar(length=total, label="indexing memories", file=sys.stderr)
@@ -346,3 +354,50 @@ def config(app, key, value, as_json) -> None:
     else:
         for k, v in values.items():
             click.echo(f"{k:<24} {json.dumps(v)}")
+
+
+def _reindex_semantic(app, quiet: bool, as_json: bool) -> None:
+    """``reindex --semantic``: every pending and approved memory embedded again (``vectors.rebuild``)."""
+    import time
+
+    from peewee import DatabaseError
+
+    from bestie_tui.errors import InvalidValueError, StorageError
+    from bestie_tui.store import vectors
+
+    store = app.store()
+    resolved = vectors.current(store.db)
+    if resolved.embedder is None:
+        from bestie_tui.semantic.loader import take_notes
+
+        take_notes()  # said in the error instead
+        raise InvalidValueError(resolved.note or "search by meaning is off (semantic.model off, or the extra is not "
+                                "installed: pip install 'bestie-tui[semantic]'); nothing was changed")
+    started = time.perf_counter()
+    bar = None
+    shown = 0
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar, shown
+        if as_json or quiet or not sys.stderr.isatty():
+            return
+        if bar is None:
+            bar = click.progressbar(length=total, label="embedding memories", file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - shown)
+        shown = done
+
+    try:
+        docs = vectors.rebuild(store.db, resolved.embedder, progress=progress)
+    except DatabaseError as exc:
+        raise StorageError(f"cannot store the vectors in {store.location}: {exc}; the batches before stay") from exc
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    seconds = time.perf_counter() - started
+    if as_json:
+        emit_json({"documents": docs, "seconds": round(seconds, 3), "model": resolved.embedder.name,
+                   "dim": int(resolved.embedder.dim)})
+    else:
+        click.echo(f"embedded {docs} {'memory' if docs == 1 else 'memories'} with {resolved.embedder.name} "
+                   f"in {seconds:.1f} s")
