@@ -35,7 +35,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.retrieval import cues, signals
@@ -54,6 +54,7 @@ from bestie_tui.store.markers import CORE_TITLE, HEADER, RECALL_TITLE, WORKING_T
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord, iso
 from bestie_tui.store.support import select_records
+from bestie_tui.text.clock import owner_day
 from bestie_tui.text.tokens import count_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -400,7 +401,7 @@ def _recall_segment(store: MemoryStore, pack: ContextPack, token_budget: int, to
             continue  # already in the prompt's history; or it would read as a block of machine text
         if len(pack.recalled) >= wanted:
             break
-        line = _recall_line(hit)
+        line = _recall_line(hit, store.owner_zone)
         cost = count_tokens(line + "\n", token_mode)
         if cost > room:
             pack.recall_left_out += 1
@@ -410,13 +411,13 @@ def _recall_segment(store: MemoryStore, pack: ContextPack, token_budget: int, to
                                           hit.score, hit.parts))
 
 
-def _recall_line(hit: Any) -> str:
-    """``- [2026-05-08] text`` with whitespace collapsed and the text cut to ``RECALL_EXCERPT_CHARS``."""
+def _recall_line(hit: Any, zone: tzinfo) -> str:
+    """``- [2026-05-08] text`` with whitespace collapsed and the text cut to ``RECALL_EXCERPT_CHARS``;
+    the day is the owner's (``zone``), not the database's UTC."""
     text = " ".join(hit.message.text.split())
     if len(text) > RECALL_EXCERPT_CHARS:
         text = text[:RECALL_EXCERPT_CHARS - 1].rstrip() + "…"
-    when = iso(hit.message.created_at)
-    return f"- [{when[:10] if when else '?'}] {text}"
+    return f"- [{owner_day(hit.message.created_at, zone)}] {text}"
 
 
 def _settle_conflicts(pack: ContextPack, compiled: tuple[str, list[Any]], records: dict[int, MemoryRecord],

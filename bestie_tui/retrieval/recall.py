@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from bestie_tui.errors import InvalidValueError
@@ -42,9 +43,10 @@ from bestie_tui.retrieval.index import get_index
 from bestie_tui.store import doc_index
 from bestie_tui.store.binding import tenant_sql, uses_store
 from bestie_tui.store.models import ROLES, Setting
-from bestie_tui.store.records import MessageRecord, iso
+from bestie_tui.store.records import MessageRecord
 from bestie_tui.store.settings import RECALL_DEFAULTS
 from bestie_tui.text.analysis import stop_words
+from bestie_tui.text.clock import to_local
 from bestie_tui.text.words import tokens
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -345,7 +347,11 @@ def _fuse(own: dict[int, float], dense: Sequence[float], cand: list[int]) -> dic
     return {i: top * (0.5 * a + 0.5 * b) for i, a, b in zip(cand, norm(lexical), norm(dense))}
 
 
-def hit_line(hit: RecallHit) -> str:
-    """``[2023-05-08 13:56] Caroline: …`` — one excerpt as the recall segment quotes it."""
-    when = iso(hit.message.created_at)
-    return f"[{when[:16].replace('T', ' ') if when else '?'}] {hit.message.text}"
+def hit_line(hit: RecallHit, zone: tzinfo | None = None) -> str:
+    """``[2023-05-08 13:56] Caroline: …`` — one excerpt as the recall segment quotes it, the time on
+    the owner's clock ``zone`` (``None``: the database's UTC)."""
+    at = hit.message.created_at
+    if at is None:
+        return f"[?] {hit.message.text}"
+    local = at if zone is None else to_local(at, zone)
+    return f"[{local:%Y-%m-%d %H:%M}] {hit.message.text}"

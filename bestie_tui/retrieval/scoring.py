@@ -23,7 +23,8 @@ part              formula                                                       
 ``when``          only when q names a date (``named_periods``: "26 June 2023",     1.00     ``score.when``
                   "June 26, 2023", "June 2023", "2023-06-26", "2023", Vietnamese
                   "ngày 26 tháng 6 năm 2023"): 2 ** (−d / W), d = days from
-                  m.created_at to the nearest named period (0 inside it);
+                  m.created_at, on the owner's calendar (``owner.timezone``),
+                  to the nearest named period (0 inside it);
                   W = ``score.whenHalfLifeDays`` (default 7 days). Otherwise
                   ``None``, and its weight is left out of both sums below
 ================  ==============================================================  =======  ======================
@@ -68,13 +69,14 @@ import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.store.settings import DEFAULT_TUNING, DEFAULT_WEIGHTS
+from bestie_tui.text.clock import to_local
 
 if TYPE_CHECKING:  # pragma: no cover
     from bestie_tui.store.memory_store import MemoryStore
@@ -139,6 +141,8 @@ class ScoringConfig:
         when_half_life_days: days outside a named date at which the ``when`` part halves (> 0).
         duplicate_cosine: a working record whose cosine (``MemoryIndex.similarity``) to a record
             already in the pack is at least this is left out as a near-duplicate (> 0; above 1: off).
+        zone: the owner's time zone (``owner.timezone``): a date the query names is a day on this
+            calendar (``when_part``); ``None`` reads the database's UTC times as they are.
     """
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
@@ -153,6 +157,7 @@ class ScoringConfig:
     time_question: float = DEFAULT_TUNING["score.timeQuestion"]
     #: share of the memories a single shared word may be in and still be evidence (``retrieval.evidence``)
     rare_share: float = DEFAULT_TUNING["score.rareShare"]
+    zone: tzinfo | None = None
 
     def __post_init__(self) -> None:
         unknown = set(self.weights) - set(PARTS)
@@ -184,7 +189,7 @@ class ScoringConfig:
                    when_half_life_days=tuning["score.whenHalfLifeDays"],
                    duplicate_cosine=tuning["score.duplicateCosine"], neighbour=tuning["score.neighbour"],
                    person=tuning["score.person"], time_question=tuning["score.timeQuestion"],
-                   rare_share=tuning["score.rareShare"])
+                   rare_share=tuning["score.rareShare"], zone=_owner_zone(values))
 
     def without(self, *parts: str) -> ScoringConfig:
         """A copy with the weights of ``parts`` set to 0 (e.g. ``scope`` for a search without a user)."""
@@ -214,6 +219,17 @@ def settings_snapshot(store: MemoryStore) -> dict[str, Any]:
 
 #: store → (``read_stamp`` before the read, the settings it read): nothing written since, nothing to read
 _SNAPSHOTS: weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, Any]]] = weakref.WeakKeyDictionary()
+
+
+def _owner_zone(values: dict[str, Any]) -> tzinfo:
+    """The zone of the ``owner.timezone`` setting in ``values``; the system's when it is unset or
+    names no zone (as ``MemoryStore.owner_zone``)."""
+    from bestie_tui.text import clock
+
+    try:
+        return clock.zone(values.get("owner.timezone"))
+    except InvalidValueError:
+        return clock.zone(None)
 
 
 def _number(values: dict[str, Any], key: str, default: float) -> float:
@@ -303,12 +319,15 @@ def named_periods(query: str) -> tuple[Period, ...]:
     return tuple(out)
 
 
-def when_part(m: MemoryRecord, periods: tuple[Period, ...], half_life_days: float) -> float | None:
+def when_part(m: MemoryRecord, periods: tuple[Period, ...], half_life_days: float,
+              zone: tzinfo | None = None) -> float | None:
     """2 ** (−d / half-life), d = days from ``m.created_at`` to the nearest of ``periods`` (0 inside
-    one); ``None`` when there are no periods (the query names no date)."""
+    one); ``None`` when there are no periods (the query names no date). ``periods`` are days of the
+    owner's calendar: ``zone`` (the owner's) moves the naive-UTC ``created_at`` onto it first, so a
+    note made at 00:30 on 16 April in Shanghai (16:30 UTC on the 15th) is of 16 April."""
     if not periods:
         return None
-    at = m.created_at
+    at = m.created_at if zone is None else to_local(m.created_at, zone).replace(tzinfo=None)
     days = min(max(0.0, (start - at).total_seconds(), (at - end).total_seconds()) / 86400
                for start, end in periods)
     return 2.0 ** (-days / half_life_days)
@@ -333,7 +352,7 @@ def score(m: MemoryRecord, relevance: float, *, user: str | None, channel: str |
         "access": access_part(m.access_count, config.access_cap),
         "confidence": float(m.confidence),
         "pinned": pinned_part(m),
-        "when": when_part(m, periods, config.when_half_life_days),
+        "when": when_part(m, periods, config.when_half_life_days, config.zone),
     }
     w = config.weights
     counted = [p for p in PARTS if parts[p] is not None]

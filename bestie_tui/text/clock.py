@@ -75,6 +75,12 @@ def to_utc(value: datetime) -> datetime:
     return value.astimezone(UTC).replace(tzinfo=None)
 
 
+def owner_day(value: datetime | None, tz: tzinfo) -> str:
+    """The day a naive UTC time falls on in ``tz``, ``YYYY-MM-DD`` (``"?"`` for ``None``): how the
+    memory block dates an excerpt. 16:30 UTC on 15 April is ``2026-04-16`` in Asia/Shanghai."""
+    return "?" if value is None else f"{to_local(value, tz):%Y-%m-%d}"
+
+
 def show(value: datetime | None, tz: tzinfo, *, seconds: bool = False, zone_name: bool = True) -> str:
     """A naive UTC time as the owner reads it: ``2026-12-01 07:30 +07`` (the zone's abbreviation or
     offset; ``seconds`` adds ``:ss``). ``"-"`` for ``None``."""
