@@ -46,7 +46,7 @@ def test_openclaw_bullets_become_pending_proposals_with_their_headings_read_as_k
     assert rows == [
         ("preference", "Replies in English, short and direct.", "pending", "core", "minh"),
         ("preference", "Dark mode everywhere; never suggest light themes.", "pending", "core", "minh"),
-        ("note", "Sister Hoa lives in Hue.", "pending", "core", "minh"),  # "## People": the source keeps it
+        ("note", "Sister Hoa lives in Hue.", "pending", "project", "minh"),  # about someone else: never core
         ("decision", "We decided to ship the beta on Friday.", "pending", "project", "minh"),
         ("decision", "Called the plumber about the kitchen sink.", "pending", "project", "minh"),
     ]
