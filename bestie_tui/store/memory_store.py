@@ -107,7 +107,16 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     def for_user(self, user: str) -> MemoryStore:
         """A store on the same database bound to ``user`` (its own connection; close it when done).
-        Raises InvalidValueError for an empty user id."""
+        Only a store bound to no user (the database's owner) makes one for any user; a store bound
+        to a user makes one for that user alone, so a bound store handed to other code cannot be
+        unbound into another user's rows.
+
+        Raises:
+            InvalidValueError: an empty user id, or another user than this store's binding.
+        """
+        if self.tenant is not None and user != self.tenant.user:
+            raise InvalidValueError(f"this store is bound to user {self.tenant.user!r}; it cannot open a store "
+                                    f"for user {user!r}")
         return MemoryStore(self.path, self.clock, create_dirs=False, user=user)
 
     def check_user(self, user: str | None) -> str | None:
