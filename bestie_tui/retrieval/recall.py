@@ -47,7 +47,7 @@ from bestie_tui.store.records import MessageRecord
 from bestie_tui.store.settings import RECALL_DEFAULTS
 from bestie_tui.text.analysis import stop_words
 from bestie_tui.text.clock import to_local
-from bestie_tui.text.words import tokens
+from bestie_tui.text.words import index_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     from bestie_tui.store.memory_store import MemoryStore
@@ -299,8 +299,8 @@ def rank(found: Sequence[Candidate], knobs: Knobs, limit: int,
         if total > 0 and parts["relevance"] + parts["neighbour"] >= max(knobs.min_score, 1e-12):
             hits.append((round(total, 9), parts, c))
     tied = {t for t, n in Counter(h[0] for h in hits).items() if n > 1}
-    words = (set(tokens(query)) - stop_words()) if query and tied else set()
-    own = {h[2].id: len(words & set(tokens(h[2].row.text))) for h in hits if h[0] in tied} if words else {}
+    words = (set(index_tokens(query)) - stop_words()) if query and tied else set()
+    own = {h[2].id: len(words & set(index_tokens(h[2].row.text))) for h in hits if h[0] in tied} if words else {}
     hits.sort(key=lambda h: (-h[0], -own.get(h[2].id, h[2].own_words),
                              -(h[2].row.created_at.timestamp() if h[2].row.created_at else 0.0), -h[2].id))
     return hits[:limit]
