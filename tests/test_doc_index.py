@@ -228,7 +228,7 @@ def test_an_older_schema_file_is_migrated_in_place_and_indexed_on_first_use(tmp_
     conn = raw_connect(path)  # turn it into a file of the version before the index: no index tables
     for table in ("ix_meta", "ix_term", "ix_posting", "ix_block", "ix_doc"):
         conn.execute(f"DROP TABLE {table}")
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    conn.execute("PRAGMA user_version = 3")  # the schema before the index
     conn.commit()
     conn.close()
     assert ALL_MODELS and database_proxy  # the models are untouched by the migration

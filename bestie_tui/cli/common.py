@@ -5,6 +5,7 @@ Kept apart from ``main`` so command modules never import the entry point (no imp
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -46,7 +47,11 @@ class AppContext:
         return self._store
 
     def close(self) -> None:
-        """Close the store if the command opened one."""
+        """Close the store if the command opened one; show the lines saying search by meaning fell
+        back to words (``semantic.loader.take_notes``), if the command searched at all."""
+        loader = sys.modules.get("bestie_tui.semantic.loader")
+        for line in loader.take_notes() if loader is not None else ():
+            click.echo(line, err=True)
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -112,14 +117,45 @@ def shortened(message: str, limit: int = USAGE_ARG_CHARS) -> str:
     return re.sub(rf"\S{{{limit + 1},}}", lambda m: m.group()[: limit // 2] + "…", text)
 
 
-def _clean_usage(exc: click.ClickException) -> None:
-    """Shorten and escape, in place, what a click error quotes from the command line."""
+def without_secret_args(message: str, args: list[str] | tuple[str, ...]) -> str:
+    """``message`` with every command-line argument that is part of a secret shown as
+    ``[redacted: KIND]``. The arguments are read together, as the gate reads a text (``password is``
+    and ``Hunter2…`` typed without quotes are three arguments and one password); an argument any part
+    of which lies in a secret the gate finds is never printed, whatever the error says about it."""
+    from bestie_tui.store.gate.secrets import find_secrets
+
+    words = [a for a in args if isinstance(a, str) and a.strip()]
+    if not words:
+        return message
+    joined, spans, pos = "", [], 0
+    for word in words:
+        spans.append((pos, pos + len(word), word))
+        joined += word + " "
+        pos += len(word) + 1
+    import unicodedata
+
+    if not unicodedata.is_normalized("NFC", joined):
+        return message  # offsets would not line up: the quoted values are still redacted one by one
+    found = find_secrets(joined)
+    secret = {word: m.name for m in found for start, end, word in spans
+              if start < m.end and m.start < end and any(c.isalnum() for c in word)}
+    for word in sorted(secret, key=len, reverse=True):
+        message = message.replace(word, f"[redacted: {secret[word]}]")
+    return message
+
+
+def _clean_usage(exc: click.ClickException, args: list[str] | tuple[str, ...] = ()) -> None:
+    """Shorten and escape, in place, what a click error quotes from the command line; an argument
+    that is part of a secret (``without_secret_args``) is not shown at all."""
     if not getattr(exc, "_bestie_clean", False):
         hint = ""
         name = getattr(exc, "option_name", "") or ""
         if isinstance(exc, click.NoSuchOption) and (len(name) > USAGE_ARG_CHARS or not name.replace("-", "").isalnum()):
             hint = " (a text that starts with '-' goes after '--', e.g. bestie memory add fact -- TEXT)"
-        exc.message = shortened(exc.message) + hint
+        message = without_secret_args(exc.message, args or getattr(exc, "_bestie_args", ()))
+        if message != exc.message and "unexpected extra argument" in message:
+            hint += " (a memory text of several words goes in quotes)"
+        exc.message = shortened(message) + hint
         exc._bestie_clean = True  # type: ignore[attr-defined]
 
 
@@ -159,7 +195,15 @@ class UserBoundCommand(click.Command):
 
 class BestieCommand(UserBoundCommand):
     """A command whose arguments are checked before it runs: one that is not valid UTF-8 is refused
-    before anything is read or written (not half-way, after an access was recorded)."""
+    before anything is read or written (not half-way, after an access was recorded). A usage error
+    keeps the command's arguments, so that what it prints leaves out any that make up a secret."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, list(args), parent=parent, **extra)
+        except click.UsageError as exc:
+            exc._bestie_args = tuple(args)  # type: ignore[attr-defined]
+            raise
 
     def invoke(self, ctx: click.Context):
         if not _all_text_encodable(ctx.params.values()):
@@ -180,7 +224,7 @@ class BestieGroup(click.Group):
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
         except click.ClickException as exc:
-            _clean_usage(exc)
+            _clean_usage(exc, tuple(args))
             raise
 
     def invoke(self, ctx: click.Context):

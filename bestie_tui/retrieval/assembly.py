@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, cast
 
-from bestie_tui.retrieval import cues, signals
+from bestie_tui.retrieval import cues, meaning, signals
 from bestie_tui.retrieval.governance import active_condition, check_mode, scope_condition
 from bestie_tui.retrieval.scoring import (
     ScoreParts,
@@ -251,6 +251,9 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     core_ids, w_ids = _eligible_ids(store, compiled, now, (mode, user, channel, project), index.generation())
     eligible = np.concatenate([core_ids, w_ids])
     rel, top = index.lookup(query, eligible, k=MANIFEST_LIMIT * 5)
+    fused = meaning.fuse(store, query, eligible, rel, settings, index.generation())  # None: words alone
+    if fused is not None:
+        rel = fused.relevance
     core_rel, w_rel = rel[: len(core_ids)], rel[len(core_ids):]
     above = w_rel >= config.min_relevance
     pack.low_relevance_count = int((~above).sum())
@@ -280,7 +283,11 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
                        person=person is not None and person in signals.people_of(m),
                        time=time_question and signals.says_when(m))
               for i, m in records.items()}
+    if fused is not None:
+        scored = fused.annotate(scored)
     unfounded = _without_evidence(index, query, records, relevant, lift.neighbours, config.rare_share)
+    if fused is not None:  # a memory close in meaning is on the request's topic without a shared word
+        unfounded = {i: e for i, e in unfounded.items() if i not in fused.related}
     for i in sorted(unfounded, key=lambda i: (-scored[i].relevance, i))[:EVIDENCE_LISTED]:
         pack.left_out.append(LeftOut(i, records[i].text, "low relevance",
                                      f"{scored[i].relevance:.2f}, but {unfounded[i].why}", scored[i].relevance,

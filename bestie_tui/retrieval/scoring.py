@@ -90,7 +90,8 @@ PART_LABELS = (("relevance", "rel"), ("scope", "scope"), ("recency", "rec"), ("a
 def signals_text(parts: ScoreParts) -> str:
     """The session/person/time signals (``retrieval.signals``) that lifted a memory, as the CLI and
     the console print them after the parts (``"nb +0.12 person time"``); ``""`` when none did."""
-    out = [f"nb +{parts.neighbour:.2f}"] if parts.neighbour > 0 else []
+    out = [f"words {parts.words:.2f} meaning {parts.meaning:.2f}"] if parts.meaning is not None else []
+    out += [f"nb +{parts.neighbour:.2f}"] if parts.neighbour > 0 else []
     return " ".join(out + [name for name in ("person", "time") if getattr(parts, name) > 0])
 
 
@@ -123,9 +124,15 @@ class ScoreParts:
     person: float = 0.0
     #: 1 when the query asks when / how long and the memory holds a time expression, else 0
     time: float = 0.0
+    #: with search by meaning (``retrieval.meaning``): the word relevance and the meaning part that
+    #: ``relevance`` fuses; ``None`` when the request was scored by words alone
+    words: float | None = None
+    meaning: float | None = None
 
     def to_dict(self) -> dict[str, float | None]:
-        return {k: (None if v is None else round(v, 4)) for k, v in asdict(self).items()}
+        """Every part rounded to 4 places; ``words`` and ``meaning`` only when meaning was searched."""
+        return {k: (None if v is None else round(v, 4)) for k, v in asdict(self).items()
+                if v is not None or k not in ("words", "meaning")}
 
 
 @dataclass(frozen=True)
@@ -390,6 +397,7 @@ def rank_records(store: MemoryStore, query: str, records: list[MemoryRecord], *,
     others = [i for i, r in enumerate(records) if r.status != "approved"]
     for i, value in zip(others, index.relevance_of_texts(query, [records[i].text for i in others])):
         rel[i] = value
+    fused = _fuse_approved(store, query, records, rel, index)
     now = store.clock()
     periods = named_periods(query)
     approved = [r.id for r in records if r.status == "approved" and r.session is not None]
@@ -407,8 +415,30 @@ def rank_records(store: MemoryStore, query: str, records: list[MemoryRecord], *,
                         person=person is not None and person in signals.people_of(r),
                         time=time_question and signals.says_when(r)))
               for i, r in enumerate(records)]
+    if fused is not None:
+        scored = list(zip(records, fused.annotate(dict(enumerate(p for _, p in scored))).values()))
     scored.sort(key=lambda pair: (pair[0].status != "approved", -pair[1].total, -pair[0].id))
     return scored
+
+
+def _fuse_approved(store: MemoryStore, query: str, records: list[MemoryRecord], rel: list[float], index: Any) -> Any:
+    """Fuse the relevance of the approved records with their meaning (``retrieval.meaning``) in place
+    in ``rel``; returns the fusion keyed by position in ``records`` (for the parts), or None."""
+    import numpy as np
+
+    from bestie_tui.retrieval import meaning
+
+    at = [i for i, r in enumerate(records) if r.status == "approved"]
+    if not at:
+        return None
+    fused = meaning.fuse(store, query, [records[i].id for i in at], [rel[i] for i in at], settings_snapshot(store),
+                         index.generation())
+    if fused is None:
+        return None
+    for j, i in enumerate(at):
+        rel[i] = float(fused.relevance[j])
+    positions = np.asarray(at, dtype=np.int64)
+    return meaning.Fused(positions, fused.relevance, fused.words, fused.meaning, fused.related, fused.model)
 
 
 def describe_weights(config: ScoringConfig) -> dict[str, Any]:

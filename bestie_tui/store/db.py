@@ -36,8 +36,8 @@ from bestie_tui.store.models import ALL_MODELS, Event
 APPLICATION_ID = 0x42535449  # "BSTI"
 #: 1: the first schema. 2: ``event.origin``. 3: ``memory.about`` (who a statement about someone
 #: else is about). 4: the persisted search index (``doc_index``: ix_meta, ix_term, ix_posting,
-#: ix_block, ix_doc).
-SCHEMA_VERSION = 4
+#: ix_block, ix_doc). 5: meaning vectors (``vectors``: memory_vector).
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_MS = 5000
 PRAGMAS = {
     "journal_mode": "wal",
@@ -214,9 +214,10 @@ def _migrate(db: Database, from_version: int) -> None:
     2 → 3 adds ``memory.about`` (older rows are about the owner: it starts NULL); 3 → 4 adds the
     search index tables (``doc_index``): a new file gets its (empty) index now, an older one is
     indexed on first use or by ``bestie memory reindex`` (a large file takes a while, and opening it
-    should not).
+    should not); 4 → 5 adds ``memory_vector`` (``vectors``), empty: memories get their vectors as
+    they are written, when a search by meaning needs them, or by ``reindex --semantic``.
     """
-    from bestie_tui.store import doc_index
+    from bestie_tui.store import doc_index, vectors
 
     postgres = is_postgres(db)
     with db.atomic():
@@ -232,6 +233,8 @@ def _migrate(db: Database, from_version: int) -> None:
             doc_index.create_tables(db)
             if from_version == 0:
                 doc_index.rebuild(db)
+        if from_version < 5:
+            vectors.create_tables(db)
         if postgres:
             db.execute_sql(f"CREATE TABLE IF NOT EXISTS {PG_SCHEMA_TABLE} (app TEXT PRIMARY KEY, version BIGINT NOT NULL)")
             db.execute_sql(f"INSERT INTO {PG_SCHEMA_TABLE} (app, version) VALUES (?, ?) "

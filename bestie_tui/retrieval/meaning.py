@@ -1,0 +1,172 @@
+"""Search by meaning (the ``semantic`` extra): the cosine of a request to each memory's stored
+vector (``store.vectors``), fused with the word relevance of ``index``.
+
+For a request q and an eligible approved memory m, with the embedder's ``floor`` f
+(``semantic.Embedder``) and s = ``score.meaningShare`` (default 0.7)::
+
+    meaning   = clip((cos(e(q), e(m)) − f) / (1 − f), 0, 1)
+    relevance = (1 − s) · words + s · meaning
+
+where ``words`` is the lexical relevance (``index.MemoryIndex``). The score parts keep both
+(``ScoreParts.words``, ``ScoreParts.meaning``); ``relevance`` is the fused value every later step
+uses (the floor ``score.minRelevance``, the gate of the other parts). A memory whose cosine reaches
+the embedder's ``related`` counts as evidence of the request's topic (``retrieval.evidence``) even
+when it shares no word with it.
+
+Falling back to words (``Fused`` is ``None``, and ``take_notes`` gives one line saying why): no
+embedder (``semantic.model`` off, or ``auto`` without the extra: silently), a named model that
+cannot be loaded (``semantic.loader``), vectors of another model in the database (a changed model: ``bestie memory
+reindex --semantic`` rebuilds them), or more than ``LAZY_MAX`` eligible memories without a vector.
+Fewer are embedded on the spot and stored (best effort: a read-only or busy file keeps them in memory).
+The embedder and numpy load only here, on the first request that needs a meaning.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from bestie_tui.semantic.loader import note, take_notes  # noqa: F401  (take_notes: for callers)
+from bestie_tui.store import vectors
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bestie_tui.retrieval.scoring import ScoreParts
+    from bestie_tui.store.memory_store import MemoryStore
+
+#: Eligible memories without a vector that a request embeds itself (more: words, and a note).
+LAZY_MAX = 256
+DEFAULT_SHARE = 0.7
+
+#: store → (model, generation, ids, matrix): the approved vectors as one float32 matrix
+_MATRICES: weakref.WeakKeyDictionary[Any, tuple[str, Any, Any, Any]] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class Fused:
+    """The meaning of one request: ``relevance`` (fused, aligned with the ids given), ``words`` and
+    ``meaning`` (aligned too), ``related`` (ids whose cosine reaches the embedder's ``related``)
+    and the model's name."""
+
+    ids: Any
+    relevance: Any
+    words: Any
+    meaning: Any
+    related: frozenset[int]
+    model: str
+
+    def annotate(self, scored: dict[int, ScoreParts]) -> dict[int, ScoreParts]:
+        """The score parts with their ``words`` and ``meaning`` filled in."""
+        import numpy as np
+
+        order = np.argsort(self.ids, kind="stable")
+        ordered = self.ids[order]
+        out = {}
+        for i, parts in scored.items():
+            at = int(np.searchsorted(ordered, i))
+            if at < len(ordered) and ordered[at] == i:
+                j = order[at]
+                parts = replace(parts, words=float(self.words[j]), meaning=float(self.meaning[j]))
+            out[i] = parts
+        return out
+
+
+def share(settings: dict[str, Any]) -> float:
+    """``score.meaningShare`` from a settings snapshot (0–1)."""
+    try:
+        value = float(settings.get("score.meaningShare", DEFAULT_SHARE))
+    except (TypeError, ValueError):
+        return DEFAULT_SHARE
+    return min(1.0, max(0.0, value))
+
+
+def fuse(store: MemoryStore, query: str, ids: Any, words: Any, settings: dict[str, Any], generation: Any) -> Fused | None:
+    """Fuse the word relevance ``words`` of the memories ``ids`` (aligned numpy arrays) with their
+    meaning for ``query``; ``None`` when meaning is off or falls back to words (see the module
+    docstring; the reason is kept for ``take_notes``). ``generation``: ``MemoryIndex.generation()``,
+    the key under which the vectors are kept in memory between requests."""
+    import numpy as np
+
+    embedder = _embedder(store, settings)
+    if embedder is None or not query.strip():
+        return None
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    cos = _cosines(store, embedder, query, ids, generation)
+    if cos is None:
+        return None
+    floor = float(embedder.floor)
+    meaning = np.clip((cos - floor) / max(1e-6, 1.0 - floor), 0.0, 1.0)
+    s = share(settings)
+    words = np.asarray(words, dtype=np.float64)
+    relevance = (1.0 - s) * words + s * meaning
+    related = frozenset(ids[cos >= float(embedder.related)].tolist())
+    return Fused(ids, relevance, words, meaning, related, embedder.name)
+
+
+def _embedder(store: MemoryStore, settings: dict[str, Any]) -> Any:
+    from bestie_tui.semantic import resolve
+
+    return resolve(settings.get(vectors.SETTING)).embedder
+
+
+def _cosines(store: MemoryStore, embedder: Any, query: str, ids: Any, generation: Any) -> Any:
+    """Cosine of the query to each of ``ids`` (aligned float64), or None (a fallback, with its note)."""
+    import numpy as np
+
+    db = store.db
+    others = vectors.other_models(db, embedder.name)
+    if others:
+        model, count = max(others.items(), key=lambda kv: kv[1])
+        note(f"meaning search off: {count} stored vectors are of model {model!r}, not {embedder.name!r}; "
+             "searching by words (bestie memory reindex --semantic rebuilds them)")
+        return None
+    have_ids, matrix = _matrix(store, embedder.name, generation)
+    positions = np.searchsorted(have_ids, ids) if len(have_ids) else np.zeros(len(ids), dtype=np.int64)
+    positions = np.minimum(positions, max(0, len(have_ids) - 1))
+    known = (have_ids[positions] == ids) if len(have_ids) else np.zeros(len(ids), dtype=bool)
+    missing = ids[~known]
+    extra: dict[int, Any] = {}
+    if len(missing):
+        if len(missing) > LAZY_MAX:
+            note(f"meaning search off: {len(missing)} memories have no vector of {embedder.name!r} yet; "
+                 "searching by words (bestie memory reindex --semantic embeds them)")
+            return None
+        extra = _embed_missing(store, embedder, missing.tolist())
+    q = np.asarray(embedder([query], query=True), dtype=np.float32).reshape(-1)
+    out = np.zeros(len(ids), dtype=np.float64)
+    if known.any():
+        out[known] = matrix[positions[known]] @ q
+    for j in np.flatnonzero(~known).tolist():
+        v = extra.get(int(ids[j]))
+        if v is not None:
+            out[j] = float(np.dot(v, q))
+    return out
+
+
+def _matrix(store: MemoryStore, model: str, generation: Any) -> tuple[Any, Any]:
+    kept = _MATRICES.get(store)
+    if kept is not None and generation is not None and kept[0] == model and kept[1] == generation:
+        return kept[2], kept[3]
+    ids, matrix = vectors.load(store.db, model)
+    if generation is not None:
+        _MATRICES[store] = (model, generation, ids, matrix)
+    return ids, matrix
+
+
+def _embed_missing(store: MemoryStore, embedder: Any, ids: list[int]) -> dict[int, Any]:
+    """Embed the memories ``ids`` that have no vector; store them when the file takes a write."""
+    from peewee import DatabaseError
+
+    db = store.db
+    marks = ",".join("?" * len(ids))
+    rows = [(int(i), t) for i, t in db.execute_sql(f"SELECT id, text FROM memory WHERE id IN ({marks})", ids)]
+    if not rows:
+        return {}
+    try:
+        with db.atomic():
+            matrix = vectors.store_vectors(db, rows, embedder)
+    except DatabaseError:  # read-only or busy: use them for this request, embed again next time
+        matrix = embedder([t for _, t in rows], query=False)
+    _MATRICES.pop(store, None)
+    return {i: matrix[k] for k, (i, _) in enumerate(rows)}
+
