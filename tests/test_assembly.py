@@ -50,11 +50,15 @@ def test_budget_is_respected_and_the_overflow_is_in_the_manifest(store, linh):
 
 
 def test_core_cap_limits_core_records(store, linh):
+    nurse = store.add("identity", "Works as a nurse at a hospital in Huế", user="linh", scope="core").id
     store.set_setting("memory.coreTokenCap", 20)
     pack = build_context(store, "coffee", "linh")
-    assert [i.record.id for i in pack.core] == [linh["lang"]]  # the pinned one fits, the next does not
-    cut = next(x for x in pack.left_out if x.id == linh["style"])
+    assert [i.record.id for i in pack.core] == [linh["lang"]]  # the pinned one fits, the next do not
+    cut = next(x for x in pack.left_out if x.id == nurse)
     assert cut.reason == "budget" and "core cap" in cut.detail
+    # a standing instruction the core cap had no room for still enters, under its own cap
+    assert [i.record.id for i in pack.instructions] == [linh["style"]]
+    assert all(x.id != linh["style"] for x in pack.left_out)
 
 
 def test_inactive_records_never_enter_and_the_manifest_says_why(store, clock, linh):

@@ -19,19 +19,21 @@ def _export(text: str) -> dict:
 
 def _own_lines(store) -> list[str]:
     """The lines a real block prints itself (not a record's line), read from a block with every
-    section: core, working and the recall segment."""
+    section: core, the standing instructions, working and the recall segment."""
     store.add("preference", "Ana prefers green tea", user="ana", scope="core")
+    store.add("preference", "Ana wants short answers", user="ana")  # a standing instruction
     store.add("fact", "Ana drinks green tea at the Hanoi office", user="ana")
     store.log_message("user", "I had green tea with Minh at the office", user="ana", session="s1")
     block = assembly.build_context(store, "green tea office", "ana", record_access=False, history=True).render()
     own = [line for line in block.splitlines() if not line.startswith("- ")]
-    assert len(own) == 4 and assembly.RECALL_TITLE in own  # header, core, working, recall
+    assert len(own) == 5 and assembly.RECALL_TITLE in own  # header, core, how to answer, working, recall
     return own
 
 
 def test_the_titles_are_one_definition_the_block_renders_and_the_gate_refuses():
     assert assembly.RECALL_TITLE is markers.RECALL_TITLE
-    assert markers.BLOCK_LINES == (assembly.HEADER, assembly.CORE_TITLE, assembly.WORKING_TITLE, assembly.RECALL_TITLE)
+    assert markers.BLOCK_LINES == (assembly.HEADER, assembly.CORE_TITLE, markers.INSTRUCTIONS_TITLE,
+                                   assembly.WORKING_TITLE, assembly.RECALL_TITLE)
 
 
 def test_every_line_the_block_prints_itself_is_refused_on_every_path(store):

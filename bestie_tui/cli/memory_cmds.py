@@ -270,6 +270,10 @@ def _simple(name: str, help_text: str, method: str, verb: str):
 
 _simple("pin", "Pin a memory: never auto-cleaned, merged or archived.", "pin", "pinned")
 _simple("unpin", "Unpin a memory.", "unpin", "unpinned")
+_simple("instruct", "Make a memory a standing instruction (how to answer): once approved it enters every prompt "
+                    "of its user, in the block's 'How to answer:' section. Undoable.", "instruct", "standing instruction")
+_simple("uninstruct", "Make a standing instruction an ordinary memory again: it enters a prompt only when "
+                      "relevant. Undoable.", "uninstruct", "ordinary memory")
 
 
 @memory.command()

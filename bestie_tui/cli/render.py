@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from bestie_tui.store.instructions import is_instruction
 from bestie_tui.store.records import MEMORY_FIELDS, MemoryRecord, MessageRecord, iso
 from bestie_tui.text.clock import ago, exact, show
 from bestie_tui.text.words import json_text, printable, yes_no
@@ -32,6 +33,8 @@ def flags(m: MemoryRecord, now: datetime | None = None) -> str:
     marks = []
     if m.pinned:
         marks.append("pinned")
+    if is_instruction(m):
+        marks.append("instruction")
     if m.stale:
         marks.append("stale")
     if m.superseded_by:

@@ -65,7 +65,7 @@ def context(app, query, user, channel, project, token_budget, governance, record
         return
     if not pack.items:
         click.echo("no memory enters this prompt")
-    for title, items in (("core", pack.core), ("working", pack.working)):
+    for title, items in (("core", pack.core), ("answer", pack.instructions), ("working", pack.working)):
         for item in items:
             m = item.record
             click.echo(f"{title:<8}#{m.id:<5} {_one_line(m.text)}")

@@ -27,14 +27,14 @@ from typing import Any
 
 from bestie_tui.conversation.pins import CONTEXT_SUMMARY, PIN_PREFIXES, is_summary, pin_prefix
 from bestie_tui.conversation.sentences import split_sentences
-from bestie_tui.store.markers import CORE_TITLE, HEADER, WORKING_TITLE
+from bestie_tui.store.markers import CORE_TITLE, HEADER, INSTRUCTIONS_TITLE, WORKING_TITLE
 
 _TAGS = sorted({p.strip("[]") for p in PIN_PREFIXES} | {CONTEXT_SUMMARY.strip("[")}, key=len, reverse=True)
 _TAG = "|".join(re.escape(t) for t in _TAGS)
 # A block is "[TAG" + "]" or " attrs]" … "[/TAG]"; without its closing marker it runs to the end.
 _BLOCK = re.compile(r"\[(?P<tag>" + _TAG + r")(?:\]|[ \t][^\]\n]*\]).*?(?:\[/(?P=tag)\]|\Z)", re.DOTALL)
 _CLOSING = re.compile(r"\[/(?:" + _TAG + r")\]")
-_TITLES = (CORE_TITLE, WORKING_TITLE)
+_TITLES = (CORE_TITLE, INSTRUCTIONS_TITLE, WORKING_TITLE)
 
 
 def _bare_end(text: str, start: int) -> int:

@@ -1,8 +1,13 @@
 """Prompt assembly: ``build_context`` turns a request into a ``ContextPack`` — the memory block.
 
 Order of the block: approved **core** records (pinned first, then by score) within the core token cap
-(``memory.coreTokenCap``), then the best-scored **working** records that fit the rest of the token
-budget. The archive never enters. Candidates come from one SQL query that already applies
+(``memory.coreTokenCap``), then the **standing instructions** (``store.instructions``: how to
+answer — reply language, length, tone, format, form of address) that core does not already show,
+under their own title (``INSTRUCTIONS_TITLE``) and cap (``memory.instructionsTokenCap``), in every
+request whatever it is about (no relevance floor, no evidence of topic; near-duplicates of one shown
+are shown once; a core one the core cap had no room for comes here), then the best-scored
+**working** records that fit the rest of the token budget. The archive never enters. Candidates
+come from one SQL query that already applies
 governance and the exclusions (``governance.active_condition``); scoring (``scoring.score``) only
 orders what SQL allowed. The manifest says what was left out and why:
 
@@ -50,7 +55,15 @@ from bestie_tui.retrieval.scoring import (
 )
 from bestie_tui.store.binding import tenant_sql, uses_store
 from bestie_tui.store.db import group_concat
-from bestie_tui.store.markers import CORE_TITLE, HEADER, RECALL_TITLE, WORKING_TITLE, memory_line
+from bestie_tui.store.instructions import INSTRUCTION_KIND
+from bestie_tui.store.markers import (
+    CORE_TITLE,
+    HEADER,
+    INSTRUCTIONS_TITLE,
+    RECALL_TITLE,
+    WORKING_TITLE,
+    memory_line,
+)
 from bestie_tui.store.models import Memory
 from bestie_tui.store.records import MemoryRecord, iso
 from bestie_tui.store.support import select_records
@@ -144,6 +157,10 @@ class ContextPack:
     paused: bool = False
     core: list[PackItem] = field(default_factory=list)
     working: list[PackItem] = field(default_factory=list)
+    #: the standing instructions (``store.instructions``) not already in ``core``: "How to answer:"
+    instructions: list[PackItem] = field(default_factory=list)
+    #: tokens the instructions' section may take (``memory.instructionsTokenCap``)
+    instructions_cap: int = 0
     left_out: list[LeftOut] = field(default_factory=list)
     low_relevance_count: int = 0
     tokens: int = 0
@@ -156,7 +173,8 @@ class ContextPack:
 
     @property
     def items(self) -> list[PackItem]:
-        return self.core + self.working
+        """Every included record in block order: core, the standing instructions, working."""
+        return self.core + self.instructions + self.working
 
     @property
     def unlisted_low_relevance(self) -> int:
@@ -171,6 +189,8 @@ class ContextPack:
         lines = [HEADER]
         if self.core:
             lines += [CORE_TITLE] + [i.line for i in self.core]
+        if self.instructions:
+            lines += [INSTRUCTIONS_TITLE] + [i.line for i in self.instructions]
         if self.working:
             lines += [WORKING_TITLE] + [i.line for i in self.working]
         if self.recalled:
@@ -187,6 +207,7 @@ class ContextPack:
             "governance": self.governance, "paused": self.paused, "token_budget": self.token_budget,
             "token_mode": self.token_mode, "core_cap": self.core_cap, "tokens": self.tokens,
             "core": [i.to_dict() for i in self.core], "working": [i.to_dict() for i in self.working],
+            "instructions": [i.to_dict() for i in self.instructions], "instructions_cap": self.instructions_cap,
             "left_out": [x.to_dict() for x in self.left_out], "low_relevance_count": self.low_relevance_count,
             "weights": self.weights, "built_at": iso(self.built_at), "text": self.render(),
             "named_dates": [list(p) for p in self.named_dates],
@@ -240,6 +261,7 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     pack = ContextPack(query=query, user=user, channel=channel, project=project, governance=mode,
                        token_budget=token_budget, token_mode=token_mode,
                        core_cap=int(cast(int, settings.get("memory.coreTokenCap"))),
+                       instructions_cap=int(cast(int, settings.get("memory.instructionsTokenCap"))),
                        weights=describe_weights(config), built_at=now,
                        named_dates=[(iso(a), iso(b)) for a, b in periods])
     if settings.get("memory.paused"):
@@ -248,25 +270,31 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
 
     compiled = _compiled_allowed(now, mode, user, channel, project)
     index = get_index(store)
-    core_ids, w_ids = _eligible_ids(store, compiled, now, (mode, user, channel, project), index.generation())
+    core_ids, w_ids, instruction_ids = _eligible_ids(store, compiled, now, (mode, user, channel, project),
+                                                     index.generation())
     eligible = np.concatenate([core_ids, w_ids])
     rel, top = index.lookup(query, eligible, k=MANIFEST_LIMIT * 5)
     fused = meaning.fuse(store, query, eligible, rel, settings, index.generation())  # None: words alone
     if fused is not None:
         rel = fused.relevance
     core_rel, w_rel = rel[: len(core_ids)], rel[len(core_ids):]
-    above = w_rel >= config.min_relevance
-    pack.low_relevance_count = int((~above).sum())
+    # standing instructions are no topic memories: no relevance floor, their own section and cap
+    standing = np.isin(w_ids, instruction_ids)
+    above = (w_rel >= config.min_relevance) & ~standing
+    pack.low_relevance_count = int((~above & ~standing).sum())
     # the best candidates by relevance, ties by the older id: a partial sort, since a user may own
     # every row and only ``candidates`` of them are ever scored in full
     picked = _best(np.flatnonzero(above), w_rel, w_ids, config.candidates)
     relevant = w_ids[picked].tolist()
-    near = _best(np.flatnonzero(~above & (w_rel > 0)), w_rel, w_ids, 5)
+    near = _best(np.flatnonzero(~above & ~standing & (w_rel > 0)), w_rel, w_ids, 5)
     near = list(zip(w_rel[near].tolist(), w_ids[near].tolist()))
     rel_of = dict(zip(core_ids.tolist(), core_rel.tolist()))
     rel_of.update(zip(relevant, w_rel[picked].tolist()))
+    rel_of.update(zip(w_ids[standing].tolist(), w_rel[standing].tolist()))
     core_ids = core_ids.tolist()
+    instructions = instruction_ids.tolist()
     lift, lifted = _neighbour_lift(store, config, compiled, core_ids + relevant, eligible, rel, len(core_ids))
+    lifted = [i for i in lifted if i not in set(instructions)]
     relevant += lifted
     rel_of.update((i, lift.own[i]) for i in lifted)
     pack.low_relevance_count -= sum(1 for i in lifted if rel_of[i] < config.min_relevance)
@@ -274,8 +302,8 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     # them: the closest misses and the eligible records of the index's top
     outside = _not_eligible(top, eligible)
     beside = [i for _, i in near] + [i for i, _ in top if i not in outside]
-    fetched = _fetch(list(dict.fromkeys(core_ids + relevant + beside)), compiled)
-    records = {i: fetched[i] for i in dict.fromkeys(core_ids + relevant) if i in fetched}
+    fetched = _fetch(list(dict.fromkeys(core_ids + instructions + relevant + beside)), compiled)
+    records = {i: fetched[i] for i in dict.fromkeys(core_ids + instructions + relevant) if i in fetched}
     person = signals.named_person(query, records.values()) if config.person > 0 else None
     time_question = config.time_question > 0 and cues.is_time_question(query)
     scored = {i: score(m, rel_of[i], user=user, channel=channel, project=project, now=now, config=config,
@@ -300,8 +328,10 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
                         key=lambda i: (not records[i].pinned, -scored[i].total, i))
     for i in core_order:
         core_left, left = _place(pack, pack.core, records[i], scored[i], core_left, left, token_mode, "core cap")
+    left = _place_instructions(pack, index, records, scored, instructions, left, token_mode, config.duplicate_cosine)
     order = sorted((i for i in relevant if i in records and i not in unfounded), key=lambda i: (-scored[i].total, i))
-    twin_of = _near_duplicates(index, [it.record.id for it in pack.core], order, config.duplicate_cosine)
+    twin_of = _near_duplicates(index, [it.record.id for it in pack.core + pack.instructions], order,
+                               config.duplicate_cosine)
     for i in order:
         twin = twin_of(i, [it.record.id for it in pack.working])
         if twin is not None:
@@ -469,15 +499,18 @@ def _settle_conflicts(pack: ContextPack, compiled: tuple[str, list[Any]], record
 
 
 def _eligible_ids(store: MemoryStore, allowed: tuple[str, list[Any]], now: datetime | None = None,
-                  request: tuple | None = None, generation: Any = None) -> tuple[Any, Any]:
-    """(core ids, working ids) that governance and the exclusions (the compiled condition
-    ``allowed``) allow, as read-only int64 numpy arrays.
+                  request: tuple | None = None, generation: Any = None) -> tuple[Any, Any, Any]:
+    """(core ids, working ids, standing instruction ids) that governance and the exclusions (the
+    compiled condition ``allowed``) allow, as read-only int64 numpy arrays; the instruction ids
+    (``store.instructions``: kind ``communication_preference``, about the owner) are of both layers
+    and are in the first two arrays too.
 
-    One comma-joined string per layer: a user may own every row, and reading 100,000 one-int
-    tuples through the cursor costs more than the rest of a request. Given ``now``, ``request`` (the
-    binding the condition was compiled from) and ``generation`` (``MemoryIndex.generation``: it moves
-    with every change to a memory, and a record access is none), the answer is kept until the
-    generation moves or the first of its records expires: time alone changes nothing else."""
+    One comma-joined string per layer (and instruction or not): a user may own every row, and reading
+    100,000 one-int tuples through the cursor costs more than the rest of a request. Given ``now``,
+    ``request`` (the binding the condition was compiled from) and ``generation``
+    (``MemoryIndex.generation``: it moves with every change to a memory, and a record access is
+    none), the answer is kept until the generation moves or the first of its records expires: time
+    alone changes nothing else."""
     import numpy as np
 
     where, params = allowed
@@ -486,28 +519,38 @@ def _eligible_ids(store: MemoryStore, allowed: tuple[str, list[Any]], now: datet
     kept = _ELIGIBLE.setdefault(store, {})
     hit = kept.get(key) if key is not None else None
     if hit is not None and hit[0] == generation and hit[1] <= now < hit[2]:
-        return hit[3], hit[4]
-    sql = (f"SELECT t1.layer, {group_concat(store.db, 't1.id')}, MIN(t1.expires_at) FROM memory AS t1 "
-           f"WHERE ({where}) AND {mine} AND t1.layer IN ('core', 'working') GROUP BY t1.layer")
-    found: dict[str, Any] = {}
+        return hit[3], hit[4], hit[5]
+    standing = (f"CASE WHEN t1.kind = '{INSTRUCTION_KIND}' AND (t1.about IS NULL OR t1.about = '') "
+                "THEN 1 ELSE 0 END")
+    sql = (f"SELECT t1.layer, {standing}, {group_concat(store.db, 't1.id')}, MIN(t1.expires_at) FROM memory AS t1 "
+           f"WHERE ({where}) AND {mine} AND t1.layer IN ('core', 'working') GROUP BY t1.layer, {standing}")
+    found: dict[tuple[str, bool], Any] = {}
     until = datetime.max
-    for layer, joined, first_expiry in store.db.execute_sql(sql, [*params, *own]).fetchall():
+    for layer, instruction, joined, first_expiry in store.db.execute_sql(sql, [*params, *own]).fetchall():
         if joined:
-            found[layer] = np.fromstring(joined, dtype=np.int64, sep=",")
-            found[layer].setflags(write=False)  # shared by later requests
+            found[layer, bool(instruction)] = np.fromstring(joined, dtype=np.int64, sep=",")
         if first_expiry is not None:
             until = min(until, first_expiry if isinstance(first_expiry, datetime)
                         else datetime.fromisoformat(str(first_expiry)).replace(tzinfo=None))
     empty = np.zeros(0, dtype=np.int64)
-    core, working = found.get("core", empty), found.get("working", empty)
+
+    def joined_ids(*keys: tuple[str, bool]) -> Any:
+        parts = [found[k] for k in keys if k in found]
+        ids = empty if not parts else parts[0] if len(parts) == 1 else np.sort(np.concatenate(parts))
+        ids.setflags(write=False)  # shared by later requests
+        return ids
+
+    core = joined_ids(("core", False), ("core", True))
+    working = joined_ids(("working", False), ("working", True))
+    instructions = joined_ids(("core", True), ("working", True))
     if key is not None and now is not None:
         if len(kept) >= 16:
             kept.pop(next(iter(kept)))
-        kept[key] = (generation, now, until, core, working)
-    return core, working
+        kept[key] = (generation, now, until, core, working, instructions)
+    return core, working, instructions
 
 
-#: store → {request binding → (index generation, read at, first expiry, core ids, working ids)}
+#: store → {request binding → (index generation, read at, first expiry, core, working and instruction ids)}
 _ELIGIBLE: weakref.WeakKeyDictionary[Any, dict[Any, tuple]] = weakref.WeakKeyDictionary()
 
 
@@ -597,8 +640,47 @@ def _place(pack: ContextPack, target: list[PackItem], m: MemoryRecord, parts: Sc
     return (None if cap_left is None else cap_left - cost), left - cost
 
 
+def _place_instructions(pack: ContextPack, index: Any, records: dict[int, MemoryRecord], scored: dict[int, ScoreParts],
+                        ids: list[int], left: int, mode: str, duplicate_cosine: float) -> int:
+    """Fill "How to answer:" with the standing instructions ``ids`` that core does not show (a core
+    one the core cap had no room for gets its chance here), pinned first, then the newest, within
+    ``memory.instructionsTokenCap`` and the ``left`` tokens of the budget; no relevance floor.
+    A near-duplicate of one already shown (``score.duplicateCosine``, or a strong duplicate by the
+    fact reader) is left out (``duplicate``). Returns the tokens left."""
+    in_core = [it.record.id for it in pack.core]
+    shown = set(in_core)
+    order = sorted((i for i in ids if i in records and i not in shown),
+                   key=lambda i: (not records[i].pinned, -records[i].updated_at.timestamp(), -i))
+    twin_of = _near_duplicates(index, in_core, order, duplicate_cosine)
+    cap_left: int | None = min(pack.instructions_cap, left)
+    for i in order:
+        pack.left_out[:] = [x for x in pack.left_out if x.id != i]  # one reason per record: this section's
+        twin = twin_of(i, [it.record.id for it in pack.instructions])
+        said = twin is None and next((it.record for it in pack.core + pack.instructions
+                                      if it.record.kind == INSTRUCTION_KIND
+                                      and _says_the_same(it.record, records[i])), None)
+        if twin is not None or said:
+            detail = (f"near-duplicate of #{twin[0]} (cosine {twin[1]:.2f})" if twin is not None
+                      else f"says what #{said.id} says")
+            pack.left_out.append(LeftOut(i, records[i].text, "duplicate", detail, scored[i].relevance, scored[i]))
+            continue
+        cap_left, left = _place(pack, pack.instructions, records[i], scored[i], cap_left, left, mode,
+                                "instructions cap")
+    return left
+
+
+def _says_the_same(shown: MemoryRecord, other: MemoryRecord) -> bool:
+    """Whether the fact reader finds ``other`` a strong duplicate of ``shown`` (``facts.relate``): the
+    same instruction reworded ("Wants short answers in English" / "… , in English please")."""
+    from bestie_tui.facts.relations import relate
+
+    older, newer = (shown, other) if shown.created_at <= other.created_at else (other, shown)
+    found = relate(older.text, newer.text)
+    return found.kind == "duplicate" and found.strong
+
+
 def _title(target: list[PackItem], pack: ContextPack) -> str:
-    return CORE_TITLE if target is pack.core else WORKING_TITLE
+    return CORE_TITLE if target is pack.core else INSTRUCTIONS_TITLE if target is pack.instructions else WORKING_TITLE
 
 
 def _left_out_low_relevance(pack, near, fetched, floor, now, user, channel, project, config, periods) -> None:

@@ -185,7 +185,7 @@ def settle(pack, conflicts: Conflicts, *, place, leave_out, count) -> None:
     import dataclasses
 
     def where(memory_id: int):
-        for section in (pack.core, pack.working):
+        for section in (pack.core, pack.instructions, pack.working):
             for n, item in enumerate(section):
                 if item.record.id == memory_id:
                     return section, n

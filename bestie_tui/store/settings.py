@@ -31,6 +31,8 @@ DEFAULTS: dict[str, Any] = {
     "memory.paused": False,
     "memory.governance": "governed",
     "memory.coreTokenCap": 200,
+    #: Tokens of the standing instructions' section ("How to answer:") of every memory block.
+    "memory.instructionsTokenCap": 150,
     #: Days the event log keeps the text of a hard-deleted memory (what undo needs); the
     #: maintenance run purges older text.
     "memory.undoRetentionDays": 30,
@@ -123,6 +125,7 @@ NAME_SETTINGS: dict[str, str] = {"doctor.judgeModel": "a model name",
 INTERNAL = ("digest.log", "maintenance.entry", "agent.forgetRequests")
 #: Integer settings and their inclusive range.
 INT_RANGES: dict[str, tuple[int, int]] = {"memory.coreTokenCap": (1, 100_000),
+                                          "memory.instructionsTokenCap": (0, 100_000),
                                           "memory.undoRetentionDays": (0, 36_500),
                                           "context.summaryChars": (80, 1_000_000),
                                           "context.buildStateMaxChars": (1, 1_000_000),

@@ -1,5 +1,6 @@
 """The lifecycle writes of ``MemoryStore``: the assistant's ``propose`` and the owner's ``add``,
-duplicate detection and reinforcement, approve/reject, edit, pin, scope/layer/TTL changes,
+duplicate detection and reinforcement, approve/reject, edit, pin, standing instructions
+(``instruct``/``uninstruct``), scope/layer/TTL changes,
 supersede, keep both (``pair_decisions``), forget/restore and ``undo``. Every write of text or
 tier passes the write gate (``gate.check_write``) first; restatements go through ``restate``. A
 mixin: ``MemoryStore`` (``memory_store.py``) supplies ``change``, ``record_event``, ``_mutate``,
@@ -8,6 +9,7 @@ mixin: ``MemoryStore`` (``memory_store.py``) supplies ``change``, ``record_event
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -16,8 +18,9 @@ from typing import TYPE_CHECKING, Any, cast
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store import corrections, pair_decisions
 from bestie_tui.store.gate import WriteDecision, check_write
+from bestie_tui.store.instructions import INSTRUCTION_KIND, ORDINARY_KIND
 from bestie_tui.store.message_forget import forget_memory
-from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Memory
+from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Event, Memory
 from bestie_tui.store.records import ForgetResult, MemoryRecord, ProposalResult, UndoResult
 from bestie_tui.store.restate import find_restated, restate, take_over
 from bestie_tui.store.support import snapshot, to_record
@@ -266,6 +269,7 @@ class StoreWrites:
             if text is not None:
                 self._set_text(row, text)
             row.about = decision.about or row.about
+            row.kind = decision.kind or row.kind  # a generic memory about replies: a standing instruction
             row.status = "approved"
             row.updated_at = self.clock()
             row.save()
@@ -324,6 +328,34 @@ class StoreWrites:
 
     def unpin(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:
         return self._mutate(memory_id, "unpin", actor, lambda row: setattr(row, "pinned", False))
+
+    def instruct(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:
+        """Make a memory a standing instruction (``store.instructions``): its kind becomes
+        ``communication_preference``, so once approved it enters every prompt of its user in the
+        "How to answer:" section. Undoable (event ``instruct``).
+
+        Raises: NotFoundError; InvalidValueError when the memory is about someone else (``about``):
+        a statement about another person is no instruction to the assistant.
+        """
+        row = self._row(memory_id)
+        if row.about:
+            raise InvalidValueError(f"memory #{row.id} is about {row.about}, not the owner: it cannot be a "
+                                    "standing instruction")
+        return self._mutate(memory_id, "instruct", actor, lambda row: setattr(row, "kind", INSTRUCTION_KIND))
+
+    def uninstruct(self, memory_id: int, *, actor: str = "owner") -> MemoryRecord:
+        """Make a standing instruction an ordinary memory: it enters a prompt only when relevant, as
+        any other. Its kind goes back to the one it had before its last ``instruct`` (the event log),
+        else ``preference``. Undoable (event ``uninstruct``). Raises NotFoundError."""
+        row = self._row(memory_id)
+        if row.kind != INSTRUCTION_KIND:
+            return to_record(row)
+        earlier = (Event.select(Event.before).where((Event.memory_id == row.id) & (Event.action == "instruct")
+                                                     & (Event.undone == False))  # noqa: E712 (SQL)
+                   .order_by(Event.id.desc()).first())
+        before = json.loads(earlier.before).get("kind") if earlier is not None and earlier.before else None
+        kind = before if before and before != INSTRUCTION_KIND else ORDINARY_KIND
+        return self._mutate(memory_id, "uninstruct", actor, lambda row: setattr(row, "kind", kind))
 
     def move(self, memory_id: int, scope: str, *, actor: str = "owner") -> MemoryRecord:
         """Change scope; the layer follows the scope's default, except that a pinned memory keeps its

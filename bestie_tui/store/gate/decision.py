@@ -42,6 +42,7 @@ from bestie_tui.store.gate.about import about_someone_else
 from bestie_tui.store.gate.cap import core_usage
 from bestie_tui.store.gate.content import block_line, contact_kind, venting_reason
 from bestie_tui.store.gate.secrets import detect_secret
+from bestie_tui.store.instructions import promoted_kind
 from bestie_tui.store.markers import injected_marker
 from bestie_tui.store.models import SCOPE_DEFAULT_LAYER
 
@@ -52,6 +53,9 @@ PATHS: dict[str, str] = {
 }
 #: Paths that change the text (the others change the tier of a text already stored).
 TEXT_PATHS = frozenset({"propose", "add", "edit", "approve", "cleanup", "import"})
+#: Paths on which a generic kind becomes ``communication_preference`` when the text is about replies
+#: (``store.instructions``); never ``edit``, so the owner's ``uninstruct`` stays made.
+INSTRUCTION_PATHS = frozenset({"propose", "add", "approve"})
 #: How long a venting note the owner insists on keeping lives (in the archive, never injected).
 VENTING_TTL = "7d"
 
@@ -188,6 +192,9 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
                            about=decision.about)
         decision = replace(decision, scope="project", layer="working")
         notes.append(f"about {decision.about}: kept out of core")
+
+    if path in INSTRUCTION_PATHS:  # a generic memory the reader sees as about replies: a standing instruction
+        decision = replace(decision, kind=promoted_kind(decision.kind or "note", text, decision.about))
 
     if decision.layer == "core" and store is not None:
         usage = core_usage(store, text, decision.about, user, exclude=[i for i in (memory_id, *replaces) if i])

@@ -47,7 +47,7 @@ def pack_text(pack, width: int | None = None) -> Text:
         out.append("Memory is paused: the memory block is empty.", style="bold")
         return out
     bar = BAR_WIDTH if width is None or width >= 100 else 10
-    for title, items in (("core", pack.core), ("working", pack.working)):
+    for title, items in (("core", pack.core), ("answer", pack.instructions), ("working", pack.working)):
         for item in items:
             m, s = item.record, item.score
             out.append(f"{title:<8}", style="bold")
@@ -247,7 +247,8 @@ class ContextScreen(BestieScreen):
         line = Text()
         line.append(f"{pack.tokens}/{pack.token_budget} tokens ", style="bold")
         line.append(score_bar(pack.tokens / pack.token_budget if pack.token_budget else 0, 30))
-        line.append(f"  ·  {len(pack.core)} core, {len(pack.working)} working  ·  governance {pack.governance}")
+        line.append(f"  ·  {len(pack.core)} core, {len(pack.instructions)} standing, {len(pack.working)} working"
+                    f"  ·  governance {pack.governance}")
         line.append(f"  ·  core cap {pack.core_cap}")
         summary.update(line)
         body.update(pack_text(pack, self._pack_width()))

@@ -1,5 +1,5 @@
 """``TiersScreen``: core / working / archive lists with counts, a detail panel and the owner's
-lifecycle actions (pin, move, edit, forget, restore, supersede, copy, undo)."""
+lifecycle actions (pin, standing instruction on/off, move, edit, forget, restore, supersede, copy, undo)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static, Tab, Tabs
 
 from bestie_tui.errors import BestieError
+from bestie_tui.store.instructions import is_instruction
 from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.text.words import tokens
@@ -44,6 +45,7 @@ class TiersScreen(BestieScreen):
                 show=False, key_display="["),
         Binding("n", "new_memory", "New", id="tiers.new"),
         Binding("p", "toggle_pin", "Pin/unpin", id="tiers.pin"),
+        Binding("i", "toggle_instruction", "Instruction on/off", id="tiers.instruction"),
         Binding("m", "move", "Move scope", id="tiers.move"),
         Binding("e", "edit", "Edit", id="tiers.edit"),
         Binding("d,delete", "forget", "Forget", id="tiers.forget"),
@@ -276,6 +278,18 @@ class TiersScreen(BestieScreen):
         else:
             self._apply(lambda: self.store.pin(memory.id), f"Pinned #{memory.id}.")
 
+    def action_toggle_instruction(self) -> None:
+        """A standing instruction (enters every prompt, "How to answer:") becomes an ordinary memory,
+        or the other way round; undoable with u."""
+        if (memory := self._with_selected()) is None:
+            return
+        if is_instruction(memory):
+            self._apply(lambda: self.store.uninstruct(memory.id),
+                        f"#{memory.id} is an ordinary memory now: it enters a prompt only when relevant.")
+        else:
+            self._apply(lambda: self.store.instruct(memory.id),
+                        f"#{memory.id} is a standing instruction now: it enters every prompt.")
+
     def action_move(self) -> None:
         if (memory := self._with_selected()) is None:
             return
@@ -359,6 +373,12 @@ class TiersScreen(BestieScreen):
                 yield "memory: Unpin selected", f"Unpin #{memory.id}", self.action_toggle_pin
             else:
                 yield "memory: Pin selected", f"Pin #{memory.id}: never auto-cleaned", self.action_toggle_pin
+            if is_instruction(memory):
+                yield ("memory: Make selected an ordinary memory",
+                       f"#{memory.id} stops entering every prompt", self.action_toggle_instruction)
+            else:
+                yield ("memory: Make selected a standing instruction",
+                       f"#{memory.id} enters every prompt (how to answer)", self.action_toggle_instruction)
             yield "memory: Move selected to another scope", f"Move #{memory.id} (core/project/session)", self.action_move
             yield "memory: Edit selected", f"Edit the text of #{memory.id}", self.action_edit
             if memory.status != "forgotten":

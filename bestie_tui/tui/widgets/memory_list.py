@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from bestie_tui.store.instructions import is_instruction
 from bestie_tui.store.records import MemoryRecord
 
 from ..display import shown
@@ -29,11 +30,14 @@ KIND_WIDTH = 16
 
 
 def memory_flags(memory: MemoryRecord, now) -> list[str]:
-    """Short lifecycle flags of a memory, in display order: pinned, stale, expired, superseded,
+    """Short lifecycle flags of a memory, in display order: pinned, instruction (a standing
+    instruction, ``store.instructions``), stale, expired, superseded,
     forgotten, rejected. ``now`` is naive UTC (the store's clock)."""
     flags = []
     if memory.pinned:
         flags.append("pinned")
+    if is_instruction(memory):  # a standing instruction: enters every prompt, "How to answer:"
+        flags.append("instruction")
     if memory.stale:
         flags.append("stale")
     if memory.is_expired(now):
