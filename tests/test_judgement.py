@@ -34,6 +34,30 @@ def test_memories_that_share_nothing_are_never_related():
     assert related == []
 
 
+#: A habit and a one-off event that breaks it, with no word in common ("bus" / "line 32").
+HABIT, BROKEN = "I never take the bus.", "Rode line 32 downtown this morning because my bike had a flat."
+#: The same shape about different things: a habit and an unrelated errand.
+UNRELATED_EVENTS = [("I never eat pork.", "Went to the dentist this morning."),
+                    ("I always walk to work.", "Bought a new laptop last night."),
+                    ("I meditate every morning.", "Lost my keys at the gym today.")]
+
+
+def test_texts_with_no_word_in_common_get_a_label_only_when_the_model_is_sure_and_never_a_default():
+    from dataclasses import replace
+
+    from bestie_tui.facts import model
+
+    r = relate(HABIT, BROKEN)
+    assert (r.kind, r.basis, r.strong) == ("event_vs_state", "model", False)
+    assert r.confidence is not None and r.confidence >= model.active().far
+    assert [relate(a, b).kind for a, b in UNRELATED_EVENTS] == ["compatible"] * len(UNRELATED_EVENTS)
+    model.use(replace(model.active(), far=1.01))  # the path turned off: the rules alone, as before
+    try:
+        assert relate(HABIT, BROKEN).kind == "compatible"
+    finally:
+        model.use(None)
+
+
 def test_a_doctor_run_over_unrelated_memories_reports_no_pairs(store):
     for text in UNRELATED[:3]:  # three memories: every pair is compared
         store.add("note", text)

@@ -10,9 +10,10 @@ Formula (softmax regression, e.g. Hastie, Tibshirani & Friedman, *The Elements o
 Learning*, 2nd ed., §4.4): ``p(k | x) = exp(b_k + w_k·z) / Σ_j exp(b_j + w_j·z)`` with
 ``z = (x − mean) / scale``.
 
-The file also carries the two thresholds the doctor decides with (``Model.related``: below this
+The file also carries the thresholds the doctor decides with (``Model.related``: below this
 probability of ``compatible`` a pair is at least "related — review"; ``Model.strong``: from this
-probability a verdict the rules agree with may be a default action), calibrated on the
+probability a verdict the rules agree with may be a default action; ``Model.far``: from this
+probability a pair that shares no topic in words gets the model's label), calibrated on the
 cross-validated probabilities of the training file.
 """
 
@@ -31,13 +32,17 @@ MODEL_FILE = Path(__file__).with_name("relation_model.json")
 @dataclass(frozen=True)
 class Model:
     """Fitted parameters: per label, an intercept and ``{feature: weight}`` on raw feature values
-    (standardisation folded in); the thresholds ``related`` and ``strong`` (probabilities, 0–1)."""
+    (standardisation folded in); the thresholds ``related``, ``strong`` and ``far`` (probabilities,
+    0–1; ``far`` above 1 turns that path off)."""
 
     labels: tuple[str, ...]
     intercepts: tuple[float, ...]
     weights: tuple[dict[str, float], ...]
     related: float
     strong: float
+    #: From this probability, a label other than ``compatible`` is given to two texts that share no
+    #: topic the doctor can point at (``relations.close``); above 1, never.
+    far: float = 1.01
 
     @classmethod
     def from_params(cls, params: dict) -> Model:
@@ -52,7 +57,7 @@ class Model:
             intercepts.append(b - sum(c * m / s for c, m, s in zip(row, mean, scale) if s))
         t = params.get("thresholds", {})
         return cls(tuple(params["labels"]), tuple(intercepts), tuple(weights),
-                   float(t.get("related", 0.5)), float(t.get("strong", 0.6)))
+                   float(t.get("related", 0.5)), float(t.get("strong", 0.6)), float(t.get("far", 1.01)))
 
     def scores(self, x: dict[str, float]) -> list[float]:
         """The linear score of each label for the features ``x`` (absent features are 0)."""

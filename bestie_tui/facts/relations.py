@@ -32,7 +32,9 @@ that are ``close`` (the same topic):
 * ``Relation.strong`` (a default action may follow) only on strong evidence: the same text, or a
   rule verdict of the same fact (``STRONG_BASES``) that the model does not call compatible.
 
-Texts that are not close keep the rules' verdict. Without the model file the rules decide alone.
+Texts that are not close keep the rules' verdict, unless the model is sure of a label
+(``Model.far``, calibrated so that about one unrelated pair in a hundred gets one): then that label,
+weak, never a default action, never "related". Without the model file the rules decide alone.
 
 Pure: plain text and optional timestamps in, a ``Relation`` out; no records, no database.
 """
@@ -142,17 +144,29 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
     if rule.basis == "text":
         return replace(rule, strong=True, confidence=1.0, evidence=("the same text",))
     m = learned.active()
-    if m is None or rule.kind == "compatible" and (not close(older, newer) or _numbered_things(rule, older, newer)):
-        # no model; or texts that share nothing the doctor can point at (no word or stem, concept,
-        # specific frame, name, kind of quantity or spelling): the labelled pairs hold duplicates with
-        # no word in common, so the model would call any two unrelated texts one; the rules stand
-        return replace(rule, strong=rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind])
+    ruled = replace(rule, strong=rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind])
+    if m is None or rule.kind == "compatible" and _numbered_things(rule, older, newer):
+        return ruled  # no model; or a list of numbered things: the rules stand
+    near = rule.kind != "compatible" or close(older, newer)
+    if not near and (m.far > 1 or rule.basis == "subject"):
+        return ruled  # two subjects the reader told apart stay apart
     x = pair_features(older, newer)
     p = m.probabilities(x)
     numbers_apart = bool(x.get("quantities_differ") or x.get("numbers_differ") and not x.get("quantities_agree"))
     if numbers_apart:
         p = dict(p, duplicate=0.0)  # two records whose numbers differ are never one fact ("6B" / "6C")
     top = max(m.labels, key=lambda k: (p[k], -m.labels.index(k)))
+    if not near:
+        # texts that share nothing the doctor can point at (no word or stem, concept, specific frame,
+        # kind of quantity or spelling): most such pairs in a store are simply two topics, so the
+        # model names a label only when it is sure (``Model.far``, calibrated on unrelated pairs of
+        # the training texts), weak, and never "related — review"
+        if top == "compatible" or p[top] < m.far:
+            return replace(ruled, confidence=p["compatible"])
+        evidence = _evidence(m, x, top, older, newer)
+        return Relation(top, f"{_KIND_WORDS[top]}: " + "; ".join(evidence or ("the model's reading",)),
+                        rule.attribute, rule.old_value, rule.new_value, rule.subject, "model",
+                        confidence=p[top], evidence=evidence)
     if rule.kind != "compatible" and not (rule.kind == "duplicate" and numbers_apart):
         # the reader framed a relation: it stands, with its reason; strong only where the model agrees
         # strong: the rules rest on strong evidence (the same value, an explicit change, another value
