@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from bestie_tui.store.gate.sensitive import sensitive_kind, withheld
 from bestie_tui.text.clock import ago
 from bestie_tui.text.words import printable
 
@@ -20,8 +21,11 @@ SNIPPET = 90
 
 
 def snippet(text: str, width: int = SNIPPET) -> str:
-    """One printable line of at most ``width`` characters."""
-    line = " ".join(printable(text).split())
+    """One printable line of at most ``width`` characters. A text holding a sensitive detail
+    (health, finance, an identity document: ``gate.sensitive``) is withheld, its category named:
+    the digest goes to chat apps."""
+    category = sensitive_kind(text)
+    line = withheld(category) if category else " ".join(printable(text).split())
     return line if len(line) <= width else line[: width - 1] + "…"
 
 

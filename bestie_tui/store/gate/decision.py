@@ -42,6 +42,7 @@ from bestie_tui.store.gate.about import about_someone_else
 from bestie_tui.store.gate.cap import core_usage
 from bestie_tui.store.gate.content import block_line, contact_kind, venting_reason
 from bestie_tui.store.gate.secrets import detect_secret
+from bestie_tui.store.gate.sensitive import sensitive_kind
 from bestie_tui.store.instructions import promoted_kind
 from bestie_tui.store.markers import injected_marker
 from bestie_tui.store.models import SCOPE_DEFAULT_LAYER
@@ -56,6 +57,9 @@ TEXT_PATHS = frozenset({"propose", "add", "edit", "approve", "cleanup", "import"
 #: Paths on which a generic kind becomes ``communication_preference`` when the text is about replies
 #: (``store.instructions``); never ``edit``, so the owner's ``uninstruct`` stays made.
 INSTRUCTION_PATHS = frozenset({"propose", "add", "approve"})
+#: Paths whose layer is a default, not the owner's choice now (a scope's layer, a file's, a pending
+#: record's): there a sensitive detail (``gate.sensitive``) is kept out of core.
+DEFAULT_LAYER_PATHS = frozenset({"propose", "add", "import", "approve"})
 #: How long a venting note the owner insists on keeping lives (in the archive, never injected).
 VENTING_TTL = "7d"
 
@@ -195,6 +199,12 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
 
     if path in INSTRUCTION_PATHS:  # a generic memory the reader sees as about replies: a standing instruction
         decision = replace(decision, kind=promoted_kind(decision.kind or "note", text, decision.about))
+
+    sensitive = sensitive_kind(text) if path in DEFAULT_LAYER_PATHS and decision.layer == "core" else None
+    if sensitive:  # health, finance, identity documents: never in every prompt unless the owner moves it there
+        decision = replace(decision, scope="project", layer="working")
+        notes.append(f"a {sensitive} detail is sensitive: kept out of core (bestie memory move ID --scope core "
+                     "puts it there by hand)")
 
     if decision.layer == "core" and store is not None:
         usage = core_usage(store, text, decision.about, user, exclude=[i for i in (memory_id, *replaces) if i])

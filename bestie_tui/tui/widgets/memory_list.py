@@ -21,6 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from bestie_tui.store.instructions import is_instruction
+from bestie_tui.store.gate.sensitive import sensitive_kind
 from bestie_tui.store.records import MemoryRecord
 
 from ..display import shown
@@ -32,7 +33,7 @@ KIND_WIDTH = 16
 def memory_flags(memory: MemoryRecord, now) -> list[str]:
     """Short lifecycle flags of a memory, in display order: pinned, instruction (a standing
     instruction, ``store.instructions``), stale, expired, superseded,
-    forgotten, rejected. ``now`` is naive UTC (the store's clock)."""
+    forgotten, rejected, and sensitive (``gate.sensitive``). ``now`` is naive UTC (the store's clock)."""
     flags = []
     if memory.pinned:
         flags.append("pinned")
@@ -46,6 +47,8 @@ def memory_flags(memory: MemoryRecord, now) -> list[str]:
         flags.append(f"superseded→#{memory.superseded_by}")
     if memory.status in ("forgotten", "rejected", "pending"):
         flags.append(memory.status)
+    if sensitive_kind(memory.text):  # health, finance, an identity document: kept out of core and the digest
+        flags.append("sensitive")
     return flags
 
 
