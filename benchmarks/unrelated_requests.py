@@ -14,6 +14,11 @@ eligible, whatever its channel or project):
 * ``RELATED``: requests about something a demo memory says, each with the memories it must get
   (any one of them is enough).
 
+Only topic memories count: the block's "Relevant to this request:" section (``pack.working``). The
+standing instructions ("How to answer:", ``pack.instructions``: reply language, length, tone…) enter
+every request by design and are not topic memories; ``--json`` says in how many unrelated requests
+they were (``with_instructions``), and they count for no request either way.
+
 It prints, per list, how many requests got a working memory (unrelated) or their memory (related),
 and the requests that went wrong with what they got. ``--json`` prints the figures and the failures
 as one object. ``--baseline TREE`` also runs the same lists against the ``bestie_tui`` package of
@@ -136,15 +141,21 @@ def measure() -> dict:
         try:
             populate(store, NOW)
 
+            told: list[str] = []
+
             def working(query: str) -> list[str]:
                 pack = build_context(store, query, USER, governance="full", record_access=False)
+                if getattr(pack, "instructions", None):  # an older tree has no such section
+                    told.append(query)
                 return [item.record.text for item in pack.working]
 
             stray = [[q, got] for q in UNRELATED if (got := working(q))]
+            with_instructions = len(told)
             missed = [[q, got] for q, wanted in RELATED if not set(wanted) & set(got := working(q))]
         finally:
             store.close()
-    return {"unrelated": {"requests": len(UNRELATED), "with_memory": len(stray), "failures": stray},
+    return {"unrelated": {"requests": len(UNRELATED), "with_memory": len(stray), "failures": stray,
+                          "with_instructions": with_instructions},
             "related": {"requests": len(RELATED), "found": len(RELATED) - len(missed), "failures": missed}}
 
 
