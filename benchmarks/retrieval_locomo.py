@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/retrieval_locomo.py [../shared/data/locomo_dev.json]
+    .venv/bin/python benchmarks/retrieval_locomo.py [--semantic] [../shared/data/locomo_dev.json]
 
 Per conversation, a fresh real store holds either every dialog turn (``"Speaker: text"``, with a
 shared photo's caption, dated by its session) or every per-session observation, as approved memories
@@ -27,6 +27,11 @@ tree (a ``git worktree`` of an older commit) and prints the share of evidence tu
 scorer, relevance alone and recall of both runs side by side (FTS5 does not change between them).
 ``--floor`` keeps the stores' default relevance floor and evidence rule (what a prompt gets) instead
 of letting every memory be ranked.
+
+``--semantic`` (needs the ``semantic`` extra) lets the scorer search by meaning too
+(``retrieval.meaning``); without it the stores search by words alone. The vectors are cached under
+``/tmp/bestie-semantic-cache``, so a rerun embeds nothing again. History recall (``recall``) reads
+words only either way.
 
 ``--kind turns|observations`` and ``--conversations N`` narrow a run while iterating;
 ``--tune-memories`` searches the memory signals (``score.neighbour``, ``score.person``,
@@ -53,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import locomo  # noqa: E402  (benchmarks/locomo.py: the shared LoCoMo parsing)
 from retrieval_common import (  # noqa: E402
     RANKERS,
+    CachedEmbedder,
     Doc,
     fts5_ranker,
     recall_ranker,
@@ -62,6 +68,7 @@ from retrieval_common import (  # noqa: E402
     seed_messages,
     seed_store,
     table,
+    use_meaning,
 )
 
 KS = (5, 10, 25)
@@ -100,8 +107,9 @@ def message_store(conv, workdir: Path):
     return store, ids, [(None, {t[4]}) for t in turns]
 
 
-def evaluate(conversations, kind: str, workdir: Path, floor: bool = False) -> dict:
-    """``{ranker: {category: {k: [share sum, any sum, n]}}}`` over every conversation."""
+def evaluate(conversations, kind: str, workdir: Path, floor: bool = False, embedder=None) -> dict:
+    """``{ranker: {category: {k: [share sum, any sum, n]}}}`` over every conversation; ``embedder``
+    (a ``CachedEmbedder``): the scorers search by meaning too."""
     sums = {r: defaultdict(lambda: {k: [0.0, 0.0, 0] for k in KS}) for r in rankers(kind)}
     for conv in conversations:
         docs = corpora(conv, kind)
@@ -115,6 +123,7 @@ def evaluate(conversations, kind: str, workdir: Path, floor: bool = False) -> di
                                     floor)
             if variant == "relevance only":
                 relevance_only(store)
+            use_meaning(store, embedder)
             _score(sums[variant], scorer_ranker(store), conv, docs, ids)
             store.close()
         ids = list(range(1, len(docs) + 1))
@@ -263,7 +272,7 @@ def tune_memories(conversations, workdir: Path, kinds: tuple[str, ...]) -> None:
 
 def main(path: str | None = None, as_json: bool = False, tuning: bool = False, kinds: tuple[str, ...] = KINDS,
          conversations_wanted: int | None = None, tuning_memories: bool = False, fine: bool = False,
-         baseline: str | None = None, floor: bool = False) -> None:
+         baseline: str | None = None, floor: bool = False, semantic: bool = False) -> None:
     import json
 
     conversations = locomo.load_conversations(path or DEFAULT_DATA)[:conversations_wanted]
@@ -273,6 +282,7 @@ def main(path: str | None = None, as_json: bool = False, tuning: bool = False, k
         args = ["--json", "--kind", kinds[0] if len(kinds) == 1 else "both"] + (["--floor"] if floor else []) + (
             ["--conversations", str(conversations_wanted)] if conversations_wanted else []) + ([path] if path else [])
         before = run_baseline(Path(__file__), baseline, args)
+    embedder = CachedEmbedder("locomo-" + Path(path or DEFAULT_DATA).stem) if semantic else None
     with tempfile.TemporaryDirectory() as tmp:
         if tuning:
             tune(conversations, Path(tmp), fine)
@@ -282,7 +292,9 @@ def main(path: str | None = None, as_json: bool = False, tuning: bool = False, k
             return
         for kind in kinds:
             started = time.perf_counter()
-            sums = evaluate(conversations, kind, Path(tmp), floor)
+            sums = evaluate(conversations, kind, Path(tmp), floor, embedder)
+            if embedder is not None:
+                embedder.save()
             out[kind] = shares(sums["recall" if kind == "turns" else "scorer"])
             out["rankers"][kind] = {r: shares(sums[r]) for r in sums}
             if not as_json and before is None:
@@ -327,9 +339,11 @@ def cli() -> None:
                         help="also run against the bestie_tui package of this source tree (e.g. a git worktree)")
     parser.add_argument("--floor", action="store_true",
                         help="keep the stores' relevance floor (what a prompt gets) instead of ranking every memory")
+    parser.add_argument("--semantic", action="store_true",
+                        help="the scorer searches by meaning too (the semantic extra; the baseline by words)")
     args = parser.parse_args()
     main(args.path, args.json, args.tune, KINDS if args.kind == "both" else (args.kind,), args.conversations,
-         args.tune_memories, args.fine, args.baseline, args.floor)
+         args.tune_memories, args.fine, args.baseline, args.floor, args.semantic)
 
 
 if __name__ == "__main__":

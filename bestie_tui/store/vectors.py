@@ -28,7 +28,9 @@ from typing import Any
 from bestie_tui.semantic import Embedder, Resolved, resolve
 
 SCHEMA = ("CREATE TABLE IF NOT EXISTS memory_vector (memory_id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
-          "dim INTEGER NOT NULL, digest TEXT NOT NULL, data BLOB NOT NULL)",)
+          "dim INTEGER NOT NULL, digest TEXT NOT NULL, data BLOB NOT NULL)",
+          # a request asks whether any vector is of another model: two index range lookups, not a scan
+          "CREATE INDEX IF NOT EXISTS memory_vector_model ON memory_vector (model)")
 #: Texts embedded per call of the embedder (and rows per write when rebuilding).
 BATCH = 64
 SETTING = "semantic.model"
@@ -167,7 +169,10 @@ def load(db: Any, model: str) -> tuple[Any, Any]:
 
 
 def other_models(db: Any, model: str) -> dict[str, int]:
-    """Models other than ``model`` that stored vectors come from → how many (a changed model)."""
+    """Models other than ``model`` that stored vectors come from → how many (a changed model). One
+    indexed lookup when there are none (every request asks)."""
+    if db.execute_sql("SELECT 1 FROM memory_vector WHERE model < ? OR model > ? LIMIT 1", (model, model)).fetchone() is None:
+        return {}
     return {str(m): int(n) for m, n in db.execute_sql(
         "SELECT model, COUNT(*) FROM memory_vector WHERE model <> ? GROUP BY model", (model,))}
 
