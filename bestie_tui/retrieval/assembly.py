@@ -656,12 +656,12 @@ def _place_instructions(pack: ContextPack, index: Any, records: dict[int, Memory
     for i in order:
         pack.left_out[:] = [x for x in pack.left_out if x.id != i]  # one reason per record: this section's
         twin = twin_of(i, [it.record.id for it in pack.instructions])
-        said = twin is None and next((it.record for it in pack.core + pack.instructions
-                                      if it.record.kind == INSTRUCTION_KIND
-                                      and _says_the_same(it.record, records[i])), None)
-        if twin is not None or said:
+        said = None if twin is not None else next((it.record for it in pack.core + pack.instructions
+                                                   if it.record.kind == INSTRUCTION_KIND
+                                                   and _says_the_same(it.record, records[i])), None)
+        if twin is not None or said is not None:
             detail = (f"near-duplicate of #{twin[0]} (cosine {twin[1]:.2f})" if twin is not None
-                      else f"says what #{said.id} says")
+                      else f"says what #{said.id} says" if said is not None else "")
             pack.left_out.append(LeftOut(i, records[i].text, "duplicate", detail, scored[i].relevance, scored[i]))
             continue
         cap_left, left = _place(pack, pack.instructions, records[i], scored[i], cap_left, left, mode,
