@@ -3,6 +3,10 @@
 Usage::
 
     .venv/bin/python benchmarks/gate.py [--size 1000000] [--repeat 3] [--baseline-timeout 10] [--json]
+    .venv/bin/python benchmarks/gate.py --shapes [--baseline TREE] [--json]
+
+``--shapes`` runs only the credential-shape corpus (below); ``--baseline TREE`` runs the same corpus
+against the source tree TREE (a worktree of an older commit) in a subprocess, side by side.
 
 Timing. Each shape is a text of ``--size`` characters built to stress one family of rules (plain
 prose in English and Vietnamese, one endless token, a keyword repeated, digits, URLs, key headers…).
@@ -18,6 +22,16 @@ from a fixed seed), through each path on a fresh store: how many secret sentence
 (log_message: redacted) and how many innocent look-alikes it refused. Then two outside corpora of
 innocent text, read by path from ../shared/data (CC BY-NC 4.0, not in the repository): the unique
 MSC/PersonaChat persona facts and the LoCoMo dialogue turns, flagged by the gate and by the baseline.
+
+Credential shapes (issue 30). ``benchmarks/data/credential_shapes.json`` (written for this project:
+user/password pairs, passwords in free wording, passphrases, PINs and codes phrased by a sender,
+tokens after a credential noun, vendor prefixes, JSON fields, private-key bodies, cards and IBANs
+grouped any way, national identity numbers; innocents that look like them) and the held-out set
+``credential_shapes_heldout.json`` (written after the rules, figures reported apart), each through
+``propose``, ``add``, ``import`` and ``log_message``: secrets refused (log: redacted), innocents
+refused, and how many secret values (of five characters or more: a three-digit code is in some page
+of bytes by chance) the SQLite file (with its ``-wal``) holds afterwards, read as bytes,
+case-insensitively (the search index lower-cases words).
 """
 
 from __future__ import annotations
@@ -260,13 +274,126 @@ def outside_corpora(old) -> list[dict]:
     return rows
 
 
+def shape_figures(workdir: Path, corpus: Path) -> dict:
+    """Per write path: secrets refused, innocents refused, secret values found in the database
+    file's bytes. Runs against whichever ``bestie_tui`` is first on ``sys.path``."""
+    from credential_corpus import load
+
+    from bestie_tui.errors import WriteRefusedError
+    from bestie_tui.store.memory_store import MemoryStore
+    from bestie_tui.store.transfer import import_data
+
+    secrets, innocents = load(corpus)
+    # values of five characters or more: a three-digit code occurs in a page of bytes by chance
+    values = [v for s in secrets for v in s.secrets if len(v) >= 5]
+
+    def on_disk(db: Path) -> int:
+        blob = b"".join(p.read_bytes() for p in (db, db.with_name(db.name + "-wal")) if p.exists()).lower()
+        return sum(1 for v in values if v.lower().encode("utf-8") in blob)
+
+    def through(path: str, sentences, name: str) -> tuple[int, int]:
+        db = workdir / f"shapes-{corpus.stem}-{name}.db"
+        store = MemoryStore(db)
+        refused = 0
+        if path == "import":
+            result = import_data(store, {"format": "bestie-memory-export", "version": 2,
+                                         "memories": [{"text": s.text} for s in sentences], "messages": []})
+            refused = sum(result.refused.values())
+        elif path == "log_message":
+            for s in sentences:
+                text = store.log_message("user", s.text, user="an").text
+                refused += (any(v not in text for v in s.secrets) if s.secrets else "[redacted: " in text)
+        else:
+            for s in sentences:
+                try:
+                    if path == "propose":
+                        store.propose(s.text, "note", user="an")
+                    else:
+                        store.add("note", s.text, user="an")
+                except WriteRefusedError:
+                    refused += 1
+        store.close()
+        return refused, on_disk(db)
+
+    rows = {}
+    for path in ("propose", "add", "import", "log_message"):
+        s_ref, s_disk = through(path, secrets, path + "-s")
+        i_ref, _ = through(path, innocents, path + "-i")
+        rows[path] = {"secrets_refused": s_ref, "innocents_refused": i_ref, "values_on_disk": s_disk}
+    from bestie_tui.store.gate import detect_secret
+
+    missed = [s.text for s in secrets if not detect_secret(s.text)]
+    flagged = [s.text for s in innocents if detect_secret(s.text)]
+    kinds: dict[str, list[int]] = {}
+    for s in secrets:
+        k = kinds.setdefault(s.kind, [0, 0])
+        k[0] += bool(detect_secret(s.text))
+        k[1] += 1
+    return {"corpus": corpus.name, "secrets": len(secrets), "innocents": len(innocents), "values": len(values),
+            "paths": rows, "by_kind": kinds, "missed": missed, "innocents_flagged": flagged}
+
+
+def shapes_run(tree: Path | None) -> dict:
+    """The credential-shape figures of both corpora for ``tree`` (``None``: this tree), the other
+    tree's run in a subprocess with its source first on ``sys.path``."""
+    from credential_corpus import CORPUS, HELD_OUT
+
+    if tree is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            return {c.name: shape_figures(Path(tmp), c) for c in (CORPUS, HELD_OUT) if c.exists()}
+    code = (f"import sys, json; sys.path[:0] = [{str(tree)!r}, {str(Path(__file__).resolve().parent)!r}]\n"
+            "import gate; print(json.dumps(gate.shapes_run(None)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(tree), timeout=3600)
+    if out.returncode:
+        raise SystemExit(f"the baseline run failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout)
+
+
+def print_shapes(mine: dict, base: dict | None, tree: Path | None) -> None:
+    for name, fig in mine.items():
+        s, i = fig["secrets"], fig["innocents"]
+        other = (base or {}).get(name)
+        rows = []
+        for path, r in fig["paths"].items():
+            row = [path, f"{r['secrets_refused']}/{s} ({r['secrets_refused'] / s:.1%})",
+                   f"{r['innocents_refused']}/{i} ({r['innocents_refused'] / i:.1%})", str(r["values_on_disk"])]
+            if other:
+                b = other["paths"][path]
+                row += [f"{b['secrets_refused']}/{s} ({b['secrets_refused'] / s:.1%})",
+                        f"{b['innocents_refused']}/{i} ({b['innocents_refused'] / i:.1%})", str(b["values_on_disk"])]
+            rows.append(row)
+        head = ["path", "secrets refused", "innocents refused", "values on disk"]
+        if other:
+            head += ["baseline secrets", "baseline innocents", "baseline on disk"]
+        print(table(f"Credential shapes: {name}, {s} secrets ({fig['values']} values), {i} innocents"
+                    + (f"; baseline {tree}" if other else ""), head, rows))
+        print(table("  by kind (detect_secret)", ["kind", "found"] + (["baseline"] if other else []),
+                    [[k, f"{a}/{n}"] + ([f"{other['by_kind'].get(k, [0, n])[0]}/{n}"] if other else [])
+                     for k, (a, n) in fig["by_kind"].items()]))
+        for text in fig["missed"]:
+            print("  missed:", text[:100].replace("\n", "\\n"))
+        for text in fig["innocents_flagged"]:
+            print("  innocent refused:", text[:100])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=1_000_000, help="characters per text (default 1,000,000)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--baseline-timeout", type=float, default=10.0, help="seconds before the baseline is stopped")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--shapes", action="store_true", help="run only the credential-shape corpora")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="with --shapes: a source tree (worktree of an older commit) run side by side")
     args = parser.parse_args()
+    if args.shapes:
+        mine = shapes_run(None)
+        base = shapes_run(args.baseline.resolve()) if args.baseline else None
+        if args.json:
+            print(json.dumps({"shapes": mine, "baseline": base}, ensure_ascii=False, indent=2))
+        else:
+            print_shapes(mine, base, args.baseline)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         rows = timing(args.size, args.repeat, args.baseline_timeout, Path(tmp))
         figures = corpus_figures(Path(tmp))

@@ -202,7 +202,7 @@ class BestieCommand(UserBoundCommand):
         try:
             return super().make_context(info_name, list(args), parent=parent, **extra)
         except click.UsageError as exc:
-            exc._bestie_args = tuple(args)  # type: ignore[attr-defined]
+            exc._bestie_args = tuple(args)
             raise
 
     def invoke(self, ctx: click.Context):

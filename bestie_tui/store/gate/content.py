@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from bestie_tui.store.gate.fold import alternation, fold, view
-from bestie_tui.store.markers import BLOCK_LINES, RECALL_TITLE
+from bestie_tui.store.markers import BLOCK_LINE_SHAPES, BLOCK_LINES, RECALL_TITLE
 
 _WINDOW = 600
 _NEGATIVE = (r"hate|awful|terrible|horrible|worst|sucks?|useless|stupid|idiot|tired|sick of|done with|annoy\w*|"
@@ -147,6 +147,15 @@ _BLOCK_LINES = [(line, _block_patterns(line)) for line in BLOCK_LINES]
 
 def block_line(text: str) -> str | None:
     """The line of the memory block (``markers.BLOCK_LINES``) that ``text`` holds — as a line of its
-    own, at its start followed by more text, or (the recall title) anywhere — else ``None``.
-    Linear in ``len(text)``."""
-    return next((line for line, pattern in _BLOCK_LINES if pattern.search(text)), None)
+    own, at its start followed by more text, or (the recall title) anywhere — or the description of a
+    line the block writes inside a section (``markers.BLOCK_LINE_SHAPES``: "an excerpt line of the
+    recall segment", "the conflict mark"…), else ``None``. Linear in ``len(text)``."""
+    found = next((line for line, pattern in _BLOCK_LINES if pattern.search(text)), None)
+    if found is None and text:
+        found = next((what for what, pattern in _BLOCK_SHAPES if pattern.search(text)), None)
+    return found
+
+
+# The lines the block writes inside its sections (``markers.BLOCK_LINE_SHAPES``): an excerpt of the
+# recall segment, a record marked as someone else's, the conflict mark.
+_BLOCK_SHAPES = [(what, re.compile(p, re.IGNORECASE | re.MULTILINE)) for what, p in BLOCK_LINE_SHAPES]

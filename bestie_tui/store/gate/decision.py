@@ -44,7 +44,7 @@ from bestie_tui.store.gate.content import block_line, contact_kind, venting_reas
 from bestie_tui.store.gate.secrets import detect_secret
 from bestie_tui.store.gate.sensitive import sensitive_kind
 from bestie_tui.store.instructions import promoted_kind
-from bestie_tui.store.markers import injected_marker
+from bestie_tui.store.markers import BLOCK_LINES, injected_marker
 from bestie_tui.store.models import SCOPE_DEFAULT_LAYER
 
 #: Who writes on each path.
@@ -171,8 +171,10 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
                                    "stored, it would come back as a fake block in the next prompt")
     line = block_line(text)
     if line:
-        return _refuse("injected", f"refused: the text holds the memory block's own line {line!r}; stored, it "
-                                   "would print as a fake line inside the block")
+        what = f"the memory block's own line {line!r}" if line in BLOCK_LINES else \
+            f"{line}, which the memory block writes itself"
+        return _refuse("injected", f"refused: the text holds {what}; stored, it would print as a fake line inside "
+                                   "the block")
     notes: list[str] = []
     decision = WriteDecision("store", "ok", scope=scope, layer=layer, kind=kind, about=about)
 

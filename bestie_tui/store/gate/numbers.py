@@ -1,13 +1,14 @@
 """Money secrets that are numbers: card numbers and IBANs (bank account numbers, which need their
 keyword or bank's name, are read with the other stated secrets in ``words``).
 
-* **card numbers**: 13–19 digits, grouped by spaces, dashes, dots or no-break spaces, that pass the
+* **card numbers**: 13–19 digits, grouped any way by spaces, dashes, dots or no-break spaces (up
+  to three between two digits), that pass the
   Luhn check (ISO/IEC 7812-1) *and* start with an issuer prefix that has that length (Visa 4…,
   Mastercard 51–55 and 2221–2720, Amex 34/37, Discover, JCB, Diners, UnionPay 62, Maestro, Mir,
   NAPAS 9704 in Viet Nam). An IMEI is Luhn-valid too but has 15 digits and no such prefix (and a
   number after the word "IMEI" is never a card).
 * **IBANs**: two letters, two check digits and 11–30 letters or digits (spaces allowed), with a
-  valid mod-97 check (ISO 13616); the longest prefix that passes is the IBAN, so words after it do
+  valid mod-97 check (ISO 13616), grouped by spaces, dashes or dots; the longest prefix that passes is the IBAN, so words after it do
   not hide it.
 
 Both patterns begin with a digit, which the regex engine finds by a fast scan; a digit's left
@@ -23,7 +24,7 @@ Span = tuple[int, int]
 
 # A digit that can begin a card (issuers' numbers start with 2–6 or 9) and does not follow another
 # digit, then 12–18 more digits, each after an optional separator.
-_CARD_RUN = re.compile(r"[2-69](?<![0-9].)(?:[ \-.]?\d){12,18}(?![0-9])")
+_CARD_RUN = re.compile(r"[2-69](?<![0-9].)(?:[ \-.]{0,3}\d){12,18}(?![0-9])")
 _IMEI = re.compile(r"imei|serial|s/n|\bsn\b|meid")
 _MONEY = re.compile(r"\d{1,3}(?:[.,]\d{3})+")
 
@@ -93,7 +94,7 @@ def find_cards(folded: str) -> Iterator[Span]:
     """Spans of card numbers in ``folded`` (no-break spaces already turned into spaces)."""
     for m in _CARD_RUN.finditer(folded):
         run = m.group()
-        digits = run.replace(" ", "").replace("-", "").replace(".", "")
+        digits = "".join(c for c in run if c.isdigit())
         if not 13 <= len(digits) <= 19 or not issuer_ok(digits) or not luhn_ok(digits):
             continue
         if _MONEY.fullmatch(run) or _IMEI.search(folded, max(0, m.start() - 16), m.start()):
@@ -114,7 +115,7 @@ def find_ibans(nfc: str) -> Iterator[Span]:
         length = IBAN_LENGTHS.get(nfc[start:start + 2].upper())
         if length is None:
             continue
-        raw = nfc[start:start + length + length // 2]
+        raw = nfc[start:start + 2 * length]
         found = seen.get(raw)
         if found is None:
             found = seen[raw] = _iban_prefix(raw, length)
@@ -124,12 +125,12 @@ def find_ibans(nfc: str) -> Iterator[Span]:
 
 
 def _iban_prefix(raw: str, length: int) -> int:
-    """Characters of ``raw`` that hold an IBAN of ``length`` letters and digits (single spaces
-    allowed between them) passing mod 97, or 0."""
+    """Characters of ``raw`` that hold an IBAN of ``length`` letters and digits (a single space,
+    dash or dot allowed between them) passing mod 97, or 0."""
     compact: list[str] = []
     prev_space = False
     for i, ch in enumerate(raw):
-        if ch == " " and not prev_space and compact:
+        if ch in " -." and not prev_space and compact:
             prev_space = True
             continue
         if not (ch.isascii() and ch.isalnum()):

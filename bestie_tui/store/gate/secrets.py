@@ -5,7 +5,7 @@
 token"), never any part of the secret; ``redact(text)`` the text with each secret replaced by
 ``[redacted: KIND]`` (what chat messages and persisted summaries keep).
 
-Three families, each in its module:
+Four families, each in its module:
 
 * ``tokens``: machine formats (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, Anthropic,
   SendGrid, Twilio, Discord, PyPI, npm, Hugging Face, DigitalOcean, Telegram, JWTs, bearer
@@ -13,7 +13,12 @@ Three families, each in its module:
 * ``words``: secrets stated in words, English and Vietnamese (passwords, PINs, door codes,
   one-time codes, card security codes, API keys named as such, bank account numbers beside an
   account keyword or a bank's name);
-* ``numbers``: card numbers (Luhn and issuer prefix), IBANs (mod 97).
+* ``shapes``: credentials by their shape whatever they are called: a credential cue and a value
+  of its shape in either order ("use Kx9!mQ as my password", "G-228732 is your code"), a user and
+  password written as a pair ("admin / Sa8gE6ci", "root/root"), national identity numbers after
+  their cue;
+* ``numbers``: card numbers (Luhn and issuer prefix) and IBANs (mod 97), however their digits are
+  grouped.
 
 Every rule runs in linear time in ``len(text)`` (see ``benchmarks/gate.py``).
 """
@@ -25,6 +30,7 @@ from dataclasses import dataclass
 
 from bestie_tui.store.gate.fold import view
 from bestie_tui.store.gate.numbers import find_cards, find_ibans, iban_ok, luhn_ok
+from bestie_tui.store.gate.shapes import find_shaped
 from bestie_tui.store.gate.tokens import RULES
 from bestie_tui.store.gate.words import find_word_secrets
 
@@ -62,6 +68,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
     for rule in RULES:
         found += [SecretMatch(s, e, rule.name, rule.phrase) for s, e in rule.spans(nfc)]
     found += [SecretMatch(*v.nfc_span(s, e), rule.name, rule.phrase) for rule, (s, e) in find_word_secrets(v)]
+    found += [SecretMatch(*v.nfc_span(s, e), rule.name, rule.phrase) for rule, (s, e) in find_shaped(v)]
     found += [SecretMatch(*v.nfc_span(s, e), *_CARD) for s, e in find_cards(v.folded)]
     found += [SecretMatch(s, e, *_IBAN) for s, e in find_ibans(nfc)]
     return _merge(found)
@@ -93,6 +100,8 @@ def detect_secret(text: str) -> str | None:
         if next(token_rule.spans(v.nfc), None) is not None:
             return token_rule.phrase
     for word_rule, _ in find_word_secrets(v):
+        return word_rule.phrase
+    for word_rule, _ in find_shaped(v):
         return word_rule.phrase
     if next(find_cards(v.folded), None) is not None:
         return _CARD[1]

@@ -97,7 +97,7 @@ def _private_keys(text: str) -> Iterator[Span]:
 
 _SECRET_NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 _HARD_NAMES = {"SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "PW", "PIN", "PASSPHRASE", "CREDENTIALS",
-               "CREDENTIAL"}
+               "CREDENTIAL", "KHAU", "MATKHAU", "MK"}
 _SOFT_NAMES = {"TOKEN", "APIKEY", "AUTH", "DSN", "SIGNATURE", "SALT"}
 _KEY_QUALIFIERS = {"API", "ACCESS", "SECRET", "PRIVATE", "SIGNING", "MASTER", "ENCRYPTION", "LICENSE", "APP",
                    "CLIENT", "SERVICE", "WEBHOOK", "ACCOUNT"}
@@ -147,6 +147,120 @@ def _url_passwords(text: str) -> Iterator[Span]:
             yield m.span("pw")
 
 
+# A private key's body without its BEGIN line: the base64 of a key's DER (PKCS#1 and PKCS#8 begin
+# with a SEQUENCE and the version 0, "MII…IBA"; an OpenSSH key with "openssh-key-v1"; EC keys with
+# their own fixed bytes), then any more base64 lines, and an END line if there is one.
+_KEY_BODY = re.compile(r"(?:M(?<![A-Za-z0-9+/].)II[A-Za-z0-9+/]{1,3}IBA|M(?<![A-Za-z0-9+/].)IG[A-Za-z0-9+/]{1,2}AgEA"
+                       r"|M(?<![A-Za-z0-9+/].)HcCAQEE|M(?<![A-Za-z0-9+/].)C4CAQAw|b(?<![A-Za-z0-9+/].)3BlbnNzaC1rZXktdjE)"
+                       r"[A-Za-z0-9+/=]{24,4000}(?:\r?\n[A-Za-z0-9+/=]{8,4000}){0,200}"
+                       r"(?:\r?\n-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?")
+
+
+_BASE64_LINES = re.compile(r"(?:[A-Za-z0-9+/=]{16,4000}[ \t]{0,4}\r?\n){1,200}$")
+_END_LINE = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----")
+
+
+def _key_bodies(text: str) -> Iterator[Span]:
+    done = 0
+    for m in _KEY_BODY.finditer(text):
+        done = m.end()
+        yield m.span()
+    # an END line whose BEGIN line was cut off: the base64 lines before it
+    for m in _END_LINE.finditer(text):
+        if m.start() < done or "BEGIN" in text[max(0, m.start() - 8000):m.start()]:
+            continue
+        body = _BASE64_LINES.search(text, max(0, m.start() - 8000), m.start())
+        if body:
+            yield body.start(), m.end()
+
+
+# A token behind a short prefix and "_" or "-" ("shpat_…", "key-…", "sq0atp-…", "xyz_live_…"): the
+# prefix is a short lower-case word (with digits), the body twenty characters or more mixing
+# letters and digits with the entropy of a random string. Hash names (``sha256-``) are not prefixes.
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-]++")
+_PREFIXED = re.compile(r"(?P<p>[A-Za-z][A-Za-z0-9]{1,9}(?:[_\-][a-z0-9]{1,10})?)[_\-]"
+                       r"(?P<body>[A-Za-z0-9][A-Za-z0-9_\-]{19,300})")
+_NOT_PREFIXES = frozenset(("sha", "sha1", "sha256", "sha384", "sha512", "md5", "commit", "hash", "rev", "uuid", "id",
+                           "build", "run", "job", "req", "request", "trace", "span", "order", "ref", "tx", "txn", "file",
+                           "img", "image", "doc", "msg", "blake2b", "blake3", "crc32", "etag", "v", "ver", "version",
+                           "cid", "ipfs", "bafy", "sri", "integrity", "session_id", "user_id", "object", "blob"))
+
+
+def _entropy(s: str) -> float:
+    import math
+    from collections import Counter
+
+    return -sum(c / len(s) * math.log2(c / len(s)) for c in Counter(s).values())
+
+
+def _prefixed(text: str) -> Iterator[Span]:
+    if "_" not in text and "-" not in text:
+        return
+    for run in _TOKEN_RUN.finditer(text):  # each run of token characters once: linear
+        if not 22 <= len(run.group()) <= 322 or ("_" not in run.group() and "-" not in run.group()):
+            continue
+        m = _PREFIXED.fullmatch(text, run.start(), run.end())
+        if m is None:
+            continue
+        prefix = m.group("p").lower()
+        if prefix in _NOT_PREFIXES or re.split(r"[_\-]", prefix)[0] in _NOT_PREFIXES:
+            continue
+        body = m.group("body")
+        if not (any(c.isdigit() for c in body) and any(c.isalpha() for c in body)):
+            continue
+        if max(len(part) for part in re.split(r"[_\-]", body)) < 16 and not _mixed(m):
+            continue  # snake_case words with a number: "report_2025_q3_final_draft"
+        hexish = all(c in "0123456789abcdefABCDEF-_" for c in body)
+        if hexish and all(c in "0123456789abcdef_-" for c in prefix):
+            continue  # a UUID or a hash cut in groups
+        if hexish and m.group()[0] == "-" and prefix not in ("key", "token", "secret", "api", "apikey"):
+            continue  # "build-<hash>": a dash and hex are an identifier unless the prefix names a key
+        if _entropy(body) >= (3.3 if hexish else 3.6):
+            yield m.start(), m.end()
+
+
+# A long random string anywhere: 32 characters or more of a token's alphabet mixing upper case, lower
+# case and digits with the entropy of a random string (4 bits a character or more), not a URL's or a
+# path's part, not a named hash ("sha384-…").
+_RUN = re.compile(r"[A-Za-z0-9_\-.+/=]{32,400}+")
+_HASH_NAMES = re.compile(r"(?i)(?:sha\d{0,3}|md5|blake\d\w*|crc32)[\-_:=]")
+
+
+def _random_runs(text: str) -> Iterator[Span]:
+    for m in _RUN.finditer(text):
+        run = m.group().strip("._-=/+")
+        start = m.start() + m.group().index(run[:1]) if run else m.start()
+        if len(run) < 32 or run.count("/") > 1 or _HASH_NAMES.match(run):
+            continue
+        if start and text[start - 1] in "/?=&#%:@" or "://" in text[max(0, start - 3):start]:
+            continue
+        if not (any(c.isupper() for c in run) and any(c.islower() for c in run) and any(c.isdigit() for c in run)):
+            continue
+        if _entropy(run) >= 4.0 and sum(c.isdigit() for c in run) >= 3:
+            yield start, start + len(run)
+
+
+# A quoted field of a JSON or YAML document whose name is a secret's ("password", "private_key_id",
+# "api-token"), and its quoted value.
+_QUOTED_FIELD = re.compile(r"(?P<q>[\"'])(?P<name>[A-Za-z_][A-Za-z0-9_.\- ]{0,60})(?P=q)\s{0,3}:\s{0,3}"
+                           r"(?P<vq>[\"'])(?P<value>[^\"'\n\\]{3,512})(?P=vq)")
+_NOT_SECRET_FIELD = re.compile(r"(?i)(?:url|uri|endpoint|type|path|file|dir|name|format|expiry|expires?|ttl|length"
+                               r"|count|limit|max|min|size|hint|policy|label|description|algorithm|alg|kind|mode)$")
+
+
+def _quoted_fields(text: str) -> Iterator[Span]:
+    if ":" not in text:
+        return
+    for m in _QUOTED_FIELD.finditer(text):
+        name, value = m.group("name"), m.group("value")
+        strength = _env_strength(name)
+        if not strength or _NOT_SECRET_FIELD.search(name.replace("-", "_")) or _PLACEHOLDER.match(value):
+            continue
+        if strength == 1 and (len(value) < 8 or value.isdigit() or "://" in value or " " in value.strip()):
+            continue
+        yield m.span("value")
+
+
 RULES: tuple[TokenRule, ...] = (
     TokenRule("private key", "a private key", ("PRIVATE KEY", "PuTTY-User-Key-File"), _private_keys),
     TokenRule("AWS access key", "an AWS access key", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
@@ -180,7 +294,7 @@ RULES: tuple[TokenRule, ...] = (
     TokenRule("Twilio key", "a Twilio key", ("AC", "SK"),
               _regex(r"(?:A(?<![A-Za-z0-9].)C|S(?<![A-Za-z0-9].)K)[a-f0-9]{32}(?![A-Za-z0-9])")),
     TokenRule("Discord token", "a Discord bot token", (".",),
-              _regex(r"[MNO]" + _after + r"[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _E,
+              _regex(r"[MNO]" + _after + r"[A-Za-z0-9_\-]{20,32}\.[A-Za-z0-9_\-]{5,7}\.[A-Za-z0-9_\-]{25,45}" + _E,
                      check=_mixed)),
     TokenRule("Discord webhook", "a Discord webhook URL", ("discord",),
               _regex(r"discord(?:app)?\.com/api/webhooks/\d{5,30}/[A-Za-z0-9_\-]{20,100}", prefix="https://")),
@@ -200,5 +314,10 @@ RULES: tuple[TokenRule, ...] = (
               _regex(r"(?:(?i:bearer)|(?i:authorization)\s{0,3}:\s{0,3}(?i:basic))\s{1,3}"
                      r"(?P<t>(?<![A-Za-z0-9])[A-Za-z0-9_\-.=~+/]{16,2000})", "t", _mixed)),
     TokenRule("URL password", "a password inside a URL", ("://",), _url_passwords),
+    TokenRule("private key", "a private key", ("MII", "MIG", "MHcCAQEE", "MC4CAQAw", "b3BlbnNzaC1rZXktdjE", "-----END"),
+              _key_bodies),
+    TokenRule("API token", "an API token", ("_", "-"), _prefixed),
+    TokenRule("random token", "a long random token", ("",), _random_runs),
+    TokenRule("secret field", "a secret in a JSON or YAML field", (":",), _quoted_fields),
     TokenRule("environment secret", "a secret in an environment line", ("=",), _env_lines),
 )
