@@ -169,6 +169,7 @@ def test_cli_context_recall_and_the_toggle(run, store):
     assert f"answer  #{m.id}" in text
     listed = run("memory", "list").output
     assert "instruction" in listed
+    assert "instruction       yes" in run("memory", "inspect", str(m.id)).output
     off = run("memory", "uninstruct", str(m.id))
     assert off.exit_code == 0 and "ordinary memory" in off.output
     assert store.get(m.id).kind == "preference"

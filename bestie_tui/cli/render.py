@@ -95,6 +95,8 @@ def memory_detail(m: MemoryRecord, tz: tzinfo = UTC, now: datetime | None = None
             value = f"{value}  expired (not injected)"
         click.echo(f"  {name:<17} {'-' if value is None else printable(str(value))}")
     click.echo(f"  {'tier':<17} {m.tier}")
+    click.echo(f"  {'instruction':<17} {yes_no(is_instruction(m))}  (standing: enters every prompt)"
+               if is_instruction(m) else f"  {'instruction':<17} no")
 
 
 def message_line(m: MessageRecord, tz: tzinfo = UTC, now: datetime | None = None) -> str:
