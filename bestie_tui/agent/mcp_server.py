@@ -80,8 +80,10 @@ def build_server(store, binding: Binding) -> Any:
 
     @server.tool(description=(
         "Get what you should know about the user for this request: the memory block of their approved "
-        "memories, most relevant first. Call it at the start of every user request with the request "
-        "text as query, and put the returned block into your context as it is. An answer with a note "
+        "memories, most relevant first; its 'How to answer:' section holds the user's standing "
+        "instructions (reply language, length, tone, format), which apply to every answer. Call it at the "
+        "start of every user request with the request text as query, and put the returned block into "
+        "your context as it is. An answer with a note "
         "holds nothing for this user yet: a new user, or a user id mistyped in this server's setup."))
     async def recall(query: str) -> dict[str, Any]:
         result = call(turns.recall, query, user=binding.user, channel=binding.channel, project=binding.project)
