@@ -302,7 +302,7 @@ def shape_figures(workdir: Path, corpus: Path) -> dict:
         elif path == "log_message":
             for s in sentences:
                 text = store.log_message("user", s.text, user="an").text
-                refused += (any(v not in text for v in s.secrets) if s.secrets else "[redacted: " in text)
+                refused += (all(v not in text for v in s.secrets) if s.secrets else "[redacted: " in text)
         else:
             for s in sentences:
                 try:

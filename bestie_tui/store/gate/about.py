@@ -101,36 +101,114 @@ def _name_at(nfc: str, start: int) -> str | None:
     return " ".join(words) or None
 
 
-def _is_owner(name: str, user: str | None) -> bool:
+def _is_owner(name: str, user: str | None, names: frozenset[str] = frozenset()) -> bool:
+    folded = fold(name)
+    if folded in names or folded.split()[0] in names:
+        return True
     if user is None:
         return False
-    return fold(name) == fold(user) or fold(name).split()[0] == fold(user)
+    return folded == fold(user) or folded.split()[0] == fold(user)
 
 
-def about_someone_else(text: str, user: str | None = None) -> str | None:
+# Openers of time and place before the clause's subject: "Yesterday", "Last week,", "At dinner",
+# "On the way home,", "Hôm qua", "Tối qua ở quán,". A preposition's phrase runs to a comma or to the
+# subject ("my …", a capitalised name); at most three openers are read.
+_OPENER_EN = re.compile(
+    r"\W{0,3}(?i:(?:yesterday|today|tonight|earlier|recently|lately|apparently|also|and|so|but|oh|btw|by the way|fyi"
+    r"|this morning|this afternoon|this evening|the other day|once|again)(?![a-z])"
+    r"|(?:last|this|next|that|one) (?:night|week|weekend|month|year|time|morning|evening|day|summer|winter)"
+    r"|(?:\d{1,2}|two|three|four|five|a few|some) (?:days|weeks|months|years) ago"
+    r"|(?:on|at|in|during|after|before|over|around|from|since|when|while|as|back in|at the) [^,.;:!?\n]{1,40}?)"
+    r"(?=,|\s(?i:my|our|the user's|the owner's) |\s[A-Z])(?![a-z])[ \t]*,?[ \t]*")
+_OPENER_VI = re.compile(
+    r"\W{0,3}(?:hom qua|hom nay|hom kia|hom truoc|toi qua|toi nay|sang nay|chieu nay|trua nay|dem qua|tuan truoc"
+    r"|tuan nay|thang truoc|nam ngoai|nam truoc|luc nay|vua roi|bua truoc|dao nay|gan day|hoi truoc"
+    r"|(?:luc|trong|o|khi|sau|truoc|tai|hoi|bua) [^,.;:!?\n]{1,30}?(?=,|\s(?:" + "|".join(_RELATIONS_VI) + r") (?:cua )?"
+    r"(?:toi|minh|em|anh|tao|to)(?![a-z])))(?![a-z])[ \t]*,?[ \t]*")
+
+
+def _after_openers(nfc: str, folded: str) -> int:
+    """Where the clause's subject starts once its openers of time and place are passed (0: none)."""
+    pos = 0
+    for _ in range(3):
+        m = _OPENER_EN.match(nfc, pos) if nfc[pos:pos + 1].isascii() else None
+        m = m if m and m.end() > pos else _OPENER_VI.match(folded, pos)
+        if not m or m.end() <= pos:
+            break
+        pos = m.end()
+    return pos
+
+
+#: Verbs that report someone's words or thoughts: wherever they sit in the clause, the person before
+#: them is the one the statement is about ("…, my sister said", "my friend Nam once told me…").
+_REPORTING = ("said", "says", "told", "tells", "mentioned", "mentions", "thinks", "thought", "claims", "claimed",
+              "swears", "swore", "admitted", "admits", "complained", "complains", "explained", "insists", "insisted",
+              "added", "joked", "confessed", "wrote", "texted", "noi", "bao", "ke", "than", "khoe", "tam su",
+              "nhan", "viet")
+_REPORTED_EN = re.compile(r"(?:^|[,;:]\s*|\s)(?:my|our) (?P<rel>" + "|".join(map(re.escape, _RELATIONS_EN))
+                          + r")(?![a-z\-])(?P<gap>(?: [^\s,.;:!?]{1,24}){0,3}?) (?:" + "|".join(_REPORTING) + r")(?![a-z])")
+_REPORTED_VI = re.compile(r"(?:^|[,;:]\s*|\s)(?P<who>(?P<rel>" + "|".join(_RELATIONS_VI) + r") (?:cua )?"
+                          r"(?:toi|minh|em|anh|tao|to))(?![a-z])(?P<gap>(?: [^\s,.;:!?]{1,16}){0,2}?) (?:"
+                          + "|".join(_REPORTING) + r")(?![a-z])")
+_HEARD_EN = re.compile(r"(?:according to|heard from|per|as) (?:my|our) (?P<rel>" + "|".join(map(re.escape, _RELATIONS_EN))
+                       + r")(?![a-z\-])")
+_HEARD_VI = re.compile(r"(?:theo(?: loi)?|nghe|nhu) (?P<who>(?P<rel>" + "|".join(_RELATIONS_VI)
+                       + r") (?:cua )?(?:toi|minh|em|anh|tao|to))(?![a-z])")
+
+
+def _reported(nfc: str, folded: str, user: str | None, names: frozenset[str]) -> str | None:
+    """The relation (and name) of someone whose words the clause reports, wherever the reporting verb
+    or the attribution sits: "…, my sister said", "According to my mom, …", "theo mẹ tôi thì …"."""
+    for pattern in (_HEARD_EN, _REPORTED_EN):
+        m = pattern.search(folded)
+        if m:
+            gap = m.groupdict().get("gap") or ""
+            name = _name_at(nfc, m.end("rel")) if gap.strip() and folded.isascii() else None
+            if name and not _is_owner(name, user, names):
+                return name
+            return "my " + m.group("rel")
+    for pattern in (_HEARD_VI, _REPORTED_VI):
+        m = pattern.search(folded)
+        if m:
+            return nfc[m.start("who"):m.end("who")] if len(nfc) == len(folded) else m.group("who")
+    return None
+
+
+def about_someone_else(text: str, user: str | None = None, names: frozenset[str] = frozenset()) -> str | None:
     """The person ``text`` is about when it is not the owner ("J", "my brother", "mẹ tôi"), or
-    ``None`` (the owner, or nobody can tell).
+    ``None`` (the owner, or nobody can tell). The clause is read past its openers of time and place
+    ("Yesterday at dinner, my sister said …"), and a reported clause counts wherever its reporting
+    verb sits ("…, my friend Nam said", "According to my mom, …").
 
     Args:
         text: a memory text.
         user: the owner's user id; a name equal to it is the owner.
+        names: the owner's own names, folded (``"alice"``: "Alice likes durian" is the owner's).
     """
     head = view((text or "")[:_HEAD])
     nfc, folded = head.nfc, head.folded
+    start = _after_openers(nfc, folded) if head.aligned else 0
+    found = _about_at(nfc[start:], folded[start:], user, names)
+    if found is None and start:
+        found = _about_at(nfc, folded, user, names)
+    return found or _reported(nfc, folded, user, names)
+
+
+def _about_at(nfc: str, folded: str, user: str | None, names: frozenset[str]) -> str | None:
     for pattern in (_REL_EN, _REL_VI):
         m = pattern.match(folded)
         if m:
             name = None if m.groupdict().get("poss") else _name_at(nfc, m.end())
-            if name and not _is_owner(name, user):
+            if name and not _is_owner(name, user, names):
                 return name
             if pattern is _REL_EN:  # one spelling per person: "my dad", however it was written
                 return "my " + m.group("rel")
             phrase = nfc[m.start("rel"):m.end()]
             return re.sub(r"\s+(?:tên\s+)?là$", "", phrase.strip())
-    return _named_subject(nfc, user)
+    return _named_subject(nfc, user, names)
 
 
-def _named_subject(nfc: str, user: str | None) -> str | None:
+def _named_subject(nfc: str, user: str | None, names: frozenset[str] = frozenset()) -> str | None:
     if nfc.isupper():
         return None
     tokens = _TOKEN.findall(nfc[:_HEAD].lstrip(" \"'“*-•"))[:6]
@@ -155,4 +233,4 @@ def _named_subject(nfc: str, user: str | None) -> str | None:
     who = " ".join(name)
     if len(name) == len(tokens):  # nothing after the name
         return None
-    return None if _is_owner(who, user) else who
+    return None if _is_owner(who, user, names) else who

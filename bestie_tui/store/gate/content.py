@@ -50,6 +50,57 @@ _VENTING = [re.compile(p) for p in (
     r"\bhom nay (?:that |qua |that su )?(?:te|chan|met|xui|buc|toi te)(?: qua| vl| that)?\b",
     r"\b(?:phat dien|dien mat|muon khoc|muon bo cuoc|bo cuoc thoi)\b",
 )]
+# Venting read as a clause shape (folded text, English and Vietnamese): the owner as subject, judged
+# as a whole person (not "bad at maths": a skill is a lasting fact), a mood closing its clause with
+# an intensifier or a time of now (not "tired of coffee": that is a preference), or despair about
+# one's own life. Each part is a closed class of words; the shapes put them together.
+_SELF = r"(?:i|i'm|im|i am|i've been|ive been|me|toi|minh|tao|em|to|tui)"
+_INSULT = (r"(?:idiot|moron|loser|failure|useless|worthless|stupid|dumb|pathetic|hopeless|garbage|trash|disaster"
+           r"|mess|joke|waste of space|good for nothing|nobody|ngu|ngu ngoc|vo dung|do bo di|bo di|do an hai|an hai"
+           r"|that bai|ke that bai|kem coi|te hai|vo tich su|bat tai|chang ra gi|cha ra gi|khong ra gi|do ngoc|ngoc"
+           r"|dot|vo gia tri|rac ruoi|phe vat|do vo dung|do that bai|do ngu)")
+_JUDGING = (r"(?:(?:am|'m|is|was|really|so|such|a|an|the|biggest|total|totally|complete|completely|absolute|utter|just"
+            r"|always|literally|honestly|feel like|feel|like|such a|dung la|that la|that|la|qua|that su|dung|la mot|mot"
+            r"|thanh|tro thanh|chi la|van la|luon|lai|do|thang|con)\s+){0,5}")
+# a skill or a subject after the judgement makes it a lasting fact: "dumb at chess", "kém môn toán"
+_NOT_GLOBAL = r"(?!\s+(?:at|in|with|about|when it comes to|ve|mon|trong|khoan|o mon|tieng)\b)"
+_MOOD = (r"(?:sad|down|tired|exhausted|drained|fed up|depressed|miserable|stressed|stressed out|burnt out|burned out"
+         r"|done|over it|lonely|upset|frustrated|hopeless|broken|empty|numb|defeated|crushed|a wreck|a mess)")
+_NOW = r"(?:today|tonight|right now|rn|lately|again|af|as hell|so much|this week|these days)"
+_MOOD_VI = r"(?:chan|buon|met|met moi|nan|chan nan|buc|buc minh|tuc|cang thang|that vong|co don|tuyet vong|stress|ngan)"
+# ("thế", "thật" are left out: folded they are the English "the", "that": "I met the Beatles")
+_INTENSE_VI = r"(?:doi|song|qua|vai|vl|vcl|lam|ghe|chet di duoc|chet|kinh khung|thi thoi|muon khoc|qua di)"
+# the judgement closes its clause: "I'm such an idiot, …", "tôi đúng là đồ bỏ đi" (not "a dumb blonde")
+_CLAUSE_END = (r"(?=\s*(?:$|[.,!?;]|and |i |lol|haha|ugh|today|tonight|right now|qua|vl|vcl|vay|roi|khong|ma |nhi"
+               r"|luon|the nay|that su))")
+_CLAUSE_SHAPES = [re.compile(p) for p in (
+    # self-judgement as a whole person: "I'm such an idiot", "tôi đúng là đồ bỏ đi", "mình chẳng ra gì"
+    r"(?<![a-z'])" + _SELF + r"\s+" + _JUDGING + _INSULT + r"(?![a-z])" + _NOT_GLOBAL + _CLAUSE_END,
+    r"(?:what an?|such an?|sao|tai sao)\s+(?:\w+\s+){0,3}?" + _INSULT + r"(?![a-z])" + _NOT_GLOBAL
+    + r"[^.!?\n]{0,20}(?:i am|i'm|im|toi|minh|tao|em|vay|the nay|the khong biet)",
+    r"why (?:am i|do i|'m i)(?: \w+){0,3} (?:so |such an? )?" + _INSULT + r"(?![a-z])",
+    # a passing mood, said with force or of now, closing its clause: "I'm so drained today", "feeling
+    # down right now", "chán đời quá" (not "I am tired." alone, nor "when I'm sad, I …": a habit)
+    r"(?<!when )(?<!whenever )(?<!if )(?:i'm|im|i am|i feel|feeling|i've been|ive been)\s+(?:so|really|super"
+    r"|totally|completely|just|kinda|utterly|fucking|freaking)\s+(?:so\s+|really\s+|just\s+)*" + _MOOD
+    + r"(?:\s+(?:with|of)\s+(?:everything|everyone|it all|life|my life|this|all of this))?(?:\s+" + _NOW
+    + r")?\s*(?:[.!]|$|ugh|lol|haha)",
+    r"(?<!when )(?<!whenever )(?<!if )(?:i'm|im|i am|i feel|feeling|i've been|ive been)\s+" + _MOOD
+    + r"(?:\s+(?:with|of)\s+(?:everything|everyone|it all|life|my life|all of this))?\s+" + _NOW
+    + r"\s*(?:[.!,]|$|ugh|lol|haha)",
+    r"(?<![a-z])(?<!khi )(?<!luc )" + _MOOD_VI + r"(?:\s+" + _INTENSE_VI + r"){1,3}(?![a-z])",
+    # despair about oneself: "I ruin everything", "nothing works out for me", "chả muốn làm gì nữa"
+    r"\bi (?:always |just |keep |only )?(?:ruin|mess up|screw up|fail at|break|fuck up) (?:everything|it all|all of it"
+    r"|every ?thing)",
+    r"\bnothing (?:ever )?(?:works|goes right|works out|goes my way)(?: for me)?",
+    r"\bi can'?t do anything right|\bwhat'?s wrong with me|\bi hate (?:myself|being me)"
+    r"|\beverything i (?:do|touch) (?:goes wrong|fails|turns to)",
+    r"(?:chang|cha|khong|chiu|chan) (?:muon |the )?lam (?:duoc )?(?:gi|cai gi)(?: (?:nua|ca|het|ra hon))?(?![a-z])"
+    r"|ghet ban than|chan doi|chan song|muon bien mat|met moi voi (?:moi thu|tat ca|cuoc song)"
+    r"|sao (?:toi|minh|tao|em) (?:lai )?(?:ngu|te|kem|do|that bai)",
+)]
+_SKILL = re.compile(r"(?:at|in|with|ve|mon|tieng|khoan)\s+\w+")
+
 #: Kinds a caller may give that say the text is venting.
 VENTING_KINDS = frozenset({"venting", "vent", "rant", "mood"})
 
@@ -59,7 +110,9 @@ def venting_reason(text: str, kind: str = "") -> str | None:
     if (kind or "").strip().lower() in VENTING_KINDS:
         return "one-off venting"
     folded = fold(text[:_WINDOW])
-    return "one-off venting" if any(p.search(folded) for p in _VENTING) else None
+    if any(p.search(folded) for p in _VENTING) or any(p.search(folded) for p in _CLAUSE_SHAPES):
+        return "one-off venting"
+    return None
 
 
 # E-mail: found from its "@" (a literal the regex engine scans for), the local part checked before it.

@@ -32,6 +32,7 @@ A statement about someone else is bound to that person (``about``) on every path
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -114,6 +115,37 @@ class WriteDecision:
                 "notes": list(self.notes)}
 
 
+# How the owner states their own name: "My name is Alice", "I'm called Alice", "call me Alice",
+# "tên tôi là Lan", "mình tên Lan" (folded).
+_OWN_NAME = re.compile(r"(?:my name is|my name's|i am called|i'm called|im called|call me|people call me"
+                       r"|ten (?:cua )?(?:toi|minh|em|anh|to) la|(?:toi|minh|em|anh|to) ten(?: la)?"
+                       r"|goi (?:toi|minh|em|anh|to) la)\s+(?P<name>[a-z][a-z'\-]{0,24}(?: [a-z][a-z'\-]{0,24}){0,2})")
+_NAME_STOP = re.compile(r"\s+(?:and|but|or|from|at|in|va|nhung|o|the|a)(?:\s.*)?$")
+
+
+@uses_store
+def owner_names(store: Any, user: str) -> frozenset[str]:
+    """The names ``user`` gave as their own in approved memories ("My name is Alice", "tên tôi là
+    Lan"), folded: a third-person sentence naming one of them is the owner's. One indexed query
+    (the user's approved memories that mention a name), at most 50 rows."""
+    from bestie_tui.store.gate.fold import fold
+    from bestie_tui.store.models import Memory
+
+    rows = (Memory.select(Memory.text).where((Memory.user == user) & (Memory.status == "approved")
+                                             & (Memory.text.contains("name") | Memory.text.contains("tên")
+                                                | Memory.text.contains("ten") | Memory.text.contains("call")
+                                                | Memory.text.contains("gọi")))
+            .limit(50))
+    names: set[str] = set()
+    for row in rows:
+        for m in _OWN_NAME.finditer(fold(row.text)):
+            name = _NAME_STOP.sub("", m.group("name")).strip()
+            if name:
+                names.add(name)
+                names.add(name.split()[0])
+    return frozenset(names)
+
+
 def _refuse(rule: str, reason: str, **extra: Any) -> WriteDecision:
     return WriteDecision("refuse", reason, rule, **extra)
 
@@ -191,6 +223,11 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
 
     if decision.about is None and path in TEXT_PATHS:
         decision = replace(decision, about=about_someone_else(text, user))
+        if decision.about and store is not None and user is not None:
+            # "Alice likes durian" for user A whose name is Alice is the owner's own statement
+            names = owner_names(store, user)
+            if names:
+                decision = replace(decision, about=about_someone_else(text, user, names))
     if decision.about and decision.layer == "core":
         if who == "owner":
             return _refuse("about", f"refused: this is about {decision.about}, not the owner, and a statement about "
