@@ -58,6 +58,19 @@ def test_texts_with_no_word_in_common_get_a_label_only_when_the_model_is_sure_an
         model.use(None)
 
 
+def test_a_capitalised_first_word_is_a_topic_unless_both_texts_name_a_person_by_it():
+    from bestie_tui.facts.relations import close
+
+    # "Parking" opens the sentence, so it is capitalised; the newer says "parking" in lower case
+    older, newer = "Parking is 300k a month.", "The building raised our parking fee to 400k."
+    assert close(older, newer)
+    assert relate(older, newer).kind == "correction"
+    # a person both texts name is whose, not what: no topic in common
+    assert not close("Linh is an engineer.", "Linh hates durian.")
+    # one kind of fact read from different words (married / divorced) is a topic
+    assert close("Hoa got married in 2019.", "Hoa is divorced now.")
+
+
 def test_a_doctor_run_over_unrelated_memories_reports_no_pairs(store):
     for text in UNRELATED[:3]:  # three memories: every pair is compared
         store.add("note", text)

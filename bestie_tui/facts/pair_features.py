@@ -247,6 +247,35 @@ CLOSE_SPELLING = 0.15
 #: Kinds of quantity that name what is measured (a time or a day is when, not what).
 _MEASURES = frozenset({"length", "mass", "money", "age", "grade", "floor", "duration", "temperature"})
 
+#: The reader's cue concepts that say how something is held, not what: "likes", "switched to",
+#: "decided", "is allowed"; sharing one says nothing about the topic.
+_GENERIC_CONCEPTS = frozenset({"@like", "@dislike", "@prefer", "@favourite", "@switch", "@move", "@learn", "@decide",
+                               "@at", "@free", "@avoid", "@allowed", "@forbidden", "@join", "@open", "@closed",
+                               "@related", "@approve", "@write", "@speak"})
+#: Cue concepts of one kind of fact (general categories: a marital status, where one is from, work).
+_TOPIC_OF = {"@named": "@name", "@single": "@marital", "@married": "@marital", "@divorced": "@marital",
+             "@widowed": "@marital", "@engaged": "@marital", "@wedding": "@marital", "@born": "@hometown",
+             "@workplace": "@employer", "@retired": "@employer"}
+
+
+def _topics(concepts: frozenset[str]) -> set[str]:
+    """The specific cue concepts of a reading (``_GENERIC_CONCEPTS`` left out), one per kind of fact."""
+    return {_TOPIC_OF.get(c, c) for c in concepts if c.startswith("@") and c not in _GENERIC_CONCEPTS}
+
+
+def _capitalised(text: str) -> set[str]:
+    """Every capitalised word of ``text``, the first included, folded."""
+    return {textmod.fold(w) for w in re.findall(r"[^\W_]+", text) if w[:1].isupper()}
+
+
+def _whose(a, b, older: str, newer: str) -> set[str]:
+    """The words that name a person both texts are about ("Linh" in "Linh is an engineer" / "Linh
+    hates durian"): whose, not what. A word is a name here only when a reading takes it as a person,
+    neither takes it as a thing, and both texts write it capitalised ("Rent is …" / "… our rent")."""
+    names = {textmod.fold(w) for r in (a, b) if r.subject.kind == "person" for w in (r.subject.name or "").split()}
+    return (names - a.subject.words - b.subject.words) & _capitalised(older) & _capitalised(newer)
+
+
 def close(older: str, newer: str, same_frame: bool = False) -> bool:
     """Whether two texts are close enough to matter, on the same topic: they share an accent-folded
     content word (or its stem), a concept of the reader that is not a number, a frame of the same
@@ -257,12 +286,14 @@ def close(older: str, newer: str, same_frame: bool = False) -> bool:
     alone is nothing ("ticket number 2" / "2 dogs"). The doctor does not weigh texts that are not
     close: the rules' verdict stands."""
     a, b = read(older), read(newer)
-    who = {textmod.fold(w) for r in (a, b) for w in (r.subject.name or "").split()}  # whose, not what
+    who = _whose(a, b, older, newer)
     if (_text_side(older)[1] & _text_side(newer)[1]) - who:
         return True
     if {c for c in a.content & b.content if not any(ch.isdigit() for ch in c) and not c.startswith("@")
             and c not in _FUNCTION} - who:  # not a pronoun read as a concept ("toi" typed for "tôi")
         return True
+    if _topics(a.content) & _topics(b.content):
+        return True  # "afraid of the dark" / "sợ … tắt đèn": one kind of fact, whatever the words
     if same_frame:
         return True
     if (_stems(older) & _stems(newer)) - {textmod.stem(w) for w in who}:
