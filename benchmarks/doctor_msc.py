@@ -16,8 +16,9 @@ random (seeded) from one run of the per-persona scenario and labelled by hand â€
 position of a fact in the file's order: splits, pairs, speaker 1 then 2), never by text, since the
 data may not be copied. Precision counts the labelled items the doctor still reports.
 
-Each scenario's store is built once and the doctor of this checkout and of the baseline (the
-worktree of branch ``main``, when there is one; ``--no-baseline`` skips it) run on the same file,
+Each scenario's store is built by each checkout from the same facts (a newer schema is not one the
+baseline can open), and the doctor of this checkout and of the baseline (the worktree of branch
+``main``, when there is one; ``--no-baseline`` skips it) runs on its own copy,
 side by side, each in its own process. The reading worker's CPU time is shown beside the doctor's.
 
 Also printed: the related pairs for review (per 100 memories), and every pair item the owner is
@@ -217,13 +218,16 @@ def main() -> None:
     results = []
     for scenario in SCENARIOS:
         with tempfile.TemporaryDirectory() as tmp:
-            db = Path(tmp) / "msc.db"
-            t = time.perf_counter()
-            subprocess.run([sys.executable, __file__, "--build", scenario, str(db)], check=True)
-            build_s = round(time.perf_counter() - t, 2)
             for name, checkout in (("this branch", None), ("baseline", baseline)):
                 if name == "baseline" and checkout is None:
                     continue
+                # each checkout builds its own copy of the same store: a newer schema is not one the
+                # baseline can open
+                db = Path(tmp) / f"msc-{'baseline' if checkout else 'this'}.db"
+                t = time.perf_counter()
+                subprocess.run([sys.executable, __file__, "--build", scenario, str(db)], check=True,
+                               env=dict(os.environ, PYTHONPATH=str(checkout)) if checkout else None)
+                build_s = round(time.perf_counter() - t, 2)
                 cmd = [sys.executable, __file__, "--scenario", scenario, "--db", str(db)] + (
                     ["--tracemalloc"] if use_tm else [])
                 env = dict(os.environ, PYTHONPATH=str(checkout)) if checkout else None

@@ -178,8 +178,9 @@ def test_rebalance_archives_long_unused_working_and_revives_used_archive(store, 
 
 
 def test_hygiene_fix_normalises_kind_and_recovers_source(store):
-    m = store.add(" Preference ", "I drink green tea.")
-    Memory.update(source=None).where(Memory.id == m.id).execute()
+    m = store.add("preference", "I drink green tea.")
+    # written by an older version, before every write path normalised the kind
+    Memory.update(kind=" Preference ", source=None).where(Memory.id == m.id).execute()
     plan = build_hygiene_plan(store, fixes_only=True)
     [op] = plan.operations
     assert op.changes == {"kind": "preference", "source": "owner"}
