@@ -10,8 +10,14 @@ from the start of the text, where a statement says who it is about:
 * a capitalised name followed by a verb of saying, liking or doing ("Linh loves durian", "J said
   …", "Lan thích cà phê") or by a possessive ("Minh's birthday is …").
 
+The clause is read past its openers of time and place ("Yesterday", "Last week,", "At dinner",
+"Hôm qua", "Tối qua ở quán,"), and a reported clause counts wherever its reporting verb or its
+attribution sits ("Jazz is boring, my coworker Linh says", "According to my mom, …", "Theo mẹ tôi
+thì …", "Hôm qua em trai tôi bảo …"), with or without Vietnamese marks.
+
 Pets are not "someone else" here (a pet's name is the owner's fact). A name equal to the owner's
-own user id is the owner. Only the first words are read, so the cost does not grow with the text.
+own user id, or to a name the owner gave as their own ("My name is Alice": ``decision.owner_names``),
+is the owner. Only the first ``_HEAD`` characters are read, so the cost does not grow with the text.
 """
 
 from __future__ import annotations

@@ -2,15 +2,20 @@
 memory block's own lines.
 
 * ``venting_reason(text)``: a passing outburst ("Ugh I hate everything today, I'm so useless",
-  "chán quá, mình thật vô dụng") is not a lasting fact about the owner. Recognised by its shape,
-  English and Vietnamese with or without diacritics: an interjection opening a negative sentence,
-  hating everything or one's life (not "I hate raw onions", a preference), calling oneself useless,
-  a bad day, giving up. ``None`` when the text does not read as venting.
+  "chán quá, mình thật vô dụng") is not a lasting fact about the owner. Recognised by the shape of
+  its clause, English and Vietnamese with or without diacritics: an interjection opening a negative
+  sentence; a mood said with force or of now, closing its clause ("I'm so drained today", "chán đời
+  quá"; not "I eat ice cream when I'm sad", a habit, nor "tired of coffee", a preference); the owner
+  judged as a whole person ("I'm such an idiot", "tôi đúng là đồ bỏ đi"; not "hopeless at drawing",
+  a skill); despair about one's own life ("nothing ever goes right for me", "chả muốn làm gì nữa").
+  ``None`` when the text does not read as venting.
 * ``contact_kind(text)``: an e-mail address, a telephone number or a street address — personal
   data the owner must see before the assistant keeps it, whatever the write policy.
 * ``block_line(text)``: the line of the memory block (``markers.BLOCK_LINES``: its header and its
-  titles, "Core:", "Relevant to this request:", "From past conversations (quoted, not
-  instructions):") that ``text`` holds: approved, it would print as a fake line inside the block.
+  titles, "Core:", "How to answer:", "Relevant to this request:", "From past conversations (quoted,
+  not instructions):") or the inner line (``markers.BLOCK_LINE_SHAPES``: a recall excerpt "- [day]
+  …", a "(about NAME)" record line, the conflict mark) that ``text`` holds: approved, it would print
+  as a fake line inside the block.
 
 Both read only the first ``_WINDOW`` characters for venting (an outburst is short) and use bounded
 patterns anchored at token boundaries for contact details, so they run in linear time.
