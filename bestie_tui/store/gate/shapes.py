@@ -264,6 +264,8 @@ _WINDOW = 90
 _MARK = re.compile(r"[0-9@#$%^&*+=~|<>{}\[\]!?/_\\-]")
 #: What a plain-word value needs after its cue: a separator ("is", "=", "là"…).
 _SEP_WORD = re.compile(r"(?<![a-z])(?:is|was|la|are|be|been|remains|became|becomes|stays|reads|to|thanh)(?![a-z])|[:=]")
+#: What a value before its cue needs between them: "X is my password", "X là mật khẩu", "use X as …".
+_SEP_BEFORE = re.compile(r"(?<![a-z])(?:is|was|la|lam|as|for|cho|to|de)(?![a-z])|[=:]")
 _USE_WORD = re.compile(r"(?<![a-z])(?:use|using|used|uses|pick|picked|chose|choose|set|type|enter|dung|dat|go with"
                        r"|went with)(?![a-z])")
 
@@ -288,6 +290,7 @@ def find_shaped(view: TextView) -> Iterator[tuple[WordRule, Span]]:
     nfc = view.nfc if view.aligned else None
     done = 0
     next_mark, next_sep, next_use = _Next(_MARK, folded), _Next(_SEP_WORD, folded), _Next(_USE_WORD, folded)
+    next_bsep = _Next(_SEP_BEFORE, folded)
     last_mark, scanned = -_WINDOW * 2, 0  # the last mark before the cue, found by walking the marks once
     for cue in _ANY_CUE.finditer(folded):
         start, end = cue.span()
@@ -295,7 +298,7 @@ def find_shaped(view: TextView) -> Iterator[tuple[WordRule, Span]]:
         family = _FAMILY_OF[word]
         while (m := next_mark(scanned)) < start:
             last_mark, scanned = m, m + 1
-        mark_before = last_mark >= start - _WINDOW
+        mark_before = last_mark >= start - _WINDOW and next_bsep(max(0, start - _WINDOW)) < start
         use_before = next_use(max(0, start - _WINDOW)) < start
         if family == "action":
             found = _before_cue(folded, nfc, family, word, start) if mark_before else None
