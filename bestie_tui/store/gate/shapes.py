@@ -46,6 +46,8 @@ _CUES: dict[str, tuple[str, ...]] = {
     "password": (
         "password", "passwords", "passwd", "passcode", "passphrase", "pass phrase", "pwd", "pass", "pw", "passkey",
         "wifi key", "wi-fi key", "wpa key", "network key", "security key", "master key", "login", "mat khau",
+        "secret answer", "security answer", "security question", "security question answer", "cau tra loi bi mat",
+        "cau hoi bi mat", "cau hoi bao mat",
         "mat ma", "mk", "pass wifi", "khoa wifi",
     ),
     "key": (
@@ -68,7 +70,7 @@ _CUES: dict[str, tuple[str, ...]] = {
         "passport no", "passport", "tax code", "tax id", "tax number", "national id",
         "national id number", "id number", "id card number", "id card", "identity card", "identity number",
         "driver's license number", "drivers license number", "driving licence number", "license number", "nric",
-        "ni number", "national insurance number", "cccd", "cmnd", "can cuoc", "can cuoc cong dan",
+        "ni number", "national insurance number", "tfn", "tax file number", "cccd", "cmnd", "can cuoc", "can cuoc cong dan",
         "the can cuoc", "chung minh nhan dan", "chung minh thu", "so dinh danh", "ma dinh danh", "ho chieu",
         "so ho chieu", "ma so thue", "mst", "so bhxh", "ma so bhxh", "bao hiem xa hoi", "bang lai", "so bang lai",
     ),
@@ -88,10 +90,10 @@ _BLOCKED = frozenset((
     "box", "input", "forgot", "forgotten", "lost", "wrong", "incorrect", "sharing", "shared", "stored", "saved",
     "not", "never", "quen", "doi", "khong", "phai", "nen", "rotation", "rotates", "lifetime", "ttl", "expire",
     "review", "reviewer", "chain", "chains", "ring", "fob", "holder", "word", "words",
-    "point", "points", "takeaway", "takeaways", "idea", "ideas", "to", "sauce", "ingredient",
+    "point", "points", "takeaway", "takeaways", "idea", "ideas", "sauce", "ingredient",
     "santa", "agent", "photo", "photos", "office", "renewal", "appointment", "application", "fee",
     "fees", "lam", "het", "han", "gia", "cap", "sai", "reviewers", "signature", "sent", "send", "arrives",
-    "arrive", "by", "via", "giam", "buu", "vung", "loi", "don", "hang", "san", "pham", "mau", "zip", "postal",
+    "arrive", "by", "via", "giam", "buu", "vung", "loi", "mau", "zip", "postal",
     "area", "error", "promo", "discount", "coupon", "voucher", "referral", "invite", "invitation", "source", "qr",
     "bar", "barcode", "dress", "country", "language", "color", "colour", "style", "hs", "class", "sample",
     "review", "snippet", "snippets", "base", "editor", "block", "blocks",
@@ -204,8 +206,10 @@ def _password_word(value: str, explicit: bool) -> bool:
     return len(v) >= 5 and not re.fullmatch(r"[a-z]{2,30}(?:ing|ed|ly)", low)
 
 
-_DIGIT_GROUPS = re.compile(r"(?:[a-z]{1,2}-)?\d{1,10}(?:[ \-]\d{1,8}){0,5}(?![0-9a-z])")
-_ID_VALUE = re.compile(r"(?:[a-z]{1,2}[ \-]?)?\d(?:[ .\-]?\d){5,16}(?:-\d{3})?(?![0-9a-z])")
+_DIGIT_GROUPS = re.compile(r"(?:[a-z]{1,2}-)?\d{1,10}(?:[ \-]\d{1,8}){0,9}(?![0-9a-z])")
+_ID_VALUE = re.compile(r"(?:[a-z]{1,2}[ \-]?)?\d(?:[ .\-]?\d){5,16}(?:-\d{3})?(?:[ \-]?[a-z])?(?![0-9a-z])")
+#: What may stand between an identity cue and its number: "SSN#:", "passport no.", "ID number:".
+_ID_GAP = re.compile(r"\.?\s{0,2}(?:#|no\.?|nr\.?|num(?:ber)?\.?|so)?\s{0,2}[:=]?\s{0,3}")
 
 
 _SEP_RE = re.compile(_SEP)
@@ -368,7 +372,7 @@ def _after_cue(folded: str, nfc: str | None, family: str, cue: str, end: int) ->
             return PASSWORD, phrase
     if family == "id":  # "passport number QQ 12 34 56 C": the value may open with letters
         sep = _SEP_AT.match(folded, end, limit)
-        m = _ID_VALUE.match(folded, sep.end() if sep else end + (folded[end:end + 1] == " "), limit)
+        m = _ID_VALUE.match(folded, sep.end() if sep else _ID_GAP.match(folded, end, limit).end(), limit)
         if m and sum(c.isdigit() for c in m.group()) >= 6 and not _numberish(m.group()):
             return IDENTITY, _trim(folded, *m.span())
     pos = _qualifiers(folded, end, 6)
@@ -393,6 +397,10 @@ def _after_cue(folded: str, nfc: str | None, family: str, cue: str, end: int) ->
         if m and sum(c.isdigit() for c in m.group()) >= 6 and not _numberish(m.group()):
             return IDENTITY, _trim(folded, *m.span())
         return None
+    if family == "key":  # a recovery key in digit groups: twelve digits or more
+        m = _DIGIT_GROUPS.match(folded, vpos, limit)
+        if m and sum(c.isdigit() for c in m.group()) >= 12 and not _numberish(m.group()):
+            return KEY, _trim(folded, *m.span())
     if family == "code":
         m = _DIGIT_GROUPS.match(folded, vpos, limit)
         if m:
