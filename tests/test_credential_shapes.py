@@ -52,6 +52,9 @@ SHAPES = [
     ("SSN#: 544-21-0937", "544-21-0937"),
     ("disk recovery key 402113-771209-118834-990021-556107-663245", "402113-771209-118834-990021-556107-663245"),
     ("mật khẩu mới của tài khoản ngân hàng là Vcb!7731", "Vcb!7731"),
+    ("Your Shopee code is 660912", "660912"),
+    ("Signal code: 48812. Never share it", "48812"),
+    ("913370 is your Lazada code", "913370"),
 ]
 #: Look-alikes that must pass.
 INNOCENT = [
@@ -67,6 +70,9 @@ INNOCENT = [
     "my passport expires on 04/08/2029",
     "mã đơn hàng 88213004",
     "pin dự phòng 20000mAh",
+    "your zip code is 10012",
+    "my student code is 20210456",
+    "Error code: 500123",
 ]
 
 

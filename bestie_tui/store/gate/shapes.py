@@ -237,7 +237,7 @@ def _qualifiers(folded: str, pos: int, most: int) -> int:
 
 
 _SEP_AT = re.compile(r"\s{0,2}\?\s{0,3}(?:it is|it's|its|=|:)\s{0,3}" + _ADVERBS
-                     + r"|\s{0,3}" + _SEP + r"\s{0,3}" + _ADVERBS
+                     + r"|\s{0,3}" + _SEP + r"(?:\s{0,2}:)?\s{0,3}" + _ADVERBS
                      + r"|\s{0,3}[\-\u2014]\s{1,3}|\s{1,3}(?=[\"'`“‘])")
 _PAIR = re.compile(r"[\s:,\-]{0,4}(?:(?:user(?:name)?|tai khoan|ten dang nhap|u)\s{0,2}[:=]?\s{0,2})?"
                    r"(?P<u>[a-z][\w.@\-]{1,40})\s{0,2}(?:/|\||:|,\s{0,2}(?:pass(?:word)?|pw|mk|mat khau)\s{0,2}[:=]?)\s{0,2}"
@@ -310,10 +310,13 @@ def find_shaped(view: TextView) -> Iterator[tuple[WordRule, Span]]:
                 done = max(done, found[1][1], end)
                 yield found
             continue
-        if word in _BARE and _word_before(folded, start) not in _OWNERS:
-            continue  # "zip code", "error code", "house key": not a credential
         # a cue may close one statement and open the next ("… as my password\nN0odle$oup …"): both
         before = _before_cue(folded, nfc, family, word, start) if mark_before or use_before else None
+        if word in _BARE and not _owned(folded, start):
+            if before:
+                done = max(done, before[1][1], end)
+                yield before
+            continue  # "zip code", "error code", "house key": not a credential
         worth = (next_mark(end) <= end + _WINDOW or word in _PHRASE_CUES
                  or family == "password" and next_sep(end) <= end + _WINDOW)
         after = None
@@ -339,6 +342,39 @@ _OWNERS = frozenset(("", "your", "my", "the", "our", "his", "her", "their", "thi
                      "cua", "wallet", "seed", "crypto", "storage", "deploy", "webhook", "bot", "session",
                      "cookie", "jwt", "cloud", "locker", "lock", "padlock", "bike", "suitcase", "luggage", "door",
                      "gate", "garage", "alarm", "keypad", "is", ":", "-"))
+
+
+#: Words before a bare cue that make it an identifier or a thing, never a credential: "zip code",
+#: "order code", "error code", "car key".
+_NOT_SECRET_BEFORE = frozenset((
+    "zip", "postal", "post", "area", "country", "dial", "error", "status", "exit", "return", "promo", "promotion",
+    "discount", "coupon", "voucher", "referral", "invite", "invitation", "gift", "dress", "course", "class",
+    "subject", "product", "item", "sku", "model", "part", "serial", "tracking", "order", "booking", "invoice",
+    "ticket", "reference", "customer", "student", "employee", "member", "room", "gate", "seat", "flight", "airport",
+    "station", "route", "bus", "train", "qr", "bar", "barcode", "hs", "iso", "swift", "bic", "branch", "bank",
+    "color", "colour", "style", "source", "sample", "example", "secret", "morse", "genetic", "zip-", "car",
+    "house", "door", "room", "office", "spare", "master", "piano", "keyboard", "answer", "music", "major",
+    "minor", "low", "high", "main", "primary", "foreign", "composite", "sort", "tax", "postcode", "legal", "civil",
+    "penal", "building", "fire", "safety", "health", "moral", "ethics", "conduct", "dress", "machine", "binary",
+    "python", "java", "javascript", "source", "open", "legacy", "new", "old", "this", "that", "which",
+))
+
+
+def _owned(folded: str, start: int) -> bool:
+    """Whether a bare cue ("code", "key") names a credential: an owner word just before it ("your
+    code", "the wifi key"), or, when the word just before is not an identifier's ("zip code", "order
+    code"), a message's first words ("Telegram code: …") or an owner within three words before ("your
+    Facebook code")."""
+    before = _word_before(folded, start)
+    if before in _OWNERS:
+        return True
+    if before in _NOT_SECRET_BEFORE:
+        return False
+    line = re.split(r"[\n.!?;]", folded[max(0, start - 40):start])[-1]
+    words = re.findall(r"[a-z0-9][a-z0-9\-]*", line)
+    if len(words) <= 2:  # "Telegram code: …" opening a message
+        return True
+    return any(w in ("your", "my", "our", "the") for w in words[-4:-1])
 
 
 def _word_before(folded: str, start: int) -> str:
