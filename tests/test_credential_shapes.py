@@ -90,7 +90,7 @@ def test_each_shape_is_refused_on_add_and_propose_and_leaves_no_value_in_the_fil
         for text in INNOCENT:
             assert detect_secret(text) is None, text
             store.add("note", text, user="an")
-        store.log_message("user", " ".join(text for text, _ in SHAPES), user="an")
+        store.log_message("user", "\n".join(text for text, _ in SHAPES), user="an")
     finally:
         store.close()
     blob = b"".join(p.read_bytes() for p in (db, db.with_name(db.name + "-wal")) if p.exists()).lower()
