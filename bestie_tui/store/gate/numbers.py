@@ -7,9 +7,9 @@ keyword or bank's name, are read with the other stated secrets in ``words``).
   Mastercard 51–55 and 2221–2720, Amex 34/37, Discover, JCB, Diners, UnionPay 62, Maestro, Mir,
   NAPAS 9704 in Viet Nam). An IMEI is Luhn-valid too but has 15 digits and no such prefix (and a
   number after the word "IMEI" is never a card).
-* **IBANs**: two letters, two check digits and 11–30 letters or digits (spaces allowed), with a
-  valid mod-97 check (ISO 13616), grouped by spaces, dashes or dots; the longest prefix that passes is the IBAN, so words after it do
-  not hide it.
+* **IBANs**: two letters, two check digits and 11–30 letters or digits, grouped by single spaces,
+  dashes or dots, with a valid mod-97 check (ISO 13616); the longest prefix that passes is the
+  IBAN, so words after it do not hide it.
 
 Both patterns begin with a digit, which the regex engine finds by a fast scan; a digit's left
 neighbour is checked after it (a look-behind *first* would disable that scan).
