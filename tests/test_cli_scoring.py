@@ -79,6 +79,7 @@ def test_bad_score_setting_exits_1(seeded, db_path):
 
 
 def test_search_ranks_with_the_scorer(run):
+    run("memory", "config", "semantic.model", "off")  # the word part of the ranking (meaning: tests/test_semantic.py)
     run("memory", "add", "note", "Coffee with oat milk, coffee beans from Đà Lạt, coffee daily")
     run("memory", "add", "note", "Bought coffee once")
     out = run("memory", "search", "coffee")

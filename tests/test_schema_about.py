@@ -44,7 +44,7 @@ def _make_old(path, clock, version: int) -> int:
 def test_an_older_file_is_upgraded_in_place(tmp_path, clock, version):
     path = tmp_path / "old.db"
     mid = _make_old(path, clock, version)
-    assert SCHEMA_VERSION == 4
+    assert SCHEMA_VERSION == 5  # 4: the search index, 5: the meaning vectors
     s = MemoryStore(path, clock=clock)
     assert s.db.execute_sql("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     m = s.get(mid)
