@@ -38,7 +38,8 @@ def status(app: AppContext, as_json: bool) -> None:
         ("statuses", "  ".join(f"{k} {v}" for k, v in st.counts.items())),
         ("messages", st.messages),
         ("events", st.events),
-    ])
+    ] + ([("forget requests", f"{st.forget_requests} from the assistant (bestie memory forget-requests)")]
+         if st.forget_requests else []))
 
 
 @memory.command()

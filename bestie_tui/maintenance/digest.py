@@ -57,7 +57,7 @@ class Fix:
 class Finding:
     """One thing worth the owner's attention and the commands that fix it.
 
-    ``section`` is pending | duplicates | contradictions | stale; ``ids`` the memories involved.
+    ``section`` is pending | forget | duplicates | contradictions | stale; ``ids`` the memories involved.
     """
 
     section: str
@@ -106,6 +106,8 @@ class Digest:
     health_previous: float | None
     previous_at: datetime | None
     findings: list[Finding]
+    #: The memories the assistant asked to forget, awaiting the owner (ids, oldest request first).
+    forget_requests: list[int] = field(default_factory=list)
 
     @property
     def health_change(self) -> float | None:
@@ -172,6 +174,7 @@ def build_digest(store, *, snapshot: bool = False,
         doctor=summary, health=None if score is None else round(float(score), 1),
         health_previous=previous.get("health") if previous else None,
         previous_at=datetime.fromisoformat(previous["at"]) if previous else None, findings=[],
+        forget_requests=store.forget_requested(),
     )
     digest.findings = list(findings_for(digest, prefix))
     return digest
@@ -186,6 +189,13 @@ def findings_for(digest: Digest, prefix: str) -> Iterable[Finding]:
                       f"{ago(oldest.created_at, digest.generated_at)}", [p.id for p in digest.pending],
                       [Fix(f"{prefix} pending", "list them"), Fix(f"{prefix} approve {oldest.id}"),
                        Fix(f"{prefix} reject {oldest.id}"), Fix(console, "key 2: triage by keys")])
+    if digest.forget_requests:
+        asked = digest.forget_requests[0]
+        yield Finding("forget", f"the assistant asked to forget {len(digest.forget_requests)} memory(ies); "
+                      "nothing is forgotten until you confirm", list(digest.forget_requests),
+                      [Fix(f"{prefix} forget-requests", "list them with the reasons"),
+                       Fix(f"{prefix} forget-requests confirm {asked}", "forget it (undoable)"),
+                       Fix(f"{prefix} forget-requests dismiss {asked}", "keep it")])
     for group in digest.doctor.duplicate_groups:
         keep, others = group[-1][0], [i for i, _ in group[:-1]]
         fixes = [Fix(f"{prefix} supersede {old} {keep}", f"keep #{keep}") for old in others]

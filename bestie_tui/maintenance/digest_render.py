@@ -30,8 +30,9 @@ def snippet(text: str, width: int = SNIPPET) -> str:
 
 
 # ------------------------------------------------------------------ rendering
-SECTION_TITLES = {"pending": "Pending review", "duplicates": "Duplicate groups",
-                  "contradictions": "Contradiction candidates", "stale": "Stale memories"}
+SECTION_TITLES = {"pending": "Pending review", "forget": "Forget requests from the assistant",
+                  "duplicates": "Duplicate groups", "contradictions": "Contradiction candidates",
+                  "stale": "Stale memories"}
 
 
 def health_line(digest: Digest) -> str:
@@ -64,7 +65,8 @@ def render(digest: Digest, *, markdown: bool) -> str:
         found = [f for f in digest.findings if f.section == section]
         if not found:
             continue
-        total = digest.pending_total if section == "pending" else digest.doctor.totals.get(section, len(found))
+        total = digest.pending_total if section == "pending" else len(digest.forget_requests) \
+            if section == "forget" else digest.doctor.totals.get(section, len(found))
         title = f"{SECTION_TITLES[section]} ({total})"
         out += ["", f"## {title}" if markdown else title]
         if section == "pending":
@@ -78,7 +80,8 @@ def render(digest: Digest, *, markdown: bool) -> str:
                 out.append(f"{bullet}{esc(f'{f.summary} ({ids})')}")
             out += [f"{indent}fix: {code(x.command)}" + (f" ({esc(x.note)})" if x.note else "") for x in f.fixes]
     if not digest.findings:
-        out += ["", "Nothing to fix: no pending proposals, duplicates, contradictions or stale memories."]
+        out += ["", "Nothing to fix: no pending proposals, forget requests, duplicates, contradictions or stale "
+                "memories."]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -32,6 +32,7 @@ class StoreReads:
 
         def _row(self, memory_id: int) -> Memory: ...
         def get_setting(self, key: str) -> Any: ...
+        def owns(self, user: str | None) -> bool: ...
         @property
         def write_policy(self) -> str: ...
         @property
@@ -196,7 +197,15 @@ class StoreReads:
             tiers=self.tier_counts(),
             messages=Message.select().count(),
             events=Event.select().count(),
+            forget_requests=len(self.forget_requested()),
         )
+
+    def forget_requested(self) -> builtins.list[int]:
+        """The ids of the memories the assistant asked to forget that await the owner, oldest request
+        first (this store's user only; the queue is ``agent.forget_requests``)."""
+        queue = self.get_setting("agent.forgetRequests") or []
+        return [int(i["memory_id"]) for i in queue if isinstance(i, dict) and str(i.get("memory_id", "")).isdigit()
+                and self.owns(i.get("user"))]
 
     def summary(self, recent: int = 5) -> Summary:
         """Counts by status, tier, kind and scope, plus the ``recent`` newest approved memories."""

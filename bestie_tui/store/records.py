@@ -186,6 +186,8 @@ class StoreStatus:
     tiers: dict[str, int]
     messages: int
     events: int
+    #: Memories the assistant asked to forget, awaiting the owner (``bestie memory forget-requests``).
+    forget_requests: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -76,6 +76,8 @@ class StatusLine(Static):
         counts = Text(f"core {tiers['core']} · working {tiers['working']} · archive {tiers['archive']}"
                       f" · pending {tiers['pending']}")
         parts = [policy, state, counts]
+        if getattr(status, "forget_requests", 0):  # the assistant asked; only the owner forgets
+            parts.append(Text(f"forget asked {status.forget_requests}", style="bold"))
         room = width - fit_parts(parts, width).cell_len - len(SEPARATOR) - len("db ")
         if room >= MIN_PATH:  # a path is data too
             parts.append(Text.assemble(("db ", "bold"), short_path(one_line(status.db_path), room)))
