@@ -170,3 +170,12 @@ def test_with_the_extra_status_loads_no_model_and_search_loads_it_only_when_aske
     context = subprocess.run([sys.executable, "-c", probe, "memory", "context", REQUEST, "--user", "ana"],
                              capture_output=True, text=True, timeout=120)
     assert MEMORY in context.stdout and "LOADED True False False" in context.stdout, context.stderr
+
+
+def test_erase_and_clear_leave_no_vector_behind(run, store, model):
+    store.add("note", MEMORY, user="ana")
+    store.add("note", "Prefers window seats", user="bo")
+    assert run("memory", "erase", "--user", "ana", "--yes").exit_code == 0
+    assert [r[0] for r in vector_rows(store)] == [2]
+    assert run("memory", "clear", "--yes").exit_code == 0
+    assert vector_rows(store) == []

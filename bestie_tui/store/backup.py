@@ -94,5 +94,6 @@ def clear(store: MemoryStore, actor: str = "owner") -> Path:
         Memory.delete().execute()
         Message.delete().execute()
         Event.delete().execute()
+        store.db.execute_sql("DELETE FROM memory_vector")  # the meaning vectors of the memories cleared
         store.record_event("clear-" + stamp, "clear", None, None, None, actor, note=f"backup at {target}")
     return target

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from peewee import fn
 
 from bestie_tui.errors import InvalidValueError
-from bestie_tui.store import doc_index, message_forget
+from bestie_tui.store import doc_index, message_forget, vectors
 from bestie_tui.store.backup import take_backup
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.db import erase_begin, erase_end, json_text, vacuum
@@ -125,6 +125,7 @@ def erase_user(store: MemoryStore, user: str, *, actor: str = "owner") -> EraseR
         message_ids = [r.id for r in Message.select(Message.id).where(Message.user == user)]
         messages = Message.delete().where(Message.user == user).execute()
         doc_index.drop_documents(store.db, ids)  # the search index holds their text and terms too
+        vectors.drop_orphans(store.db)  # and a vector says what its text meant
         doc_index.drop_documents(store.db, message_ids, doc_index.MESSAGE)
         scrubbed = _scrub_records(texts)
         counts = {"memories": memories, "messages": messages, "events_purged": purged}
