@@ -19,9 +19,8 @@ from peewee import DatabaseError as PeeweeDatabaseError
 from peewee import OperationalError, fn
 
 from bestie_tui.errors import DatabaseBusyError, InvalidValueError, NotFoundError, StorageError
-from bestie_tui.store import doc_index
+from bestie_tui.store import doc_index, vectors
 from bestie_tui.store import settings as settings_mod
-from bestie_tui.store import vectors
 from bestie_tui.store.binding import Tenant, bind_store_methods, binding, register_open, unregister_open, unscoped
 from bestie_tui.store.db import display_location, is_busy_error, is_url, open_database
 from bestie_tui.store.db import next_memory_id as engine_next_memory_id
