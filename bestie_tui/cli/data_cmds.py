@@ -170,16 +170,24 @@ def export_cmd(app, output, user, fmt, full) -> None:
 @click.option("--format", "fmt", type=click.Choice(("bestie", "mem0", "openclaw", "chatgpt")),
               help="The file's format (default: told from the file when unambiguous).")
 @click.option("--user", help="Bind imported records that name no user to this one.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @json_option
 @pass_app
-def import_cmd(app, file, allow_secret, fmt, user, as_json) -> None:
+def import_cmd(app, file, allow_secret, fmt, user, quiet, as_json) -> None:
     """Import a bestie export, a Mem0 get_all JSON, OpenClaw's MEMORY.md (or workspace) or ChatGPT's
     conversations.json. Foreign memories arrive pending, for review; records already present are
-    skipped; memories that look like secrets are refused unless --allow-secret."""
+    skipped; memories that look like secrets are refused unless --allow-secret. On a terminal a
+    progress line shows the rate and the time left (none with --quiet or when stderr is not a terminal)."""
     from bestie_tui.importers import load
+    from bestie_tui.store.bulk import Progress
     from bestie_tui.store.full_export import import_any
 
-    full = import_any(app.store(), load(file, fmt, user), allow_secrets=allow_secret)
+    progress = Progress.off() if quiet else Progress()
+    try:
+        full = import_any(app.store(), load(file, fmt, user), allow_secrets=allow_secret, progress=progress,
+                          validated=True)
+    finally:
+        progress.finish()
     result = full.base
     if as_json:
         emit_json(full.to_dict())

@@ -78,5 +78,5 @@ def load(path: str | Path, format: str | None = None, user: str | None = None) -
     from bestie_tui.store.full_export import check_schema
 
     transfer.validate(data, str(path))  # its messages first: they name the field in plain words
-    check_schema(data, str(path))
+    check_schema(data, str(path), records=False)
     return data

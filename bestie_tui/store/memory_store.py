@@ -19,7 +19,7 @@ from peewee import DatabaseError as PeeweeDatabaseError
 from peewee import OperationalError, fn
 
 from bestie_tui.errors import DatabaseBusyError, InvalidValueError, NotFoundError, StorageError
-from bestie_tui.store import doc_index, vectors
+from bestie_tui.store import bulk, doc_index, vectors
 from bestie_tui.store import settings as settings_mod
 from bestie_tui.store.binding import Tenant, bind_store_methods, binding, register_open, unregister_open, unscoped
 from bestie_tui.store.db import display_location, is_busy_error, is_url, open_database
@@ -96,6 +96,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
         #: Whose rows this store reaches (``binding.Tenant``), or ``None``: every row.
         self.tenant: Tenant | None = None
         register_open(self.db)
+        bulk.recover(self.db)  # an import killed between its chunks: rolled back before anything reads
         if user is not None:
             self.tenant = Tenant(user, owner=self.get_setting("owner.user") == user)
             register_open(self.db, self.tenant)  # model code outside a binding is filtered too
@@ -208,12 +209,14 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     # ---------------------------------------------------------------- internals
     @contextmanager
-    def change(self, action: str, actor: str) -> Iterator[str]:
+    def change(self, action: str, actor: str, batch: str | None = None) -> Iterator[str]:
         """One transaction and one event batch id for a user-visible change. The batch id starts with
-        the change's name (``cleanup:3f2a…``) so undo can say what it reverts as a whole. The search
+        the change's name (``cleanup:3f2a…``) so undo can say what it reverts as a whole; a change
+        committed in several transactions (a bulk import, ``store.bulk``) passes the same ``batch``
+        to each. The search
         index (``doc_index``) and the meaning vectors of the memories the batch changed
         (``vectors.sync_batch``) are brought up to date inside the same transaction, before it commits."""
-        batch = f"{action}:{uuid.uuid4().hex[:12]}"
+        batch = batch or f"{action}:{uuid.uuid4().hex[:12]}"
         try:
             with binding(self.db, self.tenant), self.db.atomic():
                 yield batch

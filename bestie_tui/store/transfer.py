@@ -30,20 +30,25 @@ cap, what core holds and the record's size in tokens); the rest of the file come
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from bestie_tui.errors import BestieError, ImportFormatError
-from bestie_tui.store import limits
+from bestie_tui.store import bulk, limits
+from bestie_tui.store.db import sync_sequences
 from bestie_tui.store.gate import check_write, redact
 from bestie_tui.store.history import IMPORTED_MESSAGES
+from bestie_tui.store.limits import check_memory_id
 from bestie_tui.store.models import (
     LAYERS,
     ROLES,
     SCOPE_DEFAULT_LAYER,
     SCOPES,
     STATUSES,
+    Event,
     Memory,
     Message,
 )
@@ -205,78 +210,205 @@ def _check_time(value: Any, where: str, required: bool = False) -> None:
 
 
 def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
-                allow_secrets: bool = False) -> ImportResult:
-    """Validate, then write ``data`` in one transaction (all or nothing), one undoable event batch.
+                allow_secrets: bool = False, progress: Callable[[str, int, int], None] | None = None,
+                chunk: int | None = None, validated: bool = False) -> ImportResult:
+    """Validate, then write ``data`` in chunks of ``bulk.CHUNK`` rows (``chunk``), all under one
+    event batch: one ``undo`` reverts the whole import, and a process killed between two chunks
+    leaves a mark the next store opened on the database rolls back (``bulk.recover``), so the owner
+    sees all of it or none of it.
 
     Each memory passes the write gate (path ``import``): what it refuses is not written and is
     counted in ``ImportResult.refused`` by rule (secrets also in ``secrets_refused``; a secret is
-    kept when ``allow_secrets``, the owner's explicit ask). Message texts are redacted.
+    kept when ``allow_secrets``, the owner's explicit ask). Message texts are redacted. Duplicates
+    (the same id and text, the same normalised text and user, the same message) are found with one
+    query a chunk. ``progress(what, done, total)`` is called after each chunk (``bulk.Progress``).
+    ``validated``: the caller has run ``validate(data)`` on this very data (not run again).
 
     Raises:
-        ImportFormatError: the data is not in the export format; nothing is written.
+        ImportFormatError: the data is not in the export format, or another import into this
+            database is still running; nothing is written.
     """
 
-    validate(data)
-    now = store.clock()
-    added = skipped = msg_added = msg_skipped = moved = 0
-    refused: dict[str, int] = {}
-    moved_why: list[str] = []
-    message_ids: list[int] = []
-    with store.change("import", actor) as batch:
-        for i, m in enumerate(data.get("memories", [])):
-            values = _memory_values(m, now)
+    if not validated:
+        validate(data)
+    memories = data.get("memories", [])
+    messages = data.get("messages", [])
+    size = max(1, chunk or bulk.CHUNK)
+    state = _ImportState(store, actor, allow_secrets, store.clock())
+    bulk.recover(store.db)
+    if bulk.running(store.db):
+        raise ImportFormatError("another import into this database is still running; try again when it ends")
+    batch = f"import:{uuid.uuid4().hex[:12]}"
+    pieces: list[tuple[str, int, int]] = [("memories", i, min(i + size, len(memories)))
+                                          for i in range(0, len(memories), size)]
+    pieces += [("messages", i, min(i + size, len(messages))) for i in range(0, len(messages), size)]
+    if not pieces:
+        return state.result()
+    for n, (what, lo, hi) in enumerate(pieces):
+        with store.change("import", actor, batch=batch):
+            if n == 0 and len(pieces) > 1:
+                bulk.open_mark(store.db, batch)
+            if what == "memories":
+                state.memories(batch, memories, lo, hi)
+            else:
+                state.messages(batch, messages, lo, hi)
+            if n == len(pieces) - 1 and len(pieces) > 1:
+                bulk.close_mark(store.db)
+        if progress is not None:
+            progress(what, hi, len(memories) if what == "memories" else len(messages))
+    return state.result()
+
+
+class _ImportState:
+    """The counts and the duplicate memory of one ``import_data`` across its chunks."""
+
+    def __init__(self, store: MemoryStore, actor: str, allow_secrets: bool, now: datetime):
+        self.store, self.actor, self.allow_secrets, self.now = store, actor, allow_secrets, now
+        self.added = self.skipped = self.msg_added = self.msg_skipped = self.moved = 0
+        self.refused: dict[str, int] = {}
+        self.moved_why: list[str] = []
+        self.norms: dict[tuple[str, str | None], list[str]] = {}  # id-less texts this import added
+        self.seen_messages: set[tuple[Any, ...]] = set()
+
+    def result(self) -> ImportResult:
+        return ImportResult(self.added, self.skipped, self.msg_added, self.msg_skipped, self.refused.get("secret", 0),
+                            self.refused, self.moved, self.moved_why)
+
+    def memories(self, batch: str, items: list[dict[str, Any]], lo: int, hi: int) -> None:
+        """Gate, deduplicate and insert ``items[lo:hi]`` with their events, in the open transaction."""
+        store = self.store
+        wanted = [int(m["id"]) for m in items[lo:hi] if m.get("id")]
+        holders: dict[int, str] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            holders.update((int(i), norm) for i, norm in store.db.execute_sql(
+                f"SELECT id, norm FROM memory WHERE id IN ({','.join('?' * len(part))})", part))
+        keep: list[dict[str, Any]] = []
+        fresh: list[dict[str, Any]] = []  # id-less, or an id taken by another text: a new id
+        idless: list[dict[str, Any]] = []
+        for i in range(lo, hi):
+            m = items[i]
+            values = _memory_values(m, self.now)
             # a pending record is checked as what its approval would make it: over the cap, it comes as working
             active = values["status"] in ("approved", "pending") and values["superseded_by"] is None
             decision = check_write(m["text"], path="import", store=store, kind=values["kind"], scope=values["scope"],
                                    layer=values["layer"] if active else "archive", user=values["user"],
-                                   about=values["about"], allow_secret=allow_secrets)
+                                   about=values["about"], allow_secret=self.allow_secrets)
             if decision.refused:
-                refused[decision.rule] = refused.get(decision.rule, 0) + 1
+                self.refused[decision.rule] = self.refused.get(decision.rule, 0) + 1
                 continue
             values["about"] = decision.about
             if active and decision.layer != values["layer"]:
                 values["scope"], values["layer"] = decision.scope, decision.layer
-                moved += 1
-                moved_why.append(f"memories[{i}]: " + "; ".join(decision.notes))
+                self.moved += 1
+                self.moved_why.append(f"memories[{i}]: " + "; ".join(decision.notes))
+            row = row_values(values)
             mid = m.get("id")
-            holder = Memory.get_or_none(Memory.id == mid) if mid else None
-            if holder is not None and holder.norm == textmod.normalize(m["text"]):
-                skipped += 1
-                continue
-            if holder is None and not mid and _same_memory_exists(values):
-                skipped += 1
-                continue
-            values["id"] = mid if holder is None and mid else store.next_memory_id()
-            row_id = Memory.insert(**row_values(values)).execute()
-            store.record_event(batch, "import", row_id, None, snapshot(Memory.get_by_id(row_id)), actor)
-            added += 1
-        for m in data.get("messages", []):
+            if mid and mid in holders:
+                if holders[mid] == row["norm"]:
+                    self.skipped += 1
+                    continue
+                fresh.append(row)
+            elif mid:
+                row["id"] = mid
+                holders[mid] = row["norm"]
+                keep.append(row)
+            else:
+                idless.append(row)
+        if keep:  # before the id-less rows look for their twins, so they see these
+            _insert(Memory, keep)
+        if idless:  # the same normalised text of the same user, in the database or earlier in this file
+            norms = sorted({r["norm"] for r in idless})
+            known: dict[tuple[str, str | None], list[str]] = {}
+            for start in range(0, len(norms), 500):
+                part = norms[start:start + 500]
+                for text, norm, user in store.db.execute_sql(
+                        f"SELECT text, norm, user FROM memory WHERE norm IN ({','.join('?' * len(part))})", part):
+                    known.setdefault((norm, user), []).append(text)
+            for row in idless:
+                key = (row["norm"], row.get("user"))
+                texts = known.get(key, []) + self.norms.get(key, [])
+                if any(textmod.same_text(t, row["text"]) for t in texts):
+                    self.skipped += 1
+                    continue
+                self.norms.setdefault(key, []).append(row["text"])
+                fresh.append(row)
+        rows = keep
+        if fresh:
+            first = store.next_memory_id()
+            check_memory_id(first + len(fresh) - 1)
+            for k, row in enumerate(fresh):
+                row["id"] = first + k
+            _insert(Memory, fresh)
+            rows = keep + fresh
+            sync_sequences(store.db)
+        at = store.clock()
+        events = [{"batch": batch, "memory_id": row["id"], "action": "import", "actor": self.actor, "at": at,
+                   "origin": store.origin, "before": None, "note": None,
+                   "after": json.dumps(snapshot(Memory(**row)), ensure_ascii=False)} for row in rows]
+        _insert(Event, events)
+        self.added += len(rows)
+
+    def messages(self, batch: str, items: list[dict[str, Any]], lo: int, hi: int) -> None:
+        """Redact, deduplicate and insert ``items[lo:hi]``; one event names the messages added."""
+        store = self.store
+        part = []
+        for m in items[lo:hi]:
             at = datetime.fromisoformat(str(m["created_at"])).replace(tzinfo=None)
             text, _ = redact(m["text"])
-            exists = Message.select().where(
-                (Message.role == m["role"]) & (Message.text == text) & (Message.created_at == at)
-                & _eq(Message.user, m.get("user")) & _eq(Message.session, m.get("session"))
-            ).exists()
-            if exists:
-                msg_skipped += 1
+            part.append((m["role"], text, m.get("user"), m.get("session"), at, m.get("channel")))
+        times = sorted({p[4] for p in part})
+        present: set[tuple[Any, ...]] = set()
+        for start in range(0, len(times), 500):
+            present.update(Message.select(Message.role, Message.text, Message.user, Message.session,
+                                          Message.created_at)
+                           .where(Message.created_at.in_(times[start:start + 500])).tuples())
+        rows = []
+        for role, text, user, session, at, channel in part:
+            key = (role, text, user, session, at)
+            if key in present or key in self.seen_messages:
+                self.msg_skipped += 1
                 continue
-            row = Message.create(role=m["role"], text=text, user=m.get("user"), channel=m.get("channel"),
-                                 session=m.get("session"), created_at=at, terms=textmod.search_text(text))
-            message_ids.append(row.id)
-            msg_added += 1
-        if message_ids:  # one event names them, so undoing the import removes its messages too
-            store.record_event(batch, "import", None, None, {IMPORTED_MESSAGES: message_ids}, actor,
-                               note=f"{len(message_ids)} message(s)")
-    return ImportResult(added, skipped, msg_added, msg_skipped, refused.get("secret", 0), refused, moved, moved_why)
+            self.seen_messages.add(key)
+            rows.append({"role": role, "text": text, "user": user, "channel": channel, "session": session,
+                         "created_at": at, "terms": textmod.search_text(text)})
+        if not rows:
+            return
+        ids: list[int] = []
+        for start in range(0, len(rows), _ROWS_PER_INSERT):
+            ids += [int(r[0]) for r in Message.insert_many(rows[start:start + _ROWS_PER_INSERT])
+                    .returning(Message.id).tuples().execute()]
+        # one event names them, so undoing the import removes its messages too
+        store.record_event(batch, "import", None, None, {IMPORTED_MESSAGES: ids}, self.actor,
+                           note=f"{len(ids)} message(s)")
+        self.msg_added += len(ids)
+
+
+#: Rows in one multi-row INSERT (under SQLite's bound-parameter limit for the widest table).
+_ROWS_PER_INSERT = 200
+
+
+def _insert(model: Any, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` (field name → value; a missing field takes its default) with one prepared
+    statement run for every row, each value converted as the model's field converts it."""
+    if not rows:
+        return
+    fields = [f for f in model._meta.sorted_fields if f.name != "id" or "id" in rows[0]]
+    defaults = [f.default for f in fields]
+    columns = ", ".join(f'"{f.column_name}"' for f in fields)
+    sql = f'INSERT INTO "{model._meta.table_name}" ({columns}) VALUES ({", ".join("?" * len(fields))})'
+    values = []
+    for row in rows:
+        line = []
+        for f, default in zip(fields, defaults):
+            value = row[f.name] if f.name in row else (default() if callable(default) else default)
+            line.append(f.db_value(value))
+        values.append(line)
+    model._meta.database.run_many(sql, values)
 
 
 def _eq(column, value):
     return column.is_null() if value is None else column == value
-
-
-def _same_memory_exists(values: dict[str, Any]) -> bool:
-    return any(textmod.same_text(r.text, values["text"]) for r in Memory.select(Memory.text).where(
-        (Memory.norm == textmod.normalize(values["text"])) & _eq(Memory.user, values.get("user"))))
 
 
 def _memory_values(m: dict[str, Any], now: datetime) -> dict[str, Any]:

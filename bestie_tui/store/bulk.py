@@ -1,0 +1,174 @@
+"""Bulk writes in bounded chunks that stay all-or-nothing for the owner.
+
+An import of 100,000 records is committed in chunks of ``CHUNK`` rows, so no single transaction
+holds the write lock for long and a large file never waits minutes on one commit. Every chunk
+carries the same event batch id, so ``undo`` reverts the whole import as one step. The first chunk
+writes the mark ``MARK`` (an internal setting naming the batch, the process id and the host) and
+the last chunk removes it, inside their own transactions. A process killed between two chunks
+leaves the mark behind: the next store opened on that database (``recover``) sees that its process
+is gone and removes every row the batch wrote — memories, messages, their events and index
+entries — so a killed import leaves nothing half-done.
+
+``Progress`` is the line an import prints on a terminal: done of total, the rate and the time left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from typing import Any, TextIO
+
+#: The internal setting an unfinished bulk write leaves (its batch, process id and host).
+MARK = "import.unfinished"
+#: Rows (memories or messages) per committed chunk.
+CHUNK = 2000
+
+
+def open_mark(db: Any, batch: str) -> None:
+    """Write the mark of the bulk write ``batch`` inside the caller's transaction (its first chunk)."""
+    value = json.dumps({"batch": batch, "pid": os.getpid(), "host": socket.gethostname()})
+    db.execute_sql("DELETE FROM setting WHERE key = ?", (MARK,))
+    db.execute_sql("INSERT INTO setting (key, value) VALUES (?, ?)", (MARK, value))
+
+
+def close_mark(db: Any) -> None:
+    """Remove the mark inside the caller's transaction (the bulk write's last chunk)."""
+    db.execute_sql("DELETE FROM setting WHERE key = ?", (MARK,))
+
+
+def read_mark(db: Any) -> dict[str, Any] | None:
+    """The mark an unfinished bulk write left, or ``None``."""
+    row = db.execute_sql("SELECT value FROM setting WHERE key = ?", (MARK,)).fetchone()
+    if row is None:
+        return None
+    try:
+        value = json.loads(row[0])
+    except ValueError:
+        return {"batch": None}
+    return value if isinstance(value, dict) else {"batch": None}
+
+
+def _alive(mark: dict[str, Any]) -> bool:
+    """Whether the process that wrote ``mark`` may still be writing (another host: assumed so)."""
+    if mark.get("host") != socket.gethostname():
+        return True
+    pid = mark.get("pid")
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if pid == os.getpid():
+        return False  # this process is not inside that write (it would hold the mark itself)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recover(db: Any) -> int:
+    """Roll back a bulk write whose process died between chunks: remove every memory, message,
+    event and index entry its batch wrote, and the mark. One indexed read when there is none.
+
+    Returns:
+        The number of rows removed (0 when there was nothing to roll back, or the writer still runs).
+    """
+    try:
+        mark = read_mark(db)
+    except Exception:  # noqa: BLE001  (a database without the setting table yet, or read-only)
+        return 0
+    if mark is None or _alive(mark):
+        return 0
+    try:
+        return _roll_back(db, mark.get("batch"))
+    except Exception:  # noqa: BLE001  (read-only, busy: the next writer's open tries again)
+        return 0
+
+
+def _roll_back(db: Any, batch: Any) -> int:
+    from bestie_tui.store import doc_index
+    from bestie_tui.store.history import IMPORTED_MESSAGES
+
+    removed = 0
+    with db.atomic():
+        if isinstance(batch, str):
+            memory_ids = [int(i) for (i,) in db.execute_sql(
+                "SELECT DISTINCT memory_id FROM event WHERE batch = ? AND memory_id IS NOT NULL", (batch,))]
+            message_ids: list[int] = []
+            for (after,) in db.execute_sql("SELECT after FROM event WHERE batch = ? AND memory_id IS NULL", (batch,)):
+                held = json.loads(after).get(IMPORTED_MESSAGES) if after else None
+                message_ids += [int(i) for i in held or ()]
+            around = doc_index.neighbours_outside(db, message_ids) if message_ids else []
+            for table, ids in (("memory", memory_ids), ("message", message_ids)):
+                for start in range(0, len(ids), 500):
+                    part = ids[start:start + 500]
+                    cursor = db.execute_sql(f"DELETE FROM {table} WHERE id IN ({','.join('?' * len(part))})", part)
+                    removed += max(cursor.rowcount, 0)
+            db.execute_sql("DELETE FROM event WHERE batch = ?", (batch,))
+            if memory_ids:
+                from bestie_tui.store import vectors
+
+                vectors.write(db, memory_ids, None)  # no embedder: their vectors are dropped
+                doc_index.drop_documents(db, memory_ids, doc_index.MEMORY)
+            if message_ids:
+                doc_index.drop_documents(db, message_ids + around, doc_index.MESSAGE)
+        close_mark(db)
+    return removed
+
+
+def running(db: Any) -> bool:
+    """Whether another live process is in the middle of a bulk write on ``db``."""
+    mark = read_mark(db)
+    return mark is not None and _alive(mark)
+
+
+class Progress:
+    """One stderr line, redrawn: ``importing memories 12,000 of 100,000 · 6,200/s · 14 s left``.
+
+    Draws only on a terminal (``stream.isatty()``) and at most ten times a second; ``done()`` ends
+    the line. ``Progress.off()`` draws nothing (``--quiet``, a pipe, a script).
+    """
+
+    def __init__(self, stream: TextIO | None = None, enabled: bool | None = None):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = bool(self.stream.isatty()) if enabled is None else enabled
+        self.started = time.monotonic()
+        self.last = 0.0
+        self.drawn = False
+        self.what = ""
+
+    @classmethod
+    def off(cls) -> Progress:
+        return cls(enabled=False)
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        """Show that ``done`` of ``total`` ``what`` (memories, messages) are in."""
+        if not self.enabled:
+            return
+        if what != self.what:  # the next kind of row: a line and a clock of its own
+            self.finish()
+            self.what, self.started, self.last = what, time.monotonic(), 0.0
+        now = time.monotonic()
+        if done < total and now - self.last < 0.1:
+            return
+        self.last = now
+        elapsed = max(now - self.started, 1e-6)
+        rate = done / elapsed
+        left = (total - done) / rate if rate > 0 else 0.0
+        width = 24
+        filled = int(width * done / total) if total else width
+        line = (f"importing {what} [{'#' * filled}{'-' * (width - filled)}] {done:,} of {total:,}"
+                f" · {rate:,.0f}/s · {left:,.0f} s left")
+        self.stream.write("\r" + line + "\x1b[K")
+        self.stream.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        """End the line (nothing when nothing was drawn)."""
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.drawn = False

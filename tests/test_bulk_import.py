@@ -1,0 +1,114 @@
+"""Bulk import (issue 31, item 1): chunked commits under one undo, a kill -9 between chunks rolled
+back by the next open, and a progress line only on a terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from bestie_tui.cli.main import cli
+from bestie_tui.store import bulk
+from bestie_tui.store.memory_store import MemoryStore
+from bestie_tui.store.transfer import FORMAT, import_data
+
+
+def _export(n_memories: int, n_messages: int) -> dict:
+    memories = [{"id": i + 1, "text": f"I keep {i} tomato plants on the balcony", "kind": "fact",
+                 "status": "approved", "scope": "project", "created_at": "2026-01-02T03:04:05",
+                 "updated_at": "2026-01-02T03:04:05"} for i in range(n_memories)]
+    messages = [{"role": "user", "text": f"turn number {i} about the garden", "user": "ana", "channel": "chat",
+                 "session": "s1", "created_at": f"2026-01-02T03:{i // 60:02d}:{i % 60:02d}"} for i in range(n_messages)]
+    return {"format": FORMAT, "version": 2, "memories": memories, "messages": messages}
+
+
+def _rows(path) -> dict[str, int]:
+    conn = sqlite3.connect(path)
+    try:
+        return {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("memory", "message", "event")}
+    finally:
+        conn.close()
+
+
+def test_an_import_in_many_chunks_is_one_undo(db_path, clock):
+    store = MemoryStore(db_path, clock=clock)
+    result = import_data(store, _export(10, 7), chunk=3)
+    assert (result.memories_added, result.messages_added) == (10, 7)
+    assert len({e.batch for e in store.history(limit=None)}) == 1  # every chunk under one batch
+    assert bulk.read_mark(store.db) is None  # the last chunk removed the mark
+    store.undo()
+    assert store.count() == 0 and store.message_count() == 0
+    again = import_data(store, _export(10, 7), chunk=4)
+    assert again.memories_added == 10 and import_data(store, _export(10, 7), chunk=4).memories_skipped == 10
+    store.close()
+
+
+KILLED = r"""
+import os, signal, sys, json
+from bestie_tui.store import transfer
+from bestie_tui.store.memory_store import MemoryStore
+calls = []
+memories = transfer._ImportState.memories
+def die_on_the_third_chunk(self, *args):
+    calls.append(1)
+    if len(calls) == 3:  # two chunks committed, the third written, not committed
+        memories(self, *args)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return memories(self, *args)
+transfer._ImportState.memories = die_on_the_third_chunk
+store = MemoryStore(sys.argv[1])
+transfer.import_data(store, json.load(open(sys.argv[2])), chunk=4)
+"""
+
+
+def test_a_kill_9_between_chunks_leaves_nothing_once_the_database_is_opened_again(clock, tmp_path):
+    db_path = tmp_path / "killed.db"  # a SQLite file: the test reads its tables with sqlite3
+    store = MemoryStore(db_path, clock=clock)
+    store.add("note", "I water the plants on Sundays.")
+    store.close()
+    before = _rows(db_path)
+    data = tmp_path / "export.json"
+    data.write_text(json.dumps(_export(20, 5)))
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED)
+    done = subprocess.run([sys.executable, str(script), str(db_path), str(data)], capture_output=True, timeout=120)
+    assert done.returncode == -9, done.stderr
+    assert _rows(db_path)["memory"] == before["memory"] + 8  # two chunks were committed ...
+    store = MemoryStore(db_path, clock=clock)  # ... and the next open rolls them back
+    assert _rows(db_path) == before
+    assert bulk.read_mark(store.db) is None
+    assert [m.text for m in store.list()] == ["I water the plants on Sundays."]
+    assert import_data(store, _export(20, 5), chunk=4).memories_added == 20  # and the import can run again
+    store.close()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_draws_rate_and_time_left_on_a_terminal_and_nothing_elsewhere(db_path, clock, tmp_path):
+    screen = _Terminal()
+    store = MemoryStore(db_path, clock=clock)
+    import_data(store, _export(9, 4), chunk=3, progress=bulk.Progress(screen))
+    store.close()
+    shown = screen.getvalue()
+    assert "importing memories" in shown and "9 of 9" in shown and "/s" in shown and "s left" in shown
+    assert "importing messages" in shown and "4 of 4" in shown
+    piped = io.StringIO()
+    progress = bulk.Progress(piped)
+    progress("memories", 1, 2)
+    progress.finish()
+    assert piped.getvalue() == ""
+    data = tmp_path / "export.json"
+    data.write_text(json.dumps(_export(5, 2)))
+    for flags in ([], ["--quiet"]):
+        result = CliRunner().invoke(cli, ["--db", str(tmp_path / f"cli{len(flags)}.db"), "memory", "import", str(data),
+                                          *flags])
+        assert result.exit_code == 0, result.output
+        assert "importing" not in result.output  # CliRunner's stderr is no terminal
+        assert "imported 5 memories" in result.output
