@@ -61,13 +61,25 @@ class Model:
 
     def scores(self, x: dict[str, float]) -> list[float]:
         """The linear score of each label for the features ``x`` (absent features are 0)."""
-        out = list(self.intercepts)
+        if len(self.intercepts) != 5:
+            out = list(self.intercepts)
+            for k, v in x.items():
+                if v and k in self._by_feature:
+                    for i, w in enumerate(self._by_feature[k]):
+                        out[i] += v * w
+            return out
+        s0, s1, s2, s3, s4 = self.intercepts  # five labels: the sum unrolled (the doctor's inner loop)
         rows = self._by_feature
         for k, v in x.items():
-            if v and k in rows:
-                for i, w in enumerate(rows[k]):
-                    out[i] += v * w
-        return out
+            if v:
+                w = rows.get(k)
+                if w is not None:
+                    s0 += v * w[0]
+                    s1 += v * w[1]
+                    s2 += v * w[2]
+                    s3 += v * w[3]
+                    s4 += v * w[4]
+        return [s0, s1, s2, s3, s4]
 
     @cached_property
     def _by_feature(self) -> dict[str, tuple[float, ...]]:

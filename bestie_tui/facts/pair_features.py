@@ -76,6 +76,12 @@ _ALIGNED = 200
 _NEGATIONS = frozenset(textmod.fold(w) for w in en.NEGATIONS | vi.NEGATIONS) | {"dont", "doesnt", "didnt", "isnt",
                                                                                "arent", "wasnt", "cant", "wont"}
 _CUE_ORDER = {c: i for i, c in enumerate(CUES)}
+#: Feature names built once (a pair's features are computed for every candidate pair of the doctor).
+_FLAG_NAMES = tuple((flag, f"a_{flag}", f"b_{flag}", f"xor_{flag}") for flag in FLAGS)
+_RULE_NAMES = tuple((kind, f"rule_{kind}") for kind in RULE_KINDS)
+_BASIS_NAMES = tuple((basis, f"basis_{basis}") for basis in RULE_BASES)
+_CUE_B = {c: f"cue_b_{c}" for c in CUES}
+_CUE_A = {c: f"cue_a_{c}" for c in CUES}
 @lru_cache(maxsize=1)
 def _cue_stems() -> frozenset[str]:
     return frozenset(textmod.stem(c) for c in CUES)
@@ -155,18 +161,18 @@ def features(older: str, newer: str, rule=None, frames=None) -> dict[str, float]
     out["bias_len_a"] = math.log1p(len(ta))
     out["bias_len_b"] = math.log1p(len(tb))
     out["len_ratio"] = min(len(ta), len(tb)) / max(1, len(ta), len(tb))
-    out["tok_jaccard"] = _jaccard(set(ta), set(tb))
-    out["content_jaccard"] = _jaccard(set(ca), set(cb))
-    out["content_dice"] = _dice(set(ca), set(cb))
-    out["content_contain"] = _contain(set(ca), set(cb))
+    out["tok_jaccard"] = _jaccard(ta, tb)
+    out["content_jaccard"] = _jaccard(ca, cb)
+    out["content_dice"] = _dice(ca, cb)
+    out["content_contain"] = _contain(ca, cb)
     out["content_only_a"] = math.log1p(len(ca - cb))
     out["content_only_b"] = math.log1p(len(cb - ca))
     out["content_shared"] = math.log1p(len(ca & cb))
-    out["concept_dice"] = _dice(set(a.content), set(b.content))
-    out["concept_contain"] = _contain(set(a.content), set(b.content))
-    out["gram3_jaccard"] = _jaccard(set(g3a), set(g3b))
-    out["gram4_jaccard"] = _jaccard(set(g4a), set(g4b))
-    out["gram4_contain"] = _contain(set(g4a), set(g4b))
+    out["concept_dice"] = _dice(a.content, b.content)
+    out["concept_contain"] = _contain(a.content, b.content)
+    out["gram3_jaccard"] = _jaccard(g3a, g3b)
+    out["gram4_jaccard"] = _jaccard(g4a, g4b)
+    out["gram4_contain"] = _contain(g4a, g4b)
     out["numbers_both"] = float(bool(na and nb))
     out["numbers_shared"] = float(bool(na & nb))
     out["numbers_differ"] = float(bool(na and nb and na != nb))
@@ -193,11 +199,11 @@ def features(older: str, newer: str, rule=None, frames=None) -> dict[str, float]
     out["frames_other_value"] = float(frames.other_value)
     out["frames_polarity_differ"] = float(frames.polarity_differ)
     out["attributes_shared"] = float(frames.attributes_shared)
-    for flag in FLAGS:
+    for flag, name_a, name_b, name_xor in _FLAG_NAMES:
         fa, fb = bool(getattr(a, flag)), bool(getattr(b, flag))
-        out[f"a_{flag}"] = float(fa)
-        out[f"b_{flag}"] = float(fb)
-        out[f"xor_{flag}"] = float(fa != fb)
+        out[name_a] = float(fa)
+        out[name_b] = float(fb)
+        out[name_xor] = float(fa != fb)
     # alignment of the two word sequences (difflib's matching blocks, Ratcliff/Obershelp): one span
     # swapped inside a shared frame ("born in X" / "born in Y"), words only added, or a rewrite
     wa, wb = _words_of(older)[:_ALIGNED], _words_of(newer)[:_ALIGNED]  # alignment is quadratic: a memory's head
@@ -228,15 +234,15 @@ def features(older: str, newer: str, rule=None, frames=None) -> dict[str, float]
     out["x_same_value_subject"] = out["frames_same_value"] * out["subject_same"]
     out["x_other_value_single"] = out["frames_other_value"] * out["frames_single"]
     out["x_overlap_plain"] = overlap * float(not (a.negated or b.negated or b.change or b.ended or b.event))
-    for kind in RULE_KINDS:
-        out[f"rule_{kind}"] = float(rule.kind == kind)
-    for basis in RULE_BASES:
-        out[f"basis_{basis}"] = float(rule.basis == basis)
+    for kind, name in _RULE_NAMES:
+        out[name] = float(rule.kind == kind)
+    for basis, name in _BASIS_NAMES:
+        out[name] = float(rule.basis == basis)
     # cues: only the ones present are listed (the rest are 0); in the order of ``CUES``
     for cue in sorted((tb - ta) & _CUE_SET, key=_CUE_ORDER.__getitem__):
-        out[f"cue_b_{cue}"] = 1.0
+        out[_CUE_B[cue]] = 1.0
     for cue in sorted((ta - tb) & _CUE_SET, key=_CUE_ORDER.__getitem__):
-        out[f"cue_a_{cue}"] = 1.0
+        out[_CUE_A[cue]] = 1.0
     return out
 
 
