@@ -72,13 +72,13 @@ class Model:
         rows = self._by_feature
         for k, v in x.items():
             if v:
-                w = rows.get(k)
-                if w is not None:
-                    s0 += v * w[0]
-                    s1 += v * w[1]
-                    s2 += v * w[2]
-                    s3 += v * w[3]
-                    s4 += v * w[4]
+                row = rows.get(k)
+                if row is not None:
+                    s0 += v * row[0]
+                    s1 += v * row[1]
+                    s2 += v * row[2]
+                    s3 += v * row[3]
+                    s4 += v * row[4]
         return [s0, s1, s2, s3, s4]
 
     @cached_property

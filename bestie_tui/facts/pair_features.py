@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Set as AbstractSet
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -105,15 +106,15 @@ def _grams(text: str, n: int) -> set[str]:
     return {s[i:i + n] for i in range(max(0, len(s) - n + 1))}
 
 
-def _jaccard(x: set, y: set) -> float:
+def _jaccard(x: AbstractSet, y: AbstractSet) -> float:
     return len(x & y) / len(x | y) if x or y else 0.0
 
 
-def _dice(x: set, y: set) -> float:
+def _dice(x: AbstractSet, y: AbstractSet) -> float:
     return 2 * len(x & y) / (len(x) + len(y)) if x or y else 0.0
 
 
-def _contain(x: set, y: set) -> float:
+def _contain(x: AbstractSet, y: AbstractSet) -> float:
     return len(x & y) / min(len(x), len(y)) if x and y else 0.0
 
 
