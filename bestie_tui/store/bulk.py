@@ -119,6 +119,17 @@ def _roll_back(db: Any, batch: Any) -> int:
     return removed
 
 
+def sync_vectors(db: Any, batch: str, since: int) -> None:
+    """``vectors.sync_batch`` for one chunk of ``batch``: the memories its events after event id
+    ``since`` name (each chunk reads its own rows, not the whole batch again)."""
+    from bestie_tui.store import vectors
+
+    ids = [int(r[0]) for r in db.execute_sql(
+        "SELECT DISTINCT memory_id FROM event WHERE id > ? AND batch = ? AND memory_id IS NOT NULL", (since, batch))]
+    if ids:
+        vectors.write(db, ids, vectors.current(db).embedder)
+
+
 def running(db: Any) -> bool:
     """Whether another live process is in the middle of a bulk write on ``db``."""
     mark = read_mark(db)

@@ -209,19 +209,28 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     # ---------------------------------------------------------------- internals
     @contextmanager
-    def change(self, action: str, actor: str, batch: str | None = None) -> Iterator[str]:
+    def change(self, action: str, actor: str, batch: str | None = None, index: bool = True) -> Iterator[str]:
         """One transaction and one event batch id for a user-visible change. The batch id starts with
-        the change's name (``cleanup:3f2a…``) so undo can say what it reverts as a whole; a change
-        committed in several transactions (a bulk import, ``store.bulk``) passes the same ``batch``
-        to each. The search
+        the change's name (``cleanup:3f2a…``) so undo can say what it reverts as a whole. The search
         index (``doc_index``) and the meaning vectors of the memories the batch changed
-        (``vectors.sync_batch``) are brought up to date inside the same transaction, before it commits."""
+        (``vectors.sync_batch``) are brought up to date inside the same transaction, before it commits.
+
+        A change committed in several transactions (a bulk import, ``store.bulk``) passes the same
+        ``batch`` to each: the vectors of that transaction's own memories are written. ``index=False``
+        leaves the search index to the change's last transaction (it indexes all at once)."""
+        since = None
+        if batch is not None:  # one chunk of a bulk change: the events after this mark are its own
+            since = self.db.execute_sql("SELECT COALESCE(MAX(id), 0) FROM event").fetchone()[0]
         batch = batch or f"{action}:{uuid.uuid4().hex[:12]}"
         try:
             with binding(self.db, self.tenant), self.db.atomic():
                 yield batch
-                doc_index.sync(self.db, rebuild_ok=False)
-                vectors.sync_batch(self.db, batch)
+                if index:
+                    doc_index.sync(self.db, rebuild_ok=False)
+                if since is None:
+                    vectors.sync_batch(self.db, batch)
+                else:
+                    bulk.sync_vectors(self.db, batch, since)
         except (OperationalError, PeeweeDatabaseError) as exc:
             message = _storage_message(self.location, exc)
             busy = is_busy_error(exc) or " is busy " in message

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from bestie_tui.errors import BestieError, ImportFormatError
-from bestie_tui.store import bulk, limits
+from bestie_tui.store import bulk, doc_index, limits
 from bestie_tui.store.db import sync_sequences
 from bestie_tui.store.gate import check_write, redact
 from bestie_tui.store.history import IMPORTED_MESSAGES
@@ -244,15 +244,22 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
     pieces += [("messages", i, min(i + size, len(messages))) for i in range(0, len(messages), size)]
     if not pieces:
         return state.result()
+    # many memories beside few indexed: index them all at the end in one pass (``doc_index.sync``
+    # rebuilds), not chunk by chunk; then no reader meets an index to build
+    indexed = store.db.execute_sql("SELECT COUNT(*) FROM memory").fetchone()[0]
+    at_end = len(memories) > max(doc_index.REBUILD_MIN, doc_index.REBUILD_SHARE * indexed)
     for n, (what, lo, hi) in enumerate(pieces):
-        with store.change("import", actor, batch=batch):
+        last = n == len(pieces) - 1
+        with store.change("import", actor, batch=batch, index=not at_end or last):
             if n == 0 and len(pieces) > 1:
                 bulk.open_mark(store.db, batch)
             if what == "memories":
                 state.memories(batch, memories, lo, hi)
             else:
                 state.messages(batch, messages, lo, hi)
-            if n == len(pieces) - 1 and len(pieces) > 1:
+            if last and at_end:
+                doc_index.sync(store.db)
+            if last and len(pieces) > 1:
                 bulk.close_mark(store.db)
         if progress is not None:
             progress(what, hi, len(memories) if what == "memories" else len(messages))
@@ -315,6 +322,17 @@ class _ImportState:
                 keep.append(row)
             else:
                 idless.append(row)
+            if row["layer"] == "core" and row["status"] == "approved":
+                # the gate weighs the next core record against core as it now is: this one written first
+                self._flush(batch, keep, fresh, idless)
+                keep, fresh, idless = [], [], []
+        self._flush(batch, keep, fresh, idless)
+
+    def _flush(self, batch: str, keep: list[dict[str, Any]], fresh: list[dict[str, Any]],
+               idless: list[dict[str, Any]]) -> None:
+        """Insert the rows a chunk decided on, with their events: ``keep`` with their own ids,
+        ``fresh`` and the ``idless`` ones no twin holds with new ids."""
+        store = self.store
         if keep:  # before the id-less rows look for their twins, so they see these
             _insert(Memory, keep)
         if idless:  # the same normalised text of the same user, in the database or earlier in this file

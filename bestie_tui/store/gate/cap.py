@@ -50,10 +50,14 @@ def _tokens(text: str, mode: str) -> int:
         return count_tokens(text, "chars4")
 
 
-def _active_core(now: datetime, exclude: Iterable[int]) -> list[Any]:
+def _active_core(now: datetime, exclude: Iterable[int], user: str | None = None) -> list[Any]:
+    """The active core rows; of ``user`` and the unbound ones alone when ``user`` is given (the
+    only ones its prompt sees), so a bulk import of many users' core does not read every user's."""
     q = Memory.select(Memory.id, Memory.text, Memory.about, Memory.user).where(
         (Memory.status == "approved") & Memory.superseded_by.is_null() & (Memory.stale == False)  # noqa: E712
         & (Memory.layer == "core") & (Memory.expires_at.is_null() | (Memory.expires_at > now)))
+    if user is not None:
+        q = q.where(Memory.user.is_null() | (Memory.user == user))
     skip = set(exclude)
     return [r for r in q if r.id not in skip]
 
@@ -75,7 +79,7 @@ def core_usage(store: Any, text: str, about: str | None, user: str | None,
     """
     mode = store.get_setting("context.tokenMode") or "chars4"
     cap = int(store.get_setting("memory.coreTokenCap"))
-    rows = _active_core(store.clock(), exclude)
+    rows = _active_core(store.clock(), exclude, user)
     per_user: dict[str | None, int] = {}
     for r in rows:
         per_user[r.user] = per_user.get(r.user, 0) + _tokens(memory_line(r.text, r.about) + "\n", mode)
