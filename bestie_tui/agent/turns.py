@@ -69,7 +69,8 @@ def recall(store, query: str, *, user: str | None, channel: str | None = None, p
     """The memory block a prompt for ``query`` gets (``assembly.build_context``, with the recall
     segment of past conversations, never the current ``session``'s recent turns nor a turn that
     states a memory the owner forgot), recording access of the included memories as a real prompt
-    does. An empty block for a user the database holds nothing of carries ``UNKNOWN_USER_NOTE``.
+    does. A block with nothing of the user's own (empty, or only the unbound standing instructions
+    every user gets) for a user the database holds nothing of carries ``UNKNOWN_USER_NOTE``.
 
     Raises:
         InvalidValueError: an empty or over-long query, a bad budget.
@@ -81,7 +82,9 @@ def recall(store, query: str, *, user: str | None, channel: str | None = None, p
                          DEFAULT_TOKEN_BUDGET if token_budget is None else token_budget, record_access=True,
                          history=True, session=session, exclude_texts=forgotten_statements(store, user))
     block = pack.render()
-    note = UNKNOWN_USER_NOTE if not block and not store.knows_user(user) else None
+    # the owner's unbound standing instructions reach every user: they do not make a user known
+    own = pack.recalled or any(i.record.user == user for i in pack.items)
+    note = UNKNOWN_USER_NOTE if not own and not store.knows_user(user) else None
     return Recall(block, pack, history=[r.to_dict() for r in pack.recalled], note=note)
 
 
