@@ -214,7 +214,8 @@ async def test_similar_approved_memories_are_shown_with_scores(store):
         await settle(pilot)  # the lookup ran in a worker thread with its own connection to the file
         text = shown(app, "#similar-list")
         score = store.similar("Prefers concise replies, in Vietnamese please", user="caroline")[0][1]
-        assert text.startswith(f"{score:.2f}  possible duplicate\n#{kept.id} · preference · caroline\n")
+        # a reply preference is a standing instruction: the gate gave it the kind communication_preference
+        assert text.startswith(f"{score:.2f}  possible duplicate\n#{kept.id} · communication_preference · caroline\n")
         assert "bicycle" not in text and "melanie" not in text
         assert not app.screen.query_one("#similar-list").loading
         # the worker closed only its own thread's connection; the UI thread's is still open
