@@ -17,7 +17,8 @@ pair by what the report says about its two ids:
 Figures (targets in ``TARGETS``): surfaced — share of related pairs (every label but compatible)
 given a verdict or ``related``; exact — share of pairs given their label; harm — share of compatible
 and event_vs_state pairs given a destructive default; unstable — pairs whose verdict differs between
-two ``PYTHONHASHSEED`` values (each run in its own process); the doctor's time. Beside them, the
+two ``PYTHONHASHSEED`` values (each run in its own process); the pairs with a marked Vietnamese
+text whose verdict stays the same when both are typed without marks; the doctor's time. Beside them, the
 same figures for a baseline checkout run in the same invocation (``--baseline PATH``; by default the
 worktree of branch ``main`` that ``git worktree list`` names, when there is one; a baseline without a
 related list or strong flags is read as having neither).
@@ -126,12 +127,31 @@ def _met(value, op: str, bound: float) -> bool | None:
     return value >= bound if op == ">=" else value <= bound
 
 
+def _unmarked(text: str) -> str:
+    """``text`` typed without Vietnamese marks ("Đà Nẵng" → "Da Nang")."""
+    import unicodedata
+
+    text = text.replace("đ", "d").replace("Đ", "D")
+    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+
+
+def same_unmarked(pairs: list[dict]) -> tuple[int, int]:
+    """``(same, total)``: of the pairs with a marked Vietnamese text, those whose verdict
+    (``facts.relate``) is the same when both texts are typed without marks (issue 28, item 6)."""
+    from bestie_tui.facts.relations import relate
+
+    marked = [p for p in pairs if _unmarked(p["a"]) != p["a"] or _unmarked(p["b"]) != p["b"]]
+    same = sum(relate(p["a"], p["b"]).kind == relate(_unmarked(p["a"]), _unmarked(p["b"])).kind for p in marked)
+    return same, len(marked)
+
+
 def run_here(path: Path) -> dict:
     """The figures on ``path`` with this process's model (the shipped one unless ``model.use`` set another)."""
     pairs = load(path)
     result = predict(pairs)
     out = score(pairs, result["predicted"], result["strong"])
     out["doctor_s"] = result["doctor_s"]
+    out["unmarked"] = same_unmarked(pairs)
     out["predicted"] = result["predicted"]
     out["wrong"] = [{"id": p["id"], "gold": p["label"], "got": result["predicted"][p["id"]]}
                     for p in pairs if result["predicted"][p["id"]] != p["label"]]
@@ -152,15 +172,19 @@ def run_cv(path: Path) -> dict:
     got: dict[str, str] = {}
     strong: list[str] = []
     seconds = 0.0
+    unmarked = [0, 0]
     for train, test in folds(y):
         model.use(model.Model.from_params(fit([pairs[i] for i in train])))
         part = predict([pairs[i] for i in test])
+        same, total = same_unmarked([pairs[i] for i in test])
+        unmarked = [unmarked[0] + same, unmarked[1] + total]
         got.update(part["predicted"])
         strong += part["strong"]
         seconds += part["doctor_s"]
     model.use(None)
     out = score(pairs, got, strong)
     out["doctor_s"] = round(seconds, 3)
+    out["unmarked"] = tuple(unmarked)
     out["predicted"] = got
     out["wrong"] = [{"id": p["id"], "gold": p["label"], "got": got[p["id"]]} for p in pairs if got[p["id"]] != p["label"]]
     return out
@@ -267,6 +291,10 @@ def main() -> None:
             theirs = _pct(base["targets"][key]) if base else "-"
             print(f"| {r['name']} | {key} | {op} {bound:.0%} | {_pct(ours['targets'][key])} ({mark}) | {theirs} |")
         print(f"| {r['name']} | unstable (2 hash seeds) | 0 | {ours['unstable']} | - |")
+        same, total = ours.get("unmarked", (0, 0))
+        theirs = base.get("unmarked") if base else None
+        print(f"| {r['name']} | same verdict typed without marks | - | {same}/{total} = {_pct(same / max(1, total))} | "
+              f"{f'{theirs[0]}/{theirs[1]}' if theirs else '-'} |")
     for r in results:
         print_tables(f"this branch · {r['name']}", r["this"], "--show" in args, load(TRAIN if "train" in r["name"]
                                                                                     else DEV if "dev" in r["name"]

@@ -65,8 +65,10 @@ def test_a_capitalised_first_word_is_a_topic_unless_both_texts_name_a_person_by_
     older, newer = "Parking is 300k a month.", "The building raised our parking fee to 400k."
     assert close(older, newer)
     assert relate(older, newer).kind == "correction"
-    # a person both texts name is whose, not what: no topic in common
+    # a person both texts name is whose, not what: no topic in common, even where one text is
+    # misread as being about a thing ("Call her …")
     assert not close("Linh is an engineer.", "Linh hates durian.")
+    assert not close("Call her Linh, never by a nickname.", "Linh prefers short replies.")
     # one kind of fact read from different words (married / divorced) is a topic
     assert close("Hoa got married in 2019.", "Hoa is divorced now.")
 

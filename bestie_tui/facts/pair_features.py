@@ -278,9 +278,13 @@ def _capitalised(text: str) -> set[str]:
 def _whose(a, b, older: str, newer: str) -> set[str]:
     """The words that name a person both texts are about ("Linh" in "Linh is an engineer" / "Linh
     hates durian"): whose, not what. A word is a name here only when a reading takes it as a person,
-    neither takes it as a thing, and both texts write it capitalised ("Rent is …" / "… our rent")."""
+    no reading takes it as the name of a thing ("The Harbor service" / "Harbor keeps …"), and both
+    texts write it capitalised ("Rent is …" / "… our rent" share a topic). A thing read with a pronoun
+    in it ("Call her Linh") is a misreading, not a thing."""
     names = {textmod.fold(w) for r in (a, b) if r.subject.kind == "person" for w in (r.subject.name or "").split()}
-    return (names - a.subject.words - b.subject.words) & _capitalised(older) & _capitalised(newer)
+    things = {w for r in (a, b) if r.subject.kind == "thing" and not r.subject.words & _FUNCTION
+              for w in r.subject.words}
+    return (names - things) & _capitalised(older) & _capitalised(newer)
 
 
 def close(older: str, newer: str, same_frame: bool = False) -> bool:
