@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.limits import MESSAGE_TEXT_MAX
 from bestie_tui.store.message_forget import forgotten_statements
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from bestie_tui.store.records import MemoryRecord, MessageRecord, ProposalResult
 
 #: Longest text a per-turn call accepts, in characters (1 MB of text is refused, not stored).
-MAX_TEXT_CHARS = 20_000
+MAX_TEXT_CHARS = MESSAGE_TEXT_MAX  # the one limit of a message on every path (store.limits)
 
 
 #: The note of an answer for a user the database holds nothing of (a mistyped user id looks empty).

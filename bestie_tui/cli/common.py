@@ -178,6 +178,11 @@ class UserBoundCommand(click.Command):
     its own ``--user`` means U when it is not typed, and naming another user is a usage error."""
 
     def invoke(self, ctx: click.Context):
+        from bestie_tui.store.limits import user_id_problem
+
+        problem = user_id_problem(ctx.params.get("user"), "--user")
+        if problem:  # before anything is opened: 1 to 200 printable characters, never echoed
+            raise click.ClickException(problem)
         app = ctx.find_object(AppContext)
         if app is not None and app.user is not None and ctx.params.get("user") not in (None, app.user):
             raise click.UsageError(f"this command is bound to user {app.user!r} (--user before the "
@@ -257,6 +262,11 @@ def user_option(func):
     """``--user U`` on a group: the command's store is bound to U (``MemoryStore(…, user=U)``)."""
 
     def remember(ctx: click.Context, _param, value):
+        from bestie_tui.store.limits import user_id_problem
+
+        problem = user_id_problem(value, "--user")
+        if problem:
+            raise click.ClickException(problem)
         if value is not None:
             ctx.ensure_object(AppContext).user = value
         return value

@@ -20,6 +20,9 @@ from .common import DB_HELP, USER_HELP, AppContext, BestieGroup, db_option
 @click.pass_context
 def cli(ctx: click.Context, db: str | None, user: str | None) -> None:
     """Bestie's local-first memory: review, search and curate what the assistant remembers."""
+    from bestie_tui.store.limits import check_user_id
+
+    check_user_id(user, "--user")  # 1 to 200 printable characters, refused before anything opens
     ctx.obj = AppContext(db, user)
     ctx.call_on_close(ctx.obj.close)  # one store per command, closed when the command ends
 

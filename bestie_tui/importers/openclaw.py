@@ -16,6 +16,7 @@ which renders as nothing and which the import reads back. What a MEMORY.md canno
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 from bestie_tui.errors import ImportFormatError
 from bestie_tui.importers.common import envelope, kind_of, proposal
 from bestie_tui.store.binding import uses_store
+from bestie_tui.store.limits import IMPORT_FILE_MAX, MARKDOWN_LINE_MAX, MEMORY_TEXT_MAX
 from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, SCOPES
 from bestie_tui.text.words import printable
 
@@ -37,31 +39,54 @@ _META = re.compile(r"\s*<!--\s*bestie:([^<>]*?)-->\s*$")
 _META_KEYS = ("kind", "scope", "layer", "pinned", "expires")
 
 
-def bullets(markdown: str, default_kind: str) -> list[tuple[str, str]]:
-    """``(kind, text)`` of each bullet of ``markdown``; a level-1 heading is the file's title and
-    names no kind."""
+def bullets(markdown: str | Iterable[str], default_kind: str, where: str = "the Markdown") -> list[tuple[str, str]]:
+    """``(kind, text)`` of each bullet of ``markdown`` (its text, or its lines as ``_lines`` reads
+    them); a level-1 heading is the file's title and names no kind. Continuation lines are
+    gathered in a list and joined once (linear in the file's size).
+
+    Raises:
+        ImportFormatError: a bullet grows past ``limits.MEMORY_TEXT_MAX`` characters (refused as
+            soon as it does, ``where`` naming the file).
+    """
     out: list[tuple[str, str]] = []
-    kind, current, in_code = default_kind, None, False
-    for line in markdown.splitlines():
+    kind, parts, size, start, in_code = default_kind, None, 0, 0, False
+
+    def close() -> None:
+        if parts is not None:
+            out.append((kind, " ".join(parts)))
+
+    lines = markdown.splitlines() if isinstance(markdown, str) else markdown
+    for n, line in enumerate(lines, 1):
+        line = line.rstrip("\r\n")
         if line.lstrip().startswith(("```", "~~~")):
             in_code = not in_code
             continue
         if in_code:
             continue
         heading = _HEADING.match(line)
-        bullet = _BULLET.match(line)
+        bullet = None if heading else _BULLET.match(line)
         if heading:
-            current = None
+            close()
+            parts = None
             kind = default_kind if len(heading.group(1)) == 1 else kind_of(heading.group(2), default_kind)
         elif bullet and bullet.group(1).strip():
-            current = [kind, bullet.group(1).strip()]
-            out.append((current[0], current[1]))
-        elif current is not None and line.startswith((" ", "\t")) and line.strip():
-            current[1] += " " + line.strip()
-            out[-1] = (current[0], current[1])
+            close()
+            parts, size, start = [bullet.group(1).strip()], len(bullet.group(1).strip()), n
+        elif parts is not None and line.startswith((" ", "\t")) and line.strip():
+            parts.append(line.strip())
+            size += 1 + len(parts[-1])
         elif not line.strip():
-            current = None
+            close()
+            parts = None
+        if parts is not None and size > MEMORY_TEXT_MAX + _META_ROOM:
+            raise ImportFormatError(f"{where}: the bullet on line {start} is over {MEMORY_TEXT_MAX:,} characters, "
+                                    f"the most a memory holds; nothing was imported")
+    close()
     return out
+
+
+#: Room a bullet keeps past the memory text limit for its ``<!-- bestie: … -->`` comment.
+_META_ROOM = 200
 
 
 def meta(kind: str, heading_kind: str, scope: str, layer: str, pinned: bool, expires_at: datetime | None,
@@ -110,9 +135,34 @@ def split_meta(text: str, where: str) -> tuple[str, dict[str, Any]]:
     return text[:found.start()].rstrip(), fields
 
 
-def _read(path: Path) -> str:
+def _lines(path: Path) -> Iterator[str]:
+    """The lines of ``path``, read one at a time: a file over ``limits.IMPORT_FILE_MAX`` bytes is
+    refused from its size before any of it is read, and a line over ``limits.MARKDOWN_LINE_MAX``
+    characters when it is met (memory stays bounded by one line).
+
+    Raises:
+        ImportFormatError: unreadable, not UTF-8, too large, or a line too long.
+    """
     try:
-        return path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > IMPORT_FILE_MAX:
+            raise ImportFormatError(f"{path} is {size / 2**20:,.1f} MiB; an import file holds at most "
+                                    f"{IMPORT_FILE_MAX // 2**20} MiB (split it)")
+        with path.open(encoding="utf-8", newline="") as handle:
+            read = 0
+            n = 0
+            while True:
+                line = handle.readline(MARKDOWN_LINE_MAX + 1)
+                if not line:
+                    return
+                n += 1
+                read += len(line)
+                if len(line) > MARKDOWN_LINE_MAX:
+                    raise ImportFormatError(f"{path}: line {n} is over {MARKDOWN_LINE_MAX:,} characters; a memory "
+                                            f"holds at most {MEMORY_TEXT_MAX:,}; nothing was imported")
+                if read > IMPORT_FILE_MAX:  # a file that grew after stat, or a FIFO
+                    raise ImportFormatError(f"{path} holds more than {IMPORT_FILE_MAX // 2**20} MiB; split it")
+                yield line
     except (OSError, UnicodeDecodeError) as exc:
         raise ImportFormatError(f"cannot read {path}: {exc}") from None
 
@@ -142,7 +192,7 @@ def convert(path: str | Path, user: str | None = None) -> dict[str, Any]:
     for p in paths:
         day = _DAILY.match(p.name)
         created = f"{day.group(1)}T00:00:00" if day else None
-        for n, (kind, text) in enumerate(bullets(_read(p), "daily_note" if day else "note"), 1):
+        for n, (kind, text) in enumerate(bullets(_lines(p), "daily_note" if day else "note", str(p)), 1):
             text, fields = split_meta(text, f"{p.name}: bullet {n}")
             if not text.strip():
                 continue

@@ -24,7 +24,7 @@ from bestie_tui.store import settings as settings_mod
 from bestie_tui.store.binding import Tenant, bind_store_methods, binding, register_open, unregister_open, unscoped
 from bestie_tui.store.db import display_location, is_busy_error, is_url, open_database
 from bestie_tui.store.db import next_memory_id as engine_next_memory_id
-from bestie_tui.store.limits import check_memory_text
+from bestie_tui.store.limits import check_memory_text, check_user_id
 from bestie_tui.store.messages import StoreMessages
 from bestie_tui.store.models import SCOPE_DEFAULT_LAYER, SCOPES, Event, Memory, Setting
 from bestie_tui.store.reads import StoreReads
@@ -82,8 +82,7 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
     def __init__(self, path: str | Path, clock: Callable[[], datetime] | None = None, *,
                  create_dirs: bool = True, user: str | None = None):
         if user is not None:
-            if not isinstance(user, str) or not user.strip():
-                raise InvalidValueError("a store is bound to a user id (one line of text), not an empty one")
+            check_user_id(user)  # 1 to 200 printable characters (MCP's and the CLI's binding too)
             textmod.check_encodable(user, "user")
         #: The SQLite file (a ``Path``), or the PostgreSQL URL as given (a ``str``).
         self.path: Path | str = path if is_url(path) else Path(path).expanduser()
@@ -318,9 +317,9 @@ class MemoryStore(StoreReads, StoreWrites, StoreMessages):
 
     @staticmethod
     def _check_text(text: str) -> str:
-        textmod.check_encodable(text, "memory text")
         if isinstance(text, str):
-            check_memory_text(text)
+            check_memory_text(text)  # first: its length alone, before any pass over the text
+        textmod.check_encodable(text, "memory text")
         norm = textmod.normalize(text or "")
         if not norm:
             raise InvalidValueError("memory text must contain at least one word")

@@ -33,9 +33,16 @@ class StoreMessages:
                     session: str | None = None, at: datetime | None = None) -> MessageRecord:
         """Append one chat message to the raw history, its secrets redacted first (``gate.redact``:
         "my PIN is 4821" is kept as "my PIN is [redacted: PIN]"), so no secret reaches the history.
-        Returns the record as stored. Raises InvalidValueError for an unknown role."""
+        Returns the record as stored. Raises InvalidValueError for an unknown role, a text over
+        ``limits.MESSAGE_TEXT_MAX`` characters or a user id that is not 1 to 200 printable characters
+        (both checked before the text is read)."""
         if role not in ROLES:
             raise InvalidValueError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
+        from bestie_tui.store.limits import check_message_text, check_user_id
+
+        if isinstance(text, str):
+            check_message_text(text)
+        check_user_id(user)
         for what, value in (("message text", text), ("user", user), ("channel", channel), ("session", session)):
             textmod.check_encodable(value, what)
         text, _ = redact(text)

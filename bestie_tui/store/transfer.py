@@ -36,7 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from bestie_tui.errors import BestieError, ImportFormatError
+from bestie_tui.errors import BestieError, ImportFormatError, InvalidValueError
 from bestie_tui.store import bulk, doc_index, limits
 from bestie_tui.store.db import sync_sequences
 from bestie_tui.store.gate import check_write, redact
@@ -145,6 +145,10 @@ def validate(data: Any, where: str = "import data") -> None:
     for i, m in enumerate(data.get("messages", [])):
         if not isinstance(m, dict) or not isinstance(m.get("text"), str) or m.get("role") not in ROLES:
             raise ImportFormatError(f"{where}: messages[{i}] needs a text and a role ({', '.join(ROLES)})")
+        problem = (limits.message_text_problem(m["text"], f"{where}: messages[{i}].text")
+                   or limits.user_id_problem(m.get("user"), f"{where}: messages[{i}].user"))
+        if problem:
+            raise ImportFormatError(problem + "; nothing was imported")
         for key in ("user", "channel", "session"):
             if m.get(key) is not None and not isinstance(m[key], str):
                 raise ImportFormatError(f"{where}: messages[{i}].{key} must be text or null")
@@ -164,6 +168,13 @@ def _check_memory(m: Any, where: str) -> None:
 
     if not isinstance(m, dict):
         raise ImportFormatError(f"{where} is not an object")
+    if isinstance(m.get("text"), str) and limits.stripped_length(m["text"]) > limits.MEMORY_TEXT_MAX:
+        # first, from the length alone: a 50 MB text is refused before any pass over it
+        raise ImportFormatError(f"{where}.text is {limits.stripped_length(m['text']):,} characters; "
+                                f"at most {limits.MEMORY_TEXT_MAX:,}")
+    problem = limits.user_id_problem(m.get("user"), f"{where}.user")
+    if problem:
+        raise ImportFormatError(problem)
     if not isinstance(m.get("text"), str) or not textmod.normalize(m["text"]):
         raise ImportFormatError(f"{where} has no text")
     for key in ("text", *_OPTIONAL_TEXT):
@@ -174,9 +185,6 @@ def _check_memory(m: Any, where: str) -> None:
     for key, allowed in (("status", STATUSES), ("scope", SCOPES), ("layer", LAYERS)):
         if key in m and m[key] not in allowed:
             raise ImportFormatError(f"{where}.{key} is {m[key]!r}; expected one of {', '.join(allowed)}")
-    if len(m["text"].strip()) > limits.MEMORY_TEXT_MAX:
-        raise ImportFormatError(f"{where}.text is {len(m['text'].strip()):,} characters; "
-                                f"at most {limits.MEMORY_TEXT_MAX:,}")
     for key in ("id", "superseded_by"):
         if m.get(key) is not None and (not _is_int(m[key]) or not 0 < m[key] <= _MAX_ID):
             raise ImportFormatError(f"{where}.{key} must be a whole number from 1 to {_MAX_ID}")
@@ -238,6 +246,13 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
     bulk.recover(store.db)
     if bulk.running(store.db):
         raise ImportFormatError("another import into this database is still running; try again when it ends")
+    if store.tenant is not None:  # a bound store writes its user's rows alone: all checked before the first chunk
+        bound = store.tenant.user
+        for record in (*memories, *messages):
+            named = record.get("user")
+            if named is not None and named != bound:
+                raise InvalidValueError(f"this store is bound to user {bound!r}; it cannot write a row of user "
+                                        f"{named!r}")
     batch = f"import:{uuid.uuid4().hex[:12]}"
     pieces: list[tuple[str, int, int]] = [("memories", i, min(i + size, len(memories)))
                                           for i in range(0, len(memories), size)]
@@ -310,6 +325,8 @@ class _ImportState:
                 self.moved += 1
                 self.moved_why.append(f"memories[{i}]: " + "; ".join(decision.notes))
             row = row_values(values)
+            if store.tenant is not None:
+                row["user"] = store.tenant.user
             mid = m.get("id")
             if mid and mid in holders:
                 if holders[mid] == row["norm"]:
@@ -374,7 +391,8 @@ class _ImportState:
         for m in items[lo:hi]:
             at = datetime.fromisoformat(str(m["created_at"])).replace(tzinfo=None)
             text, _ = redact(m["text"])
-            part.append((m["role"], text, m.get("user"), m.get("session"), at, m.get("channel")))
+            user = store.tenant.user if store.tenant is not None else m.get("user")
+            part.append((m["role"], text, user, m.get("session"), at, m.get("channel")))
         times = sorted({p[4] for p in part})
         present: set[tuple[Any, ...]] = set()
         for start in range(0, len(times), 500):

@@ -106,6 +106,7 @@ class StoreWrites:
                       project: str | None, session: str | None, scope: str, source: str | None,
                       confidence: float, ttl: str | None, about: str | None, actor: str) -> ProposalResult:
         """One attempt of ``propose`` (one transaction)."""
+        limits_first(text, user)
         decision = check_write(text, path="propose", store=self, kind=kind, scope=scope, user=user,
                                about=about).raise_if_refused()
         self._check_text(text)
@@ -183,6 +184,7 @@ class StoreWrites:
                 block, a statement about someone else in core, core over its token cap.
             InvalidValueError: empty text, bad scope, TTL or confidence.
         """
+        limits_first(text, user)
         decision = check_write(text, path="add", store=self, kind=kind, scope=scope, user=user, about=about,
                                allow_secret=allow_secret, keep_venting=keep_venting).raise_if_refused()
         self._check_text(text)
@@ -497,3 +499,18 @@ class StoreWrites:
 
         return undo_last(cast("MemoryStore", self), actor, of=of, any_actor=any_actor,  # only ever a MemoryStore
                          origin=session)
+
+
+def limits_first(text: Any, user: Any) -> None:
+    """The size of ``text`` and the shape of ``user`` (``store.limits``), checked before the write
+    gate reads the text: a 50 MB text is refused from its length alone.
+
+    Raises:
+        InvalidValueError: the text is over ``MEMORY_TEXT_MAX`` or the user id is not 1 to 200
+            printable characters.
+    """
+    from bestie_tui.store.limits import check_memory_text, check_user_id
+
+    if isinstance(text, str):
+        check_memory_text(text)
+    check_user_id(user)
