@@ -37,9 +37,9 @@ def test_memories_that_share_nothing_are_never_related():
 #: A habit and a one-off event that breaks it, with no word in common ("bus" / "line 32").
 HABIT, BROKEN = "I never take the bus.", "Rode line 32 downtown this morning because my bike had a flat."
 #: The same shape about different things: a habit and an unrelated errand.
-UNRELATED_EVENTS = [("I never eat pork.", "Went to the dentist this morning."),
+UNRELATED_EVENTS = [("I never eat pickled herring.", "Went to the dentist this morning."),
                     ("I always walk to work.", "Bought a new laptop last night."),
-                    ("I meditate every morning.", "Lost my keys at the gym today.")]
+                    ("I stretch for ten minutes after waking.", "Lost my keys at the gym today.")]
 
 
 def test_texts_with_no_word_in_common_get_a_label_only_when_the_model_is_sure_and_never_a_default():

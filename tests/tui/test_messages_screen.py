@@ -260,3 +260,28 @@ async def test_at_80_columns_the_empty_ctx_column_gives_its_room_to_the_text(sto
         await settle(pilot)
         header, _ = header_and_first(app)
         assert header.split() == ["id", "when", "role", "who", "ctx", "text"], header  # room enough: it stays
+
+
+async def test_x_forgets_the_selected_message_after_a_confirm_and_u_brings_it_back(store):
+    from bestie_tui.retrieval.recall import recall
+
+    store.log_message("user", "The gate code for the allotment is on the green card.", user="linh")
+    store.clock.advance(1)
+    store.log_message("user", "We planted beans along the north fence.", user="linh")
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("6")
+        await settle(pilot)
+        target = view(app).selected
+        assert target is not None and "beans" in target.text  # newest first
+        await pilot.press("x", "n")  # asked first; no changes nothing
+        await settle(pilot)
+        assert [m.id for m in store.messages()].count(target.id) == 1
+        await pilot.press("x", "y")
+        await settle(pilot)
+        assert target.id not in [m.id for m in store.messages()]
+        assert not [h for h in recall(store, "beans north fence", "linh") if "beans" in h.message.text]
+        assert all("beans" not in t for t in cell_texts(app, "text"))
+        await pilot.press("u")
+        await settle(pilot)
+        assert target.id in [m.id for m in store.messages()]

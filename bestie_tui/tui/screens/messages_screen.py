@@ -65,6 +65,8 @@ class MessagesScreen(BestieScreen):
         Binding("enter", "open", "Whole message", id="messages.open"),
         Binding("escape", "clear_search", "Clear search", id="messages.clear_search", show=False),
         Binding("c", "preview", "Compression preview (again: hide)", id="messages.preview"),
+        Binding("x", "forget", "Forget message", id="messages.forget"),
+        Binding("u", "undo", "Undo", id="messages.undo"),
     ]
 
     class PreviewReady(Message):
@@ -199,6 +201,39 @@ class MessagesScreen(BestieScreen):
             self.notify("No message selected.", severity="warning")
             return
         self.app.push_screen(TextModal(text))
+
+    def action_forget(self) -> None:
+        """Remove the selected message from the history and its index, after a confirm that shows it
+        (``MemoryStore.forget_messages``: one undo step, ``u``; gone for good once the undo retention
+        has passed)."""
+        from .confirm_modal import ConfirmModal
+
+        m = self.selected
+        if m is None:
+            self.notify("No message selected.", severity="warning")
+            return
+
+        def apply(confirmed: bool | None) -> None:
+            if not confirmed:
+                return
+            try:
+                self.store.forget_messages([m.id])
+            except BestieError as exc:
+                self.notify(str(exc), severity="error", markup=False)
+                return
+            self.notify(f"Forgot message #{m.id}: gone from the history and from recall (u undoes).", markup=False)
+            self.app.store_written()
+            self.refresh_data()
+
+        question = (f"Forget message #{m.id}? It leaves the history, the search and recall; u undoes it "
+                    f"until the undo retention passes.\n\n{m.role} {m.user or '-'}: "
+                    + (m.text if len(m.text) <= 600 else m.text[:600] + "…"))
+        self.app.push_screen(ConfirmModal(question, confirm_label="Forget"), apply)
+
+    def action_undo(self) -> None:
+        """Undo the last change of this console (``u``) and show the history again."""
+        self.app.action_undo()
+        self.refresh_data()
 
     def _detail_text(self) -> Text | None:
         """The selected message's header, compression mark, neighbour turns (dimmed) and text."""
