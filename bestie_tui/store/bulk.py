@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 import time
 from typing import Any, TextIO
@@ -29,6 +28,8 @@ CHUNK = 2000
 
 def open_mark(db: Any, batch: str) -> None:
     """Write the mark of the bulk write ``batch`` inside the caller's transaction (its first chunk)."""
+    import socket
+
     value = json.dumps({"batch": batch, "pid": os.getpid(), "host": socket.gethostname()})
     db.execute_sql("DELETE FROM setting WHERE key = ?", (MARK,))
     db.execute_sql("INSERT INTO setting (key, value) VALUES (?, ?)", (MARK, value))
@@ -53,6 +54,8 @@ def read_mark(db: Any) -> dict[str, Any] | None:
 
 def _alive(mark: dict[str, Any]) -> bool:
     """Whether the process that wrote ``mark`` may still be writing (another host: assumed so)."""
+    import socket
+
     if mark.get("host") != socket.gethostname():
         return True
     pid = mark.get("pid")

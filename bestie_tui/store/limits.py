@@ -44,7 +44,8 @@ def stripped_length(text: str) -> int:
     64 KiB, not a second copy of itself."""
     if len(text) <= 65536:
         return len(text.strip())
-    lead = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  (``\s*`` always matches)
+    found = _LEADING_SPACE.match(text)  # ``\s*`` always matches
+    lead = found.end() if found else 0
     end = len(text)
     while end > lead:
         piece = text[max(lead, end - 65536):end]
