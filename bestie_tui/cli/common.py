@@ -175,7 +175,19 @@ def _all_text_encodable(values) -> bool:
 
 class UserBoundCommand(click.Command):
     """A command that follows the user the whole command line is bound to (``bestie --user U …``):
-    its own ``--user`` means U when it is not typed, and naming another user is a usage error."""
+    its own ``--user`` means U when it is not typed, and naming another user is a usage error.
+
+    ``--db`` and ``--user`` are taken after the command as well as before it (``bestie memory list
+    --db x.db``): a command that has no option of that name gets the group's (``db_option``,
+    ``user_option``), hidden from nothing and shown in its ``--help``."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        names = {p.name for p in self.params}
+        if "db" not in names:
+            db_option(self)
+        if "user" not in names:
+            user_option(self)
 
     def invoke(self, ctx: click.Context):
         from bestie_tui.store.limits import user_id_problem
@@ -268,7 +280,11 @@ def user_option(func):
         if problem:
             raise click.ClickException(problem)
         if value is not None:
-            ctx.ensure_object(AppContext).user = value
+            app = ctx.ensure_object(AppContext)
+            if app.user is not None and app.user != value:  # bound before the command to another
+                raise click.UsageError(f"this command is bound to user {app.user!r} (--user before the "
+                                       f"command); it cannot reach user {value!r}", ctx)
+            app.user = value
         return value
 
     return click.option("--user", expose_value=False, callback=remember, is_eager=True, help=USER_HELP)(func)

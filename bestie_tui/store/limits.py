@@ -64,8 +64,8 @@ def check_memory_text(text: str, what: str = "memory text") -> None:
     no copy of ``text`` (``stripped_length``)."""
     size = stripped_length(text)
     if size > MEMORY_TEXT_MAX:
-        raise InvalidValueError(f"{what} is {size:,} characters; at most {MEMORY_TEXT_MAX:,} are kept "
-                                "(split it into several memories)")
+        raise InvalidValueError(f"{what} is {size:,} characters; a memory holds at most {MEMORY_TEXT_MAX:,}, "
+                                "so nothing was saved (split it into several memories)")
 
 
 def message_text_problem(text: str, what: str = "message text") -> str | None:
