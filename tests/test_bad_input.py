@@ -116,7 +116,7 @@ def test_huge_ids_are_simply_unknown(store):
     assert result.exit_code == 2 and "larger than any memory id" in result.output
 
 
-@pytest.mark.parametrize("kind", ["", "two words", "\x1b[31mred", "x" * 80, "{'x': 1}"])
+@pytest.mark.parametrize("kind", ["", "semi;colon", "\x1b[31mred", "x" * 80, "{'x': 1}"])
 def test_kind_must_be_an_identifier(store, kind):
     with pytest.raises(InvalidValueError, match="kind"):
         store.add(kind, "Some fact")

@@ -23,7 +23,7 @@ from bestie_tui.store.message_forget import forget_memory
 from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Event, Memory
 from bestie_tui.store.records import ForgetResult, MemoryRecord, ProposalResult, UndoResult
 from bestie_tui.store.restate import find_restated, restate, take_over
-from bestie_tui.store.support import snapshot, to_record
+from bestie_tui.store.support import settle_kind, snapshot, to_record
 from bestie_tui.text import words as textmod
 
 if TYPE_CHECKING:
@@ -107,6 +107,7 @@ class StoreWrites:
                       confidence: float, ttl: str | None, about: str | None, actor: str) -> ProposalResult:
         """One attempt of ``propose`` (one transaction)."""
         limits_first(text, user)
+        settle_kind(kind)  # a kind that is no word at all is refused before the text is weighed
         decision = check_write(text, path="propose", store=self, kind=kind, scope=scope, user=user,
                                about=about).raise_if_refused()
         self._check_text(text)
@@ -185,6 +186,7 @@ class StoreWrites:
             InvalidValueError: empty text, bad scope, TTL or confidence.
         """
         limits_first(text, user)
+        settle_kind(kind)  # a kind that is no word at all is refused before the text is weighed
         decision = check_write(text, path="add", store=self, kind=kind, scope=scope, user=user, about=about,
                                allow_secret=allow_secret, keep_venting=keep_venting).raise_if_refused()
         self._check_text(text)
