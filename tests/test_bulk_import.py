@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from bestie_tui.cli.main import cli
@@ -112,3 +113,24 @@ def test_progress_draws_rate_and_time_left_on_a_terminal_and_nothing_elsewhere(d
         assert result.exit_code == 0, result.output
         assert "importing" not in result.output  # CliRunner's stderr is no terminal
         assert "imported 5 memories" in result.output
+
+
+def test_ctrl_c_between_chunks_rolls_back_at_once_and_another_store_of_the_process_leaves_a_running_import(
+        clock, tmp_path):
+    path = tmp_path / "interrupted.db"
+    store = MemoryStore(path, clock=clock)
+    seen = []
+
+    def progress(what, done, total):
+        other = MemoryStore(path, clock=clock)  # a second store of this process, mid-import
+        seen.append(_rows(path)["memory"])
+        other.close()
+        if done >= 8:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        import_data(store, _export(20, 0), chunk=4, progress=progress)
+    assert seen == [4, 8]  # the other store rolled nothing back while the import ran
+    assert _rows(path) == {"memory": 0, "message": 0, "event": 0}  # the interrupt took both chunks back
+    assert bulk.read_mark(store.db) is None
+    store.close()

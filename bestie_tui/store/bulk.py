@@ -24,19 +24,23 @@ from typing import Any, TextIO
 MARK = "import.unfinished"
 #: Rows (memories or messages) per committed chunk.
 CHUNK = 2000
+#: The batches this process is writing now (another store of this process must not roll them back).
+_ACTIVE: set[str] = set()
 
 
 def open_mark(db: Any, batch: str) -> None:
     """Write the mark of the bulk write ``batch`` inside the caller's transaction (its first chunk)."""
     import socket
 
+    _ACTIVE.add(batch)
     value = json.dumps({"batch": batch, "pid": os.getpid(), "host": socket.gethostname()})
     db.execute_sql("DELETE FROM setting WHERE key = ?", (MARK,))
     db.execute_sql("INSERT INTO setting (key, value) VALUES (?, ?)", (MARK, value))
 
 
-def close_mark(db: Any) -> None:
-    """Remove the mark inside the caller's transaction (the bulk write's last chunk)."""
+def close_mark(db: Any, batch: str | None = None) -> None:
+    """Remove the mark inside the caller's transaction (the bulk write ``batch``'s last chunk)."""
+    _ACTIVE.discard(batch or "")
     db.execute_sql("DELETE FROM setting WHERE key = ?", (MARK,))
 
 
@@ -62,7 +66,7 @@ def _alive(mark: dict[str, Any]) -> bool:
     if not isinstance(pid, int) or pid <= 0:
         return False
     if pid == os.getpid():
-        return False  # this process is not inside that write (it would hold the mark itself)
+        return mark.get("batch") in _ACTIVE  # this process: alive while its import runs
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -131,6 +135,20 @@ def sync_vectors(db: Any, batch: str, since: int) -> None:
         "SELECT DISTINCT memory_id FROM event WHERE id > ? AND batch = ? AND memory_id IS NOT NULL", (since, batch))]
     if ids:
         vectors.write(db, ids, vectors.current(db).embedder)
+
+
+def abandon(db: Any, batch: str) -> int:
+    """Roll back the chunks ``batch`` committed so far, now: the bulk write failed or was interrupted
+    in this process (a storage error, Ctrl-C). Returns the rows removed; 0 when the mark is not
+    ``batch``'s (the write had not committed a chunk, or had finished)."""
+    _ACTIVE.discard(batch)
+    mark = read_mark(db)
+    if mark is None or mark.get("batch") != batch:
+        return 0
+    try:
+        return _roll_back(db, batch)
+    except Exception:  # noqa: BLE001  (the database is failing: the next open tries again)
+        return 0
 
 
 def running(db: Any) -> bool:

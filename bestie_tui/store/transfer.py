@@ -263,21 +263,25 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
     # rebuilds), not chunk by chunk; then no reader meets an index to build
     indexed = store.db.execute_sql("SELECT COUNT(*) FROM memory").fetchone()[0]
     at_end = len(memories) > max(doc_index.REBUILD_MIN, doc_index.REBUILD_SHARE * indexed)
-    for n, (what, lo, hi) in enumerate(pieces):
-        last = n == len(pieces) - 1
-        with store.change("import", actor, batch=batch, index=not at_end or last):
-            if n == 0 and len(pieces) > 1:
-                bulk.open_mark(store.db, batch)
-            if what == "memories":
-                state.memories(batch, memories, lo, hi)
-            else:
-                state.messages(batch, messages, lo, hi)
-            if last and at_end:
-                doc_index.sync(store.db)
-            if last and len(pieces) > 1:
-                bulk.close_mark(store.db)
-        if progress is not None:
-            progress(what, hi, len(memories) if what == "memories" else len(messages))
+    try:
+        for n, (what, lo, hi) in enumerate(pieces):
+            last = n == len(pieces) - 1
+            with store.change("import", actor, batch=batch, index=not at_end or last):
+                if n == 0 and len(pieces) > 1:
+                    bulk.open_mark(store.db, batch)
+                if what == "memories":
+                    state.memories(batch, memories, lo, hi)
+                else:
+                    state.messages(batch, messages, lo, hi)
+                if last and at_end:
+                    doc_index.sync(store.db)
+                if last and len(pieces) > 1:
+                    bulk.close_mark(store.db, batch)
+            if progress is not None:
+                progress(what, hi, len(memories) if what == "memories" else len(messages))
+    except BaseException:  # a failed chunk or Ctrl-C: the chunks already committed go too
+        bulk.abandon(store.db, batch)
+        raise
     return state.result()
 
 

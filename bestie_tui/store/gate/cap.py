@@ -56,9 +56,10 @@ def _active_core(now: datetime, exclude: Iterable[int], user: str | None = None)
     q = Memory.select(Memory.id, Memory.text, Memory.about, Memory.user).where(
         (Memory.status == "approved") & Memory.superseded_by.is_null() & (Memory.stale == False)  # noqa: E712
         & (Memory.layer == "core") & (Memory.expires_at.is_null() | (Memory.expires_at > now)))
-    if user is not None:
-        q = q.where(Memory.user.is_null() | (Memory.user == user))
     skip = set(exclude)
+    if user is not None:  # two indexed reads (``user = ?``, ``user IS NULL``), not a scan of every core row
+        return [r for part in (q.where(Memory.user == user), q.where(Memory.user.is_null()))
+                for r in part if r.id not in skip]
     return [r for r in q if r.id not in skip]
 
 
