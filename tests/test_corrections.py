@@ -125,6 +125,11 @@ def test_cli_compare_bad_input(run):
     assert run("memory", "compare", "  ", "text").exit_code == 2
 
 
+def test_cli_compare_refuses_one_memory_given_twice(run, store, hanoi):
+    out = run("memory", "compare", str(hanoi.id), f"#{hanoi.id}")
+    assert out.exit_code == 2 and f"#{hanoi.id} given twice" in out.output
+
+
 def test_cli_compare_refuses_a_text_longer_than_a_memory_and_quotes_text_as_data(run):
     long = run("memory", "compare", "I keep bees. " * 400, "I keep bees.")
     assert long.exit_code == 2 and "at most 4,000" in long.output

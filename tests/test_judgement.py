@@ -89,6 +89,17 @@ def test_moving_projects_never_retires_a_home(store, clock):
     assert not relate("I live in Hue.", "I moved from Project Falcon to Project Heron.").strong
 
 
+@pytest.mark.parametrize("moved", ["My studio moved to a bigger unit near the river.",
+                                   "Our clinic moved to Nguyen Hue street.",
+                                   "I moved my bike to the basement by the lift."])
+def test_something_the_owner_has_moving_is_no_move_of_home(store, clock, moved):
+    home = store.add("fact", "I live in Hue.")
+    clock.advance(86400)
+    store.add("fact", moved)
+    assert not [o for o in build_cleanup_plan(store).selected_operations() if home.id in o.ids]
+    assert not relate("I live in Hue.", moved).strong
+
+
 def test_a_named_move_of_home_is_still_a_default(store, clock):
     old = store.add("fact", "I live in Hue.")
     clock.advance(86400)

@@ -158,6 +158,8 @@ def compare(app, first, second, as_json) -> None:
     from bestie_tui.store.limits import MEMORY_TEXT_MAX
 
     a, b = _text_or_memory(app, first), _text_or_memory(app, second)
+    if a[1] is not None and b[1] is not None and a[1].id == b[1].id:
+        raise click.UsageError(f"#{a[1].id} given twice: compare two different memories")
     for name, (text, _record) in (("first", a), ("second", b)):
         if len(text) > MEMORY_TEXT_MAX:
             raise click.UsageError(f"the {name} text is {len(text):,} characters; a memory holds at most "

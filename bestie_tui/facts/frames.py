@@ -702,11 +702,31 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
         v, t = value_of(us, work + 1, end, skip)
         return Fact("title", "", v, t, pol)
     if subject.kind in ("owner", "person") and (us[n].key == "@move" or old and _all_named(us, j, end)) \
-            and not any(u.key in _NOT_PLACES or u.fold in _NOT_PLACES for u in us[n:end]):
+            and not any(u.key in _NOT_PLACES or u.fold in _NOT_PLACES for u in us[n:end]) \
+            and not _moves_a_thing(subject, us, n, end):
         # "moved to …"; "chuyển từ Huế vào Cần Thơ" (a switch from one named place to another); not
         # "moved from Project Atlas to Project Borealis", which moves no home
         return Fact("residence", "", value, text, pol, old_value=old)
     return Fact("switch", "", value, text, pol, old_value=old) if value else None
+
+
+#: What may follow "my"/"our" and still be the household that moves ("my family moved").
+_HOUSEHOLD = frozenset({"family", "home", "house", "household", "kids", "children", "parents", "gia dinh", "nha"})
+#: Determiners and possessives that open a noun phrase (EN): after a move verb, the thing moved.
+_DETERMINERS = frozenset({"my", "our", "the", "a", "an", "his", "her", "their", "this", "that", "its", "your"})
+
+
+def _moves_a_thing(subject: Subject, us, n: int, end: int) -> bool:
+    """The move is of something the owner has, not of the owner's home: "my office moved", "our gym
+    moved" (what of the subject moved is not the household), or "I moved my car to the garage" (the
+    verb takes an object: a determiner and a noun that is not the household)."""
+    if subject.possessed and not set(subject.possessed) & _HOUSEHOLD:
+        return True
+    k = n + 1
+    if k < end and us[k].is_word and us[k].fold in _DETERMINERS:
+        nxt = us[k + 1] if k + 1 < end else None
+        return nxt is not None and nxt.is_word and nxt.fold not in _HOUSEHOLD and nxt.key not in _HOUSEHOLD
+    return False
 
 
 #: Nouns of work and organisation (general categories, EN and folded VI): a move between two of them
