@@ -100,6 +100,13 @@ def test_something_the_owner_has_moving_is_no_move_of_home(store, clock, moved):
     assert not relate("I live in Hue.", moved).strong
 
 
+def test_an_attribute_said_for_one_purpose_is_not_replaced_by_default():
+    # the newer states the colour for one room: another fact, shown but never a default action
+    r = relate("My favourite colour is teal.", "My favourite colour for the bathroom tiles is grey.")
+    assert not r.strong
+    assert relate("My favourite colour is teal.", "These days my favourite colour is amber.").strong
+
+
 def test_a_named_move_of_home_is_still_a_default(store, clock):
     old = store.add("fact", "I live in Hue.")
     clock.advance(86400)

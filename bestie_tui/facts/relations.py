@@ -173,7 +173,7 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
         # of a single-valued attribute: "iPhone 14" → "iPhone 15") and the model does not call the
         # pair compatible
         strong = rule.kind in STRONG_BASES and rule.basis in STRONG_BASES[rule.kind] and (
-            top == rule.kind and p[top] >= m.strong or top != "compatible")
+            top == rule.kind and p[top] >= m.strong or top != "compatible") and _purpose(older) == _purpose(newer)
         return replace(rule, strong=strong, confidence=p[rule.kind],
                        evidence=(rule.reason,))  # the rules say why
     if top == "compatible":
@@ -192,7 +192,8 @@ def _judged(older: str, newer: str, similarity: float | None, threshold: float) 
                         confidence=1 - p["compatible"], evidence=evidence, leaning=leaning)
     evidence = _evidence(m, x, top, older, newer)
     if top == rule.kind:
-        strong = top in STRONG_BASES and rule.basis in STRONG_BASES[top] and p[top] >= m.strong
+        strong = top in STRONG_BASES and rule.basis in STRONG_BASES[top] and p[top] >= m.strong \
+            and _purpose(older) == _purpose(newer)
         return replace(rule, strong=strong, confidence=p[top], evidence=evidence)
     reason = f"{_KIND_WORDS[top]}: " + "; ".join(evidence or ("the model's reading",))
     return Relation(top, reason, rule.attribute, rule.old_value, rule.new_value, rule.subject, "model",
@@ -263,6 +264,19 @@ _DENSE_WORDS = {
 #: The reader's generic frames ("is", "has", "does", "likes"): nearly every text has one, so sharing
 #: one says nothing about the topic.
 _GENERIC_FRAMES = frozenset({"is", "have", "do", "of", "switch", "like", "prefer"})
+
+
+_PURPOSE = re.compile(r"\bfor\s+((?:[^\W\d_]+\s+){0,3}?[^\W\d_]+)\s*(?::|\b(?:is|are|was|were|la)\b)")
+
+
+def _purpose(text: str) -> str | None:
+    """What a statement's attribute is for, when it says so before its value ("favourite colour
+    *for the kitchen walls* is white", "Preferred editor *for notes*: …"), folded; ``None`` when it
+    does not. Two texts whose purposes differ state two facts: never a default action."""
+    from bestie_tui.text import words as textmod
+
+    found = _PURPOSE.search(textmod.fold(text).lower())
+    return " ".join(w for w in found.group(1).split() if w not in ("the", "my", "our", "a", "an")) if found else None
 
 
 def _numbered_things(rule: Relation, older: str, newer: str) -> bool:
