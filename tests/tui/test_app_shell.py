@@ -94,8 +94,10 @@ async def test_number_keys_and_quit_work_from_every_view(store):
 
 @pytest.mark.slow
 async def test_footer_always_offers_help_and_quit(store):
+    """At 200 columns every view's footer has room for both; a narrow one keeps help only (``?``
+    lists quit with every other key: test_console_fits)."""
     app = BestieApp(store, poll_interval=0)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(200, 30)) as pilot:
         for key in app.MODE_KEYS:
             await pilot.press(key)
             for _ in range(20):  # a loaded machine may need a few frames to compose the new view

@@ -11,9 +11,26 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Header
 
+from ..display import one_line
 from ..messages import StoreChanged
 from ..widgets.fitting_footer import FittingFooter
 from ..widgets.status_line import StatusLine
+
+#: The fewest characters of a user id the header shows (longer ids are cut with "…").
+USER_TITLE_CHARS = 40
+
+
+def console_title(user: str | None) -> str:
+    """The header's title: ``bestie memory``, and whose memory it is when the console is bound to a
+    user (``bestie --user U tui``): ``bestie memory of U``. The id is data: controls are shown as
+    escapes and one longer than ``USER_TITLE_CHARS`` is cut with "…"."""
+    if user is None:
+        return "bestie memory"
+    name = one_line(user)
+    if len(name) > USER_TITLE_CHARS:
+        name = name[: USER_TITLE_CHARS - 1] + "…"
+    return f"bestie memory of {name}"
+
 
 #: Seconds a worker may take before the widget waiting for it shows a loading indicator.
 LOADING_DELAY = 0.2
@@ -62,7 +79,7 @@ class BestieScreen(Screen):
         return iter(())
 
     def on_mount(self) -> None:
-        self.title = "bestie memory"
+        self.title = console_title(getattr(self.store, "user", None))
         self.sub_title = self.VIEW_TITLE
         self.update_status()
 

@@ -353,15 +353,27 @@ class MessagesScreen(BestieScreen):
         self.preview_shown = True
         result = message.result
         if isinstance(result, Exception):
-            panel.update(Text(f"Compression preview failed: {result}"))
+            failed = Text(f"Compression preview failed: {result}")
+            panel.update(failed)
+            self._show_narrow_preview(failed)
             return
         self.preview_marks = {message.ids[i]: "summary" for i in result.evicted}
         self.preview_marks.update({message.ids[i]: "kept" for i in result.kept})
         self.preview_marks.update({message.ids[i]: "pinned" for i in result.pinned})
-        panel.update(preview_text(result, message.ids, message.settings))
+        shown_text = preview_text(result, message.ids, message.settings)
+        panel.update(shown_text)
         for m in self.rows:
             self.table.update_cell(str(m.id), "ctx", self._mark(m.id))
         self._show_detail()
+        self._show_narrow_preview(shown_text)
+
+    def _show_narrow_preview(self, text: Text) -> None:
+        """Below ``NARROW`` columns the side panel is hidden: the preview (counts, ranges and the
+        summary) opens in a scrollable dialog instead, so it is reachable at 80 columns."""
+        if self.has_class("-narrow"):
+            from .text_modal import TextModal
+
+            self.app.push_screen(TextModal(text.copy()))
 
     # ------------------------------------------------------------------ palette
     def palette_commands(self) -> Iterable[tuple[str, str, object]]:

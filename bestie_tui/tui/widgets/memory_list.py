@@ -20,14 +20,42 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from bestie_tui.store.instructions import is_instruction
 from bestie_tui.store.gate.sensitive import sensitive_kind
+from bestie_tui.store.instructions import is_instruction
 from bestie_tui.store.records import MemoryRecord
 
 from ..display import shown
 
-#: Width of the kind column, in terminal cells.
+#: Width of the kind column, in terminal cells, where the list has room for it; a narrow list
+#: gives the kind a quarter of the row, never under ``KIND_MIN`` cells (``kind_cells``).
 KIND_WIDTH = 16
+KIND_MIN = 6
+
+
+def kind_cells(width: int) -> int:
+    """Cells of the kind column in a row of ``width`` cells (ids included): ``KIND_WIDTH`` when that
+    is at most a quarter of the row, else a quarter, not under ``KIND_MIN``. The text column keeps
+    at least half of the row (``MemoryList.row_text``): the kind and the flags shrink first."""
+    return max(KIND_MIN, min(KIND_WIDTH, width // 4))
+
+
+#: The short form of each flag, used when the flags do not fit whole (``short_flags``).
+SHORT_FLAGS = {"pinned": "pin", "instruction": "instr", "expired": "exp", "forgotten": "forgot",
+               "rejected": "rej", "pending": "pend", "sensitive": "sens"}
+
+
+def short_flags(flags: list[str]) -> str:
+    """``flags`` in their short forms (``superseded→#12`` as ``→#12``), joined by spaces."""
+    return " ".join(SHORT_FLAGS.get(f, f.replace("superseded", "")) for f in flags)
+
+
+def fitted(value: str, cells: int) -> Text:
+    """``value`` (already ``shown``) cut with "…" to at most ``cells`` cells (empty under one cell)."""
+    text = Text(value, no_wrap=True)
+    if cells <= 0:
+        return Text()
+    text.truncate(cells, overflow="ellipsis")
+    return text
 
 
 def memory_flags(memory: MemoryRecord, now) -> list[str]:
@@ -279,19 +307,33 @@ class MemoryList(ScrollView, can_focus=True):
         return strip.apply_style(style).crop_extend(0, width, style)
 
     def row_text(self, memory: MemoryRecord, width: int) -> Text:
-        """One row: id, kind, text (literal, never markup) and flags, fitted to ``width`` cells."""
+        """One row: id, kind, text (literal, never markup) and flags, fitted to ``width`` cells.
+
+        The text column keeps at least half of ``width``: the kind column is narrowed first
+        (``kind_cells``), then the flags take their short forms and are cut with "…" (the detail pane shows them whole)."""
         id_width = len(str(self.row_at(0).id if self.total else memory.id)) + 1
         row = Text(no_wrap=True, overflow="ellipsis")
         row.append(f"{memory.id:>{id_width}} ", self.get_component_rich_style("memory-list--id", partial=True))
-        kind = memory.kind if len(memory.kind) <= KIND_WIDTH else memory.kind[: KIND_WIDTH - 1] + "…"
-        row.append(f"{shown(kind):<{KIND_WIDTH}} ", self.get_component_rich_style("memory-list--kind", partial=True))
-        flags = " ".join(memory_flags(memory, self._now))
-        room = width - row.cell_len - (len(flags) + 2 if flags else 1)
+        kind_width = kind_cells(width)
+        kind = fitted(shown(memory.kind), kind_width)
+        kind.pad_right(kind_width - kind.cell_len)
+        kind.append(" ")
+        kind.stylize(self.get_component_rich_style("memory-list--kind", partial=True))
+        row.append_text(kind)
+        flag_list = memory_flags(memory, self._now)
+        flags = " ".join(flag_list)
         body = Text(one_line(memory.text), no_wrap=True)
+        text_min = min(body.cell_len, width - width // 2)  # at least half the row (or all the text)
+        flag_room = width - row.cell_len - text_min - 2
+        if len(flags) > flag_room:
+            flags = short_flags(flag_list)
+        shown_flags = fitted(flags, min(len(flags), flag_room)) if flags else Text()
+        room = width - row.cell_len - (shown_flags.cell_len + 2 if shown_flags else 1)
         if room > 0:
             body.truncate(room, overflow="ellipsis", pad=True)
             row.append_text(body)
-        if flags:
+        if shown_flags:
             row.append("  ")
-            row.append(flags, self.get_component_rich_style("memory-list--flag", partial=True))
+            shown_flags.stylize(self.get_component_rich_style("memory-list--flag", partial=True))
+            row.append_text(shown_flags)
         return row
