@@ -142,7 +142,7 @@ def value_of(us, i: int, end: int, skip: set[int]) -> tuple[frozenset[str], str]
         in_name = named and u.key not in _DETERMINERS
         if u.key in en.FUNCTION and not in_name or u.key in _PREPS or u.key in FLAG_WORDS and not named \
                 or u.key in en.SELF or u.fold in _WHEN \
-                or u.vi and (u.words in vi.FUNCTION and not in_name or u.words in vi.SELF or u.fold in VI_FLAG_WORDS) \
+                or u.vi and (u.words in vi.FUNCTION and not in_name or u.words in vi.SELF or u.fold in VI_FLAG_WORDS and not in_name) \
                 or (n in skip and u.size == 1):
             prev_short = None
             continue
@@ -701,7 +701,8 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
     if work is not None:
         v, t = value_of(us, work + 1, end, skip)
         return Fact("title", "", v, t, pol)
-    if subject.kind in ("owner", "person") and (us[n].key == "@move" or old and _all_named(us, j, end)) \
+    moved_to = j + 1 < end and us[j].vi and us[j].fold in _VI_TO and us[j + 1].cap  # "chuyển ra Hà Nội"
+    if subject.kind in ("owner", "person") and (us[n].key == "@move" or old and _all_named(us, j, end) or moved_to) \
             and not any(u.key in _NOT_PLACES or u.fold in _NOT_PLACES for u in us[n:end]) \
             and not _moves_a_thing(subject, us, n, end):
         # "moved to …"; "chuyển từ Huế vào Cần Thơ" (a switch from one named place to another); not
@@ -712,10 +713,6 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
 
 #: What may follow "my"/"our" and still be the household that moves ("my family moved").
 _HOUSEHOLD = frozenset({"family", "home", "house", "household", "kids", "children", "parents", "gia dinh", "nha"})
-#: Determiners and possessives that open a noun phrase (EN): after a move verb, the thing moved.
-_DETERMINERS = frozenset({"my", "our", "the", "a", "an", "his", "her", "their", "this", "that", "its", "your"})
-
-
 def _moves_a_thing(subject: Subject, us, n: int, end: int) -> bool:
     """The move is of something the owner has, not of the owner's home: "my office moved", "our gym
     moved" (what of the subject moved is not the household), or "I moved my car to the garage" (the
@@ -723,7 +720,7 @@ def _moves_a_thing(subject: Subject, us, n: int, end: int) -> bool:
     if subject.possessed and not set(subject.possessed) & _HOUSEHOLD:
         return True
     k = n + 1
-    if k < end and us[k].is_word and us[k].fold in _DETERMINERS:
+    if k < end and us[k].is_word and us[k].fold in _DETERMINERS:  # the thing moved
         nxt = us[k + 1] if k + 1 < end else None
         return nxt is not None and nxt.is_word and nxt.fold not in _HOUSEHOLD and nxt.key not in _HOUSEHOLD
     return False
