@@ -107,6 +107,14 @@ def test_an_attribute_said_for_one_purpose_is_not_replaced_by_default():
     assert relate("My favourite colour is teal.", "These days my favourite colour is amber.").strong
 
 
+@pytest.mark.parametrize("older, newer", [("Tôi sống ở Đà Lạt.", "Tôi vừa chuyển ra Hà Nội."),
+                                          ("Toi song o Da Lat.", "Thang nay toi chuyen ra Ha Noi roi")])
+def test_a_move_to_a_named_place_in_vietnamese_keeps_the_whole_name(older, newer):
+    r = relate(older, newer)
+    assert r.kind == "correction" and r.attribute == "residence"
+    assert r.old_value is not None and r.old_value.split()[0] in ("Đà", "Da") and len(r.old_value.split()) == 2
+
+
 def test_a_named_move_of_home_is_still_a_default(store, clock):
     old = store.add("fact", "I live in Hue.")
     clock.advance(86400)

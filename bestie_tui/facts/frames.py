@@ -704,7 +704,7 @@ def _switch(tk: Tokens, subject: Subject, n: int, end: int, skip: set[int]) -> F
     moved_to = j + 1 < end and us[j].vi and us[j].fold in _VI_TO and us[j + 1].cap  # "chuyển ra Hà Nội"
     if subject.kind in ("owner", "person") and (us[n].key == "@move" or old and _all_named(us, j, end) or moved_to) \
             and not any(u.key in _NOT_PLACES or u.fold in _NOT_PLACES for u in us[n:end]) \
-            and not _moves_a_thing(subject, us, n, end):
+            and not (us[n].key == "@move" and _moves_a_thing(subject, us, n, end)):
         # "moved to …"; "chuyển từ Huế vào Cần Thơ" (a switch from one named place to another); not
         # "moved from Project Atlas to Project Borealis", which moves no home
         return Fact("residence", "", value, text, pol, old_value=old)
