@@ -208,9 +208,11 @@ def test_kind_is_a_known_list_case_insensitive_with_completion(run, store, monke
     ok = run("memory", "add", "Decision", "Deploys go out on Tuesdays.")
     assert ok.exit_code == 0, ok.output
     assert store.list()[0].kind == "decision"
-    bad = run("memory", "add", "decisoin", "Deploys go out on Thursdays.")
-    assert bad.exit_code == 2 and "use one of preference," in bad.output and "decision, project_context" in bad.output
-    assert store.count() == 1
+    # a kind that is none of the known ones is kept as a note, saying so and naming the known kinds
+    typo = run("memory", "add", "decisoin", "Deploys go out on Thursdays.")
+    assert typo.exit_code == 0 and "is not one of preference," in typo.output and "stored as note" in typo.output
+    assert "decision, project_context" in typo.output
+    assert [m.kind for m in store.list()].count("note") == 1 and store.count() == 2
     from click.testing import CliRunner
 
     from bestie_tui.cli.main import cli
