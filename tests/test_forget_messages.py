@@ -93,6 +93,16 @@ def test_recall_in_the_pack_and_the_agent_call_never_quotes_a_forgotten_memory(s
     assert "Hoan Kiem" not in text and "Tay Ho" in text
 
 
+def test_a_direct_build_context_with_history_never_quotes_a_forgotten_memory(store):
+    from bestie_tui.retrieval.assembly import build_context
+
+    memory_id = _seed(store)
+    store.log_message("user", "My therapist also runs a group on Thursdays in Tay Ho.", user="ana", session="s2")
+    store.forget(memory_id)
+    text = build_context(store, QUERY, "ana", history=True, session="s3").render()
+    assert RECALL_TITLE in text and "Hoan Kiem" not in text and "Tay Ho" in text
+
+
 def test_purge_redacts_the_messages_for_good_and_no_byte_of_the_text_stays(run, db_path):
     store = MemoryStore(db_path)
     memory_id = _seed(store)

@@ -347,6 +347,10 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
     _left_out_scope_state(pack, top, user, outside, config.min_relevance, now)
     if history and settings.get("recall.segment", True):
         keep = int(cast(int, settings.get("context.keepRecent", 10)))
+        from bestie_tui.store.message_forget import forgotten_statements
+
+        # a forgotten memory's words are never quoted back, whoever calls (not only ``recall``)
+        exclude_texts = [*(exclude_texts or ()), *forgotten_statements(store, user)]
         _recall_segment(store, pack, token_budget, token_mode, mode, session, keep, exclude_texts)
     pack.tokens = count_tokens(pack.render(), token_mode)
     if record_access and pack.items:
