@@ -6,6 +6,8 @@ Kept apart from ``main`` so command modules never import the entry point (no imp
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -362,3 +364,28 @@ class TextToolGroup(BestieGroup):
 
     command_class = UserBoundCommand
 
+
+
+@contextmanager
+def progress_bar(label: str, wanted: bool = True) -> Iterator[Callable[[int, int], None]]:
+    """A ``progress(done, total)`` callback that draws a click progress bar on stderr, opened at the
+    first call and closed on leaving the block; it draws nothing unless ``wanted`` and stderr is a
+    terminal (``--quiet``, ``--json`` and pipes get no bar)."""
+    bar = None
+    shown = 0
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar, shown
+        if not wanted or not sys.stderr.isatty():
+            return
+        if bar is None:
+            bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - shown)
+        shown = done
+
+    try:
+        yield progress
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)

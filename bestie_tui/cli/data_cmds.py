@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from datetime import UTC
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from bestie_tui.store.models import ROLES
 from bestie_tui.text.clock import ago
 from bestie_tui.text.words import clip, json_text, printable
 
-from .common import json_option, memory, note_unknown_user, pass_app
+from .common import json_option, memory, note_unknown_user, pass_app, progress_bar
 from .render import emit_json, message_line
 
 
@@ -281,26 +280,11 @@ def reindex(app, semantic, quiet, as_json) -> None:
 
     store = app.store()
     started = time.perf_counter()
-    bar = None
-    shown = 0
-
-    def progress(done: int, total: int) -> None:
-        nonlocal bar, shown
-        if as_json or quiet or not sys.stderr.isatty():
-            return
-        if bar is None:
-            bar = click.progressbar(length=total, label="indexing memories", file=sys.stderr)
-            bar.__enter__()
-        bar.update(done - shown)
-        shown = done
-
     try:
-        docs = doc_index.reindex(store.db, progress=progress)
+        with progress_bar("indexing memories", not (as_json or quiet)) as progress:
+            docs = doc_index.reindex(store.db, progress=progress)
     except DatabaseError as exc:
         raise StorageError(f"cannot rebuild the index of {store.path}: {exc}; nothing was changed") from exc
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
     seconds = time.perf_counter() - started
     if as_json:
         emit_json({"documents": docs, "seconds": round(seconds, 3), "format": doc_index.FORMAT})
@@ -382,26 +366,11 @@ def _reindex_semantic(app, quiet: bool, as_json: bool) -> None:
         raise InvalidValueError(resolved.note or "search by meaning is off (semantic.model off, or the extra is not "
                                 "installed: pip install 'bestie-tui[semantic]'); nothing was changed")
     started = time.perf_counter()
-    bar = None
-    shown = 0
-
-    def progress(done: int, total: int) -> None:
-        nonlocal bar, shown
-        if as_json or quiet or not sys.stderr.isatty():
-            return
-        if bar is None:
-            bar = click.progressbar(length=total, label="embedding memories", file=sys.stderr)
-            bar.__enter__()
-        bar.update(done - shown)
-        shown = done
-
     try:
-        docs = vectors.rebuild(store.db, resolved.embedder, progress=progress)
+        with progress_bar("embedding memories", not (as_json or quiet)) as progress:
+            docs = vectors.rebuild(store.db, resolved.embedder, progress=progress)
     except DatabaseError as exc:
         raise StorageError(f"cannot store the vectors in {store.location}: {exc}; the batches before stay") from exc
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
     seconds = time.perf_counter() - started
     if as_json:
         emit_json({"documents": docs, "seconds": round(seconds, 3), "model": resolved.embedder.name,
