@@ -126,8 +126,8 @@ def test_an_openclaw_line_or_bullet_over_the_limit_is_refused_where_it_is(run, d
 
 def test_openclaw_continuation_lines_join_into_one_memory(run, db_path, tmp_path):
     path = tmp_path / "MEMORY.md"
-    path.write_text("# MEMORY\n\n## Food\n\n- I like\n  green tea\n\tin the morning\n- I cook rice\n")
+    path.write_text("# MEMORY\n\n## Food\n\n- I brew\n  oolong leaves\n\tbefore my first call\n- I cook rice\n")
     assert run("memory", "import", str(path)).exit_code == 0
     store = MemoryStore(db_path)
-    assert sorted(m.text for m in store.list()) == ["I cook rice", "I like green tea in the morning"]
+    assert sorted(m.text for m in store.list()) == ["I brew oolong leaves before my first call", "I cook rice"]
     store.close()

@@ -115,7 +115,9 @@ async def test_pinned_row_is_marked_and_c_toggles_the_preview_off(store):
 async def test_escape_sequences_in_chat_text_are_shown_not_sent_to_the_terminal(store):
     from bestie_tui.tui.app import BestieApp
 
-    store.log_message("user", "before \x1b]2;PWNED\x07 \x1b[41mRED\x1b[0m \u202eevil", user="x\x1b[2Jy")
+    store.log_message("user", "before \x1b]2;PWNED\x07 \x1b[41mRED\x1b[0m \u202eevil", user="x-stand-in")
+    # a user id holding ESC is refused now; a database written before may hold one
+    store.db.execute_sql("UPDATE message SET user = ? WHERE user = ?", ("x\x1b[2Jy", "x-stand-in"))
     app = BestieApp(store, poll_interval=0, start_mode="messages")
     async with app.run_test(size=(160, 30)) as pilot:
         await pilot.pause()

@@ -78,11 +78,14 @@ def evil_store(store):
         Memory.insert(text=row.text + " ", kind="preference", status="approved", scope="project", layer="working",
                       user="owner", norm=row.norm, terms=row.terms, created_at=store.clock(),
                       updated_at=store.clock()).execute()
-    store.add("note", f"Bound to a strange user {EVIL}", user=EVIL_USER, channel=EVIL_USER, project=EVIL_USER)
-    store.propose(f"Pending: {EVIL}", "preference", user=EVIL_USER, channel=EVIL_USER, session=EVIL_USER,
+    stand_in = "eve-stand-in"  # a user id holding ESC is refused now; a database written before may hold one
+    store.add("note", f"Bound to a strange user {EVIL}", user=stand_in, channel=EVIL_USER, project=EVIL_USER)
+    store.propose(f"Pending: {EVIL}", "preference", user=stand_in, channel=EVIL_USER, session=EVIL_USER,
                   source=EVIL_USER)
     for i in range(3):
-        store.log_message("user", f"chat {i}: {EVIL}", user=EVIL_USER, channel=EVIL_USER, session=EVIL_USER)
+        store.log_message("user", f"chat {i}: {EVIL}", user=stand_in, channel=EVIL_USER, session=EVIL_USER)
+    for table in ("memory", "message"):
+        store.db.execute_sql(f"UPDATE {table} SET user = ? WHERE user = ?", (EVIL_USER, stand_in))
     return store
 
 
