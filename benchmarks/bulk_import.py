@@ -12,12 +12,15 @@ of M chat messages (the same facts as turns of one user, 20 a session). Each row
 fresh child process per checkout (this one, and ``--baseline`` when given) that imports the file
 into a new SQLite database in process (``importers.load`` then ``full_export.import_any``, what the
 CLI runs) and reports its own CPU seconds for that call (``getrusage``), its wall time and its peak
-RSS. Rows:
+RSS. Search by meaning is off in every child (``semantic.model off``): embedding each memory is the
+semantic extra's cost, measured in ``latency.py --semantic``. Rows:
 
 * memories, gate on: the real import;
 * memories, gate off: ``check_write`` replaced by a decision that stores everything as asked (what
   the gate costs);
 * messages (each one redacted, as ``log_message`` does);
+* memories in a user's core are weighed against that user's core (the core cap), so the 5 % core
+  records are the gate's costliest;
 * bare SQLite: ``executemany`` of the same memory rows into a table of the same columns, then an
   FTS5 index of their text, in one transaction (the floor no memory layer beats).
 
