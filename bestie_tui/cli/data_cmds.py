@@ -265,8 +265,8 @@ def reindex(app, semantic, quiet, as_json) -> None:
     """Rebuild the search index from every approved memory (a progress bar on a terminal).
 
     Writes keep the index current by themselves; this is for an index you suspect, or to build it
-    ahead of the first search after an upgrade, which would otherwise build it then. ``--semantic``
-    rebuilds the meaning vectors instead, with the model ``semantic.model`` names (after installing
+    ahead of the first search after an upgrade, which would otherwise build it then. --semantic
+    rebuilds the meaning vectors instead, with the model the setting semantic.model names (after installing
     the extra, or changing the model)."""
     if semantic:
         _reindex_semantic(app, quiet, as_json)
