@@ -47,7 +47,7 @@ SHAPES = [
     ("visa 4000 0566  5566 5556", "4000 0566  5566 5556"),
     ("IBAN GB82-WEST-1234-5698-7654-32", "GB82-WEST-1234-5698-7654-32"),
     ("webhook token is a8Ff3kQ0zP9xL2mN7bV4cR6tY1uW5sE8", "a8Ff3kQ0zP9xL2mN7bV4cR6tY1uW5sE8"),
-    ("the code to the side gate is 3316", "3316"),
+    ("the code to the side gate is 331694", "331694"),  # long enough not to occur in a page by chance
     ("security question answer: Biscuit1998", "Biscuit1998"),
     ("SSN#: 544-21-0937", "544-21-0937"),
     ("disk recovery key 402113-771209-118834-990021-556107-663245", "402113-771209-118834-990021-556107-663245"),
