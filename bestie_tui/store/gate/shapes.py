@@ -407,8 +407,8 @@ def _after_cue(folded: str, nfc: str | None, family: str, cue: str, end: int) ->
         if phrase:
             return PASSWORD, phrase
     if family == "id":  # "passport number QQ 12 34 56 C": the value may open with letters
-        sep = _SEP_AT.match(folded, end, limit)
-        m = _ID_VALUE.match(folded, sep.end() if sep else _ID_GAP.match(folded, end, limit).end(), limit)
+        sep = _SEP_AT.match(folded, end, limit) or _ID_GAP.match(folded, end, limit)
+        m = _ID_VALUE.match(folded, sep.end() if sep else end, limit)
         if m and sum(c.isdigit() for c in m.group()) >= 6 and not _numberish(m.group()):
             return IDENTITY, _trim(folded, *m.span())
     pos = _qualifiers(folded, end, 6)
