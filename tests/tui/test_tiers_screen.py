@@ -514,3 +514,17 @@ async def test_a_time_in_the_detail_keeps_its_relative_part_whole(store, clock):
                     assert rows[at].endswith("2026-11-30 12:00 UTC (2 months ago)"), (size, rows[at])
                 else:
                     assert rows[at + 1 + (size == (80, 50))] == "(2 months ago)", (size, rows[at:at + 3])
+
+
+async def test_moving_an_expired_memory_says_it_stays_out_of_prompts(store, clock):
+    memory = store.add("project_context", "Sprint demo is in room Lotus this week", scope="project", ttl="1d")
+    clock.advance(2 * 86400)
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        assert listing(app).highlighted.id == memory.id
+        await pilot.press("m", "c")
+        await pilot.pause()
+        assert store.get(memory.id).scope == "core"
+        assert "It has expired" in screen_text(app) or any(
+            "It has expired" in n.message for n in app._notifications)

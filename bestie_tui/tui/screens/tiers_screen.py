@@ -298,6 +298,9 @@ class TiersScreen(BestieScreen):
             if scope and scope != memory.scope:
                 kept = memory.pinned and scope != "core" and memory.layer != SCOPE_DEFAULT_LAYER[scope]
                 note = f" It is pinned, so it stays in the {memory.layer} layer." if kept else ""
+                if memory.is_expired(self.store.clock()):  # said, as the CLI says it: moving renews nothing
+                    note += (" It has expired, so it stays out of every prompt until it gets a new TTL "
+                             f"(bestie memory expire {memory.id} never).")
                 self._apply(lambda: self.store.move(memory.id, scope), f"Moved #{memory.id} to scope {scope}.{note}")
 
         self.app.push_screen(MoveModal(memory.id, memory.scope, memory.pinned), moved)
