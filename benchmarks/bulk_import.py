@@ -39,6 +39,9 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from latency import persona_facts  # noqa: E402  (one reading of the persona file for every benchmark)
+
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "msc_personas_all.json"
 HERE = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 11, 30)
@@ -86,17 +89,6 @@ print(json.dumps({"wall": t2 - t, "cpu": c2.ru_utime + c2.ru_stime - c.ru_utime 
                   "rss": c2.ru_maxrss / 1024, "added": len(data["memories"]), "messages": 0}))
 """
 
-
-def persona_facts(path: Path) -> list[tuple[str, str]]:
-    """``(persona user id, fact)`` for every fact, persona ids ``p<pair>-<speaker>``."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    out, n = [], 0
-    for split in data.values():
-        for pair in split:
-            for speaker in ("Speaker 1", "Speaker 2"):
-                n += 1
-                out += [(f"p{n}", fact) for fact in pair.get(speaker, [])]
-    return out
 
 
 def export_file(path: Path, facts, memories: int, messages: int) -> None:
