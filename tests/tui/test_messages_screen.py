@@ -289,3 +289,15 @@ async def test_x_forgets_the_selected_message_after_a_confirm_and_u_brings_it_ba
         await pilot.press("u")
         await settle(pilot)
         assert target.id in [m.id for m in store.messages()]
+
+
+async def test_x_on_an_empty_history_says_so_and_changes_nothing(store):
+    app = BestieApp(store, poll_interval=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("6")
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, MessagesScreen)  # no confirm was opened
+        assert any("No message selected" in n.message for n in app._notifications)
+        assert store.messages() == [] and store.status().events == 0
