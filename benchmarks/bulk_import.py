@@ -51,14 +51,14 @@ import json, os, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 mode, file, db = sys.argv[2], sys.argv[3], sys.argv[4]
 from bestie_tui.store.memory_store import MemoryStore
-from bestie_tui.store import transfer
+from bestie_tui.transfer import exchange as transfer
 if mode == "nogate":
     from bestie_tui.store.gate.decision import WriteDecision
     def passthrough(text, *, path, store, kind="note", scope="project", layer=None, user=None, about=None, **_):
         return WriteDecision("store", "ok", scope=scope, layer=layer or "working", kind=kind, about=about)
     transfer.check_write = passthrough
 from bestie_tui.importers import load
-from bestie_tui.store.full_export import import_any
+from bestie_tui.transfer.full_export import import_any
 store = MemoryStore(db)
 store.set_setting("semantic.model", "off")
 t, c = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)

@@ -172,7 +172,7 @@ def corpus_figures(workdir: Path) -> dict:
     from bestie_tui.hygiene.plan_build import build_cleanup_plan
     from bestie_tui.store.memory_store import MemoryStore
     from bestie_tui.store.models import Memory
-    from bestie_tui.store.transfer import import_data
+    from bestie_tui.transfer.exchange import import_data
 
     secrets, innocents = load()
 
@@ -281,7 +281,7 @@ def shape_figures(workdir: Path, corpus: Path) -> dict:
 
     from bestie_tui.errors import WriteRefusedError
     from bestie_tui.store.memory_store import MemoryStore
-    from bestie_tui.store.transfer import import_data
+    from bestie_tui.transfer.exchange import import_data
 
     secrets, innocents = load(corpus)
     # values of five characters or more: a three-digit code occurs in a page of bytes by chance

@@ -207,7 +207,7 @@ def import_rate(facts, workdir: Path, count: int = 1000) -> list[list[str]]:
     """Memories per second that ``transfer.import_data`` brings in from a bestie export file of
     ``count`` memories, by words alone and with their vectors written in the same change."""
     from bestie_tui.store.memory_store import MemoryStore
-    from bestie_tui.store.transfer import export_data, import_data
+    from bestie_tui.transfer.exchange import export_data, import_data
 
     store, _ = seed_store(workdir / "import-seed.db", rows_for(count, facts, True), NOW)
     data = export_data(store)

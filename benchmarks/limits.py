@@ -45,7 +45,7 @@ store = MemoryStore(work / f"{case}.db")
 store.set_setting("semantic.model", "off")
 store.add("fact", "I drink green tea")
 BIG = "tea " * (50 * 2**20 // 4)
-import bestie_tui.importers, bestie_tui.importers.openclaw, bestie_tui.store.full_export  # warm: not timed
+import bestie_tui.importers, bestie_tui.importers.openclaw, bestie_tui.transfer.full_export  # warm: not timed
 import bestie_tui.importers.chatgpt, bestie_tui.importers.mem0, jsonschema  # noqa
 
 def run():
@@ -53,7 +53,7 @@ def run():
         store.add("fact", BIG)
     elif case == "memory-import":
         from bestie_tui.importers import load
-        from bestie_tui.store.full_export import import_any
+        from bestie_tui.transfer.full_export import import_any
         import_any(store, load(work / "big-memory.json"))
     elif case == "message-log":
         store.log_message("user", BIG)

@@ -8,7 +8,7 @@ Usage::
 LoCoMo (Maharana et al., *Evaluating Very Long-Term Conversational Memory of LLM Agents*, ACL 2024;
 github.com/snap-research/locomo, CC BY-NC 4.0) is read by path and never copied into the repo.
 
-What the file holds (the export format of ``bestie_tui/store/transfer.py``):
+What the file holds (the export format of ``bestie_tui/transfer/exchange.py``):
 
 * every dialog turn as a message: role ``user`` (both speakers are people), ``user`` = the speaker's
   name, ``session`` = ``conv-26:session_1``, ``channel`` = ``locomo:conv-26``; ``created_at`` is the
@@ -43,7 +43,7 @@ from typing import Any
 import click
 from dateutil import parser as dateparser
 
-FORMAT = "bestie-memory-export"  # bestie_tui.store.transfer.FORMAT; kept literal so this stays standalone
+FORMAT = "bestie-memory-export"  # bestie_tui.transfer.exchange.FORMAT; kept literal so this stays standalone
 VERSION = 1
 OBSERVATION_KIND = "observation"
 PROPOSAL_CONFIDENCE = 0.7
@@ -227,7 +227,7 @@ def convert(conv: dict[str, Any], exported_at: datetime | None = None) -> dict[s
     """One LoCoMo conversation → a dict in bestie's export format (see the module docstring).
 
     Returns ``{"format", "version", "exported_at", "memories": [pending proposals], "messages": [...]}``,
-    ready for ``bestie_tui.store.transfer.import_data`` or ``json.dump``.
+    ready for ``bestie_tui.transfer.exchange.import_data`` or ``json.dump``.
     """
     sample_id = conv["sample_id"]
     channel = f"locomo:{sample_id}"

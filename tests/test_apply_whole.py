@@ -11,8 +11,8 @@ from pathlib import Path
 
 from bestie_tui.hygiene.plan_apply import apply_plan
 from bestie_tui.hygiene.plan_build import build_cleanup_plan
-from bestie_tui.store import backup as store_backup
 from bestie_tui.store.models import Event, Memory
+from bestie_tui.transfer import backup as store_backup
 
 
 def select_archives(plan):

@@ -18,10 +18,10 @@ from bestie_tui.errors import (
     SchemaError,
     StorageError,
 )
-from bestie_tui.store import backup as store_backup
-from bestie_tui.store import transfer
 from bestie_tui.store.db import APPLICATION_ID
 from bestie_tui.store.memory_store import MemoryStore
+from bestie_tui.transfer import backup as store_backup
+from bestie_tui.transfer import exchange as transfer
 
 
 def digest(path):

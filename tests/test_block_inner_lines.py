@@ -12,7 +12,7 @@ from bestie_tui.cli.main import cli
 from bestie_tui.errors import WriteRefusedError
 from bestie_tui.retrieval import assembly, conflicts
 from bestie_tui.store import markers
-from bestie_tui.store.transfer import import_data
+from bestie_tui.transfer.exchange import import_data
 
 
 def test_the_conflict_mark_is_one_string_in_the_store_and_in_retrieval():

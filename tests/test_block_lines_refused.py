@@ -10,7 +10,7 @@ import pytest
 from bestie_tui.errors import WriteRefusedError
 from bestie_tui.retrieval import assembly
 from bestie_tui.store import markers
-from bestie_tui.store.transfer import import_data
+from bestie_tui.transfer.exchange import import_data
 
 
 def _export(text: str) -> dict:

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from bestie_tui.cli.main import cli
 from bestie_tui.store import bulk
 from bestie_tui.store.memory_store import MemoryStore
-from bestie_tui.store.transfer import FORMAT, import_data
+from bestie_tui.transfer.exchange import FORMAT, import_data
 
 
 def _export(n_memories: int, n_messages: int) -> dict:
@@ -50,7 +50,7 @@ def test_an_import_in_many_chunks_is_one_undo(db_path, clock):
 
 KILLED = r"""
 import os, signal, sys, json
-from bestie_tui.store import transfer
+from bestie_tui.transfer import exchange as transfer
 from bestie_tui.store.memory_store import MemoryStore
 calls = []
 memories = transfer._ImportState.memories

@@ -12,7 +12,7 @@ from conftest import FROZEN_NOW
 from bestie_tui.hygiene.plan_apply import apply_plan
 from bestie_tui.hygiene.plan_build import build_cleanup_plan, build_rebalance_plan
 from bestie_tui.store.models import Memory
-from bestie_tui.store.transfer import import_data
+from bestie_tui.transfer.exchange import import_data
 
 
 def archived(store) -> int:

@@ -16,7 +16,7 @@ from bestie_tui.cli.main import cli
 from bestie_tui.errors import WriteRefusedError
 from bestie_tui.store.gate import detect_secret, redact
 from bestie_tui.store.memory_store import MemoryStore
-from bestie_tui.store.transfer import import_data
+from bestie_tui.transfer.exchange import import_data
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 

@@ -14,10 +14,10 @@ import pytest
 
 from bestie_tui.retrieval.bm25 import CHAR_B, CHAR_K1, K1, WORD_SHARE, B
 from bestie_tui.retrieval.index import MemoryIndex, get_index
-from bestie_tui.store import backup as store_backup
 from bestie_tui.store import doc_index
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.text.analysis import char_ngrams, features, query_features
+from bestie_tui.transfer import backup as store_backup
 from tests.conftest import make_read_only, raw_connect
 
 pytestmark = pytest.mark.both_engines

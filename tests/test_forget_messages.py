@@ -16,9 +16,9 @@ from bestie_tui.conversation.proposals import propose_from_turn
 from bestie_tui.errors import InvalidValueError, NotFoundError
 from bestie_tui.retrieval.assembly import RECALL_TITLE
 from bestie_tui.retrieval.recall import recall
-from bestie_tui.store.erase import purge_history
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.store.message_forget import REDACTED, redact_text, stated_spans, states
+from bestie_tui.transfer.erase import purge_history
 from tests.conftest import stored_bytes
 
 pytestmark = pytest.mark.both_engines

@@ -8,8 +8,8 @@ import json
 import jsonschema
 import pytest
 
-from bestie_tui.store.full_export import SCHEMA_PATH, schema
 from bestie_tui.store.memory_store import MemoryStore
+from bestie_tui.transfer.full_export import SCHEMA_PATH, schema
 
 pytestmark = pytest.mark.both_engines
 

@@ -14,7 +14,7 @@ from bestie_tui.hygiene.plan_build import build_cleanup_plan
 from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.store.gate import check_write
 from bestie_tui.store.models import Event, Memory
-from bestie_tui.store.transfer import import_data
+from bestie_tui.transfer.exchange import import_data
 
 VENTING = ["Ugh I hate everything today, I'm so useless", "chán quá, mình thật vô dụng", "chan qua, minh that vo dung",
            "Today was the worst day ever", "hôm nay tệ quá", "I can't take it anymore"]

@@ -19,7 +19,7 @@ from bestie_tui.store.gate.fold import view
 from bestie_tui.store.gate.tokens import RULES
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.store.models import Event, Memory, Message
-from bestie_tui.store.transfer import export_data, import_data
+from bestie_tui.transfer.exchange import export_data, import_data
 
 SECRETS, INNOCENTS = load()
 #: the most innocent sentences a path may refuse (the issue's bound)

@@ -19,7 +19,7 @@ from bestie_tui.store.limits import (
     stripped_length,
 )
 from bestie_tui.store.memory_store import MemoryStore
-from bestie_tui.store.transfer import FORMAT
+from bestie_tui.transfer.exchange import FORMAT
 
 ESC = "\x1b"
 

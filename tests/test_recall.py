@@ -126,7 +126,7 @@ def test_the_message_index_is_persisted_and_follows_appends(store, db_path):
 
 
 def test_erasing_a_user_takes_their_turns_out_of_the_message_index(store, db_path):
-    from bestie_tui.store.erase import erase_user
+    from bestie_tui.transfer.erase import erase_user
 
     chat(store, "s1", ["my secret garden plan"])
     assert recall(store, "garden", "linh")
@@ -154,8 +154,8 @@ def test_a_store_reopened_keeps_its_message_index(db_path, clock):
 
 
 def test_undoing_an_import_takes_its_turns_out_of_their_neighbours_indexed_text(store, db_path):
-    from bestie_tui.store.history import undo_last
-    from bestie_tui.store.transfer import FORMAT, VERSION, import_data
+    from bestie_tui.store.history.undo import undo_last
+    from bestie_tui.transfer.exchange import FORMAT, VERSION, import_data
 
     before = chat(store, "s1", ["Linh: we planned the kayak trip"])
     at = (START + timedelta(minutes=1)).isoformat()

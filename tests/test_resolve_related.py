@@ -10,9 +10,9 @@ import pytest
 
 from bestie_tui.errors import InvalidValueError, NotFoundError, PolicyError
 from bestie_tui.hygiene.resolve import resolve_pair
+from bestie_tui.store.history.pair_decisions import KEEP_BOTH, kept_pairs, pair_note, parse_pair_note
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.store.models import Event
-from bestie_tui.store.pair_decisions import KEEP_BOTH, kept_pairs, pair_note, parse_pair_note
 
 pytestmark = pytest.mark.both_engines
 

@@ -10,7 +10,7 @@ import pytest
 
 from bestie_tui.store.db import SCHEMA_VERSION
 from bestie_tui.store.memory_store import MemoryStore
-from bestie_tui.store.transfer import VERSION, export_data, import_data
+from bestie_tui.transfer.exchange import VERSION, export_data, import_data
 
 
 def _make_old(path, clock, version: int) -> int:

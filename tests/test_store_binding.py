@@ -15,10 +15,11 @@ from bestie_tui.errors import BestieError
 from bestie_tui.hygiene.doctor import run_doctor
 from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.retrieval.search import search
-from bestie_tui.store import binding, transfer
+from bestie_tui.store import binding
 from bestie_tui.store.binding import StoreBindingError
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.store.models import Memory
+from bestie_tui.transfer import exchange as transfer
 
 
 def _texts_on_disk(path) -> set[str]:

@@ -19,10 +19,10 @@ from bestie_tui.maintenance.digest import digest_log, put_record
 from bestie_tui.retrieval.assembly import build_context
 from bestie_tui.retrieval.recall import recall as recall_history
 from bestie_tui.retrieval.search import search
-from bestie_tui.store.erase import erase_user
-from bestie_tui.store.full_export import export_full
 from bestie_tui.store.memory_store import MemoryStore
-from bestie_tui.store.transfer import export_data
+from bestie_tui.transfer.erase import erase_user
+from bestie_tui.transfer.exchange import export_data
+from bestie_tui.transfer.full_export import export_full
 
 pytestmark = pytest.mark.both_engines
 

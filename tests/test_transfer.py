@@ -7,8 +7,8 @@ import json
 import pytest
 
 from bestie_tui.errors import ImportFormatError
-from bestie_tui.store import backup as store_backup
-from bestie_tui.store import transfer
+from bestie_tui.transfer import backup as store_backup
+from bestie_tui.transfer import exchange as transfer
 
 pytestmark = pytest.mark.both_engines
 

@@ -13,8 +13,8 @@ import pytest
 
 from bestie_tui.errors import NotFoundError
 from bestie_tui.retrieval.search import search
-from bestie_tui.store.erase import erase_user, purge_history, purge_memory
 from bestie_tui.store.memory_store import MemoryStore
+from bestie_tui.transfer.erase import erase_user, purge_history, purge_memory
 from tests.conftest import stored_bytes
 
 pytestmark = pytest.mark.both_engines

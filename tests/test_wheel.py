@@ -42,7 +42,7 @@ def test_wheel_contains_styles_and_app_starts_from_it(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "bestie_tui/styles/app.tcss" in names
     assert "bestie_tui/py.typed" in names
-    assert "bestie_tui/store/export.schema.json" in names  # the export format, checked on import
+    assert "bestie_tui/transfer/export.schema.json" in names  # the export format, checked on import
     assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)
     target = tmp_path / "site"
     install = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target", str(target),

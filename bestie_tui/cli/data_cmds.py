@@ -9,11 +9,11 @@ from pathlib import Path
 import click
 
 from bestie_tui.paths import write_private_text
-from bestie_tui.store import backup as store_backup
-from bestie_tui.store import transfer
 from bestie_tui.store.models import ROLES
 from bestie_tui.text.clock import ago
 from bestie_tui.text.words import clip, json_text, printable
+from bestie_tui.transfer import backup as store_backup
+from bestie_tui.transfer import exchange as transfer
 
 from .common import json_option, memory, note_unknown_user, pass_app, progress_bar
 from .render import emit_json, message_line
@@ -149,7 +149,7 @@ def export_cmd(app, output, user, fmt, full) -> None:
     else:
         if full and user:
             raise click.UsageError("--full exports the whole database; it cannot be limited to one --user")
-        from bestie_tui.store.full_export import export_full
+        from bestie_tui.transfer.full_export import export_full
 
         data = export_full(app.store()) if full else transfer.export_data(app.store(), user=user)
         text = json_text(data, indent=2)  # controls and bidi characters as \u escapes; import restores them
@@ -179,7 +179,7 @@ def import_cmd(app, file, allow_secret, fmt, user, quiet, as_json) -> None:
     progress line shows the rate and the time left (none with --quiet or when stderr is not a terminal)."""
     from bestie_tui.importers import load
     from bestie_tui.store.bulk import Progress
-    from bestie_tui.store.full_export import import_any
+    from bestie_tui.transfer.full_export import import_any
 
     progress = Progress.off() if quiet else Progress()
     try:
@@ -234,7 +234,7 @@ def clear(app, yes) -> None:
 def erase(app, user, yes, as_json) -> None:
     """Erase one user for good: their memories, messages and the text of their history (a backup
     is written first). Not undoable."""
-    from bestie_tui.store.erase import erase_user
+    from bestie_tui.transfer.erase import erase_user
 
     store = app.store()
     n_mem, n_msg = store.count(user=user), store.message_count(user=user)

@@ -173,7 +173,7 @@ def digest_cmd(app, channel, fmt, last, as_json) -> None:
     if channel:
         parse_channel(channel)  # a typo fails before the doctor runs
         # the scheduled run is the maintenance run: the undo window of hard-deleted records ends here
-        from bestie_tui.store.erase import purge_history
+        from bestie_tui.transfer.erase import purge_history
 
         purge_history(store)
     report = digest_mod.build_digest(store, snapshot=bool(channel))  # a printed preview adds no trend point

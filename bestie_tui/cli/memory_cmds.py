@@ -304,7 +304,7 @@ def forget(app: AppContext, memory_id: int, messages: bool | None, purge: bool, 
             click.echo(f"  {n} message{'' if n == 1 else 's'} ({ids}) {'states' if n == 1 else 'state'} it: "
                        f"bestie memory forget {r.memory.id} --messages redacts {'it' if n == 1 else 'them'}")
         return
-    from bestie_tui.store.erase import purge_memory
+    from bestie_tui.transfer.erase import purge_memory
 
     m = store.get(memory_id)
     if not yes:

@@ -265,7 +265,7 @@ def _ask_judge(store, related: list[RelatedPair]) -> str | None:
 def _kept(store, user: str | None) -> set[frozenset[int]]:
     """Pairs the owner chose to keep apart (``keep both``), when the store records them."""
     try:
-        from bestie_tui.store.pair_decisions import kept_pairs
+        from bestie_tui.store.history.pair_decisions import kept_pairs
     except ImportError:
         return set()
     return kept_pairs(store, user)

@@ -3,7 +3,7 @@
 The answers (``HOW``), each one change batch that ``store.undo()`` reverts:
 
 * ``keep_both``: both stay as they are, and the store remembers the pair
-  (``MemoryStore.keep_both``; ``store.pair_decisions.kept_pairs`` reads it back), so the doctor
+  (``MemoryStore.keep_both``; ``store.history.pair_decisions.kept_pairs`` reads it back), so the doctor
   does not ask again;
 * ``merge``: cleanup's merge of the two (``plan_apply``), applied as a plan of one operation: one
   record with the merged text — a member whose text it is stays, else a new record is made — seen
@@ -24,7 +24,7 @@ from bestie_tui.hygiene.plan_apply import apply_plan
 from bestie_tui.hygiene.plan_build import best_text
 from bestie_tui.hygiene.plans import Operation, Plan
 from bestie_tui.store.binding import uses_store
-from bestie_tui.store.pair_decisions import check_pair, kept_pairs
+from bestie_tui.store.history.pair_decisions import check_pair, kept_pairs
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.text.words import clip
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bestie_tui.errors import ImportFormatError
-from bestie_tui.store import transfer
+from bestie_tui.transfer import exchange as transfer
 
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 

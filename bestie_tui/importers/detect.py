@@ -13,7 +13,7 @@ FORMATS = ("bestie", "mem0", "openclaw", "chatgpt")
 
 def _json(path: Path) -> Any:
     """The file's JSON, within the import limits (``transfer.read_json_file``)."""
-    from bestie_tui.store.transfer import read_json_file
+    from bestie_tui.transfer.exchange import read_json_file
 
     return read_json_file(path, "an import file")
 
@@ -26,7 +26,7 @@ def detect(path: str | Path, data: Any = None) -> str:
         ImportFormatError: the shape matches none of ``FORMATS``, or more than one.
     """
     from bestie_tui.importers import chatgpt, mem0
-    from bestie_tui.store.transfer import FORMAT
+    from bestie_tui.transfer.exchange import FORMAT
 
     path = Path(path)
     if path.is_dir() or path.suffix.lower() in (".md", ".markdown"):
@@ -50,7 +50,7 @@ def load(path: str | Path, format: str | None = None, user: str | None = None) -
         ImportFormatError: unreadable, an unknown format, or not in the format named.
     """
     from bestie_tui.importers import chatgpt, mem0, openclaw
-    from bestie_tui.store import transfer
+    from bestie_tui.transfer import exchange as transfer
 
     path = Path(path)
     if format is not None and format not in FORMATS:
@@ -75,7 +75,7 @@ def load(path: str | Path, format: str | None = None, user: str | None = None) -
                     raise
                 raise ImportFormatError(f"{path} is not a well-formed {format} export: a field has the wrong "
                                         f"type or value ({type(exc).__name__}); nothing was imported") from None
-    from bestie_tui.store.full_export import check_schema
+    from bestie_tui.transfer.full_export import check_schema
 
     transfer.validate(data, str(path))  # its messages first: they name the field in plain words
     check_schema(data, str(path), records=False)

@@ -97,7 +97,7 @@ def recover(db: Any) -> int:
 
 def _roll_back(db: Any, batch: Any) -> int:
     from bestie_tui.store import doc_index
-    from bestie_tui.store.history import IMPORTED_MESSAGES
+    from bestie_tui.store.history.undo import IMPORTED_MESSAGES
 
     removed = 0
     with db.atomic():

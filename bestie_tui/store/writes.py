@@ -16,8 +16,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.errors import InvalidValueError
-from bestie_tui.store import corrections, pair_decisions
+from bestie_tui.store import corrections
 from bestie_tui.store.gate import WriteDecision, check_write
+from bestie_tui.store.history import pair_decisions
 from bestie_tui.store.instructions import INSTRUCTION_KIND, ORDINARY_KIND
 from bestie_tui.store.message_forget import forget_memory
 from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, Event, Memory
@@ -491,13 +492,13 @@ class StoreWrites:
              session: str | None = None) -> UndoResult:
         """Revert ``actor``'s own most recent change batch (the owner's: ``history.OWNER_ACTORS``);
         ``of`` other actors', ``any_actor`` anyone's, ``session`` only one made through the store
-        object with that ``origin`` (the console's own). See ``store.history``.
+        object with that ``origin`` (the console's own). See ``store.history.undo``.
 
         Raises:
             NotFoundError: there is nothing left to undo (for that actor or session).
             InvalidValueError: a newer change touched the same record or fields; nothing was changed.
         """
-        from bestie_tui.store.history import undo_last
+        from bestie_tui.store.history.undo import undo_last
 
         return undo_last(cast("MemoryStore", self), actor, of=of, any_actor=any_actor,  # only ever a MemoryStore
                          origin=session)

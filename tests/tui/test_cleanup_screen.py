@@ -157,7 +157,7 @@ async def test_a_bare_a_y_after_a_fresh_import_of_5000_archives_nothing(store, c
     from conftest import FROZEN_NOW
 
     from bestie_tui.store.models import Memory
-    from bestie_tui.store.transfer import import_data
+    from bestie_tui.transfer.exchange import import_data
 
     import_data(store, old_import(FROZEN_NOW, n=5000))
     app = BestieApp(store, poll_interval=0, start_mode="cleanup")

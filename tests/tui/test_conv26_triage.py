@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bestie_tui.store.transfer import import_data
+from bestie_tui.transfer.exchange import import_data
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.screens.pending_screen import PendingScreen
 from tests.conftest import shared_data

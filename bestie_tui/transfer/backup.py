@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 from bestie_tui.paths import backup_dir, create_private_file, make_private_dirs
 from bestie_tui.store.db import backup_database, is_postgres
-from bestie_tui.store.full_export import export_full
 from bestie_tui.store.models import Event, Memory, Message
+from bestie_tui.transfer.full_export import export_full
 
 if TYPE_CHECKING:
     from bestie_tui.store.memory_store import MemoryStore

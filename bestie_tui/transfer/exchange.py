@@ -40,7 +40,7 @@ from bestie_tui.errors import BestieError, ImportFormatError, InvalidValueError
 from bestie_tui.store import bulk, doc_index, limits
 from bestie_tui.store.db import sync_sequences
 from bestie_tui.store.gate import check_write, redact
-from bestie_tui.store.history import IMPORTED_MESSAGES
+from bestie_tui.store.history.undo import IMPORTED_MESSAGES
 from bestie_tui.store.limits import check_memory_id
 from bestie_tui.store.models import (
     LAYERS,

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from bestie_tui.errors import InvalidValueError, NotFoundError
 from bestie_tui.store import doc_index, message_forget
+from bestie_tui.store.history.pair_decisions import KEEP_BOTH, parse_pair_note
 from bestie_tui.store.models import Event, Memory, Message, Setting
-from bestie_tui.store.pair_decisions import KEEP_BOTH, parse_pair_note
 from bestie_tui.store.records import UndoResult
 from bestie_tui.store.support import row_values, snapshot
 
@@ -35,7 +35,7 @@ OWNER_ACTORS = ("owner", "import")
 IMPORTED_MESSAGES = "messages"
 #: Snapshot keys that change with every write and never make a conflict.
 _QUIET = {"updated_at"}
-#: ``Event.note`` of an event whose snapshots were purged (``store.erase``): it cannot be undone.
+#: ``Event.note`` of an event whose snapshots were purged (``transfer.erase``): it cannot be undone.
 PURGED_NOTE = "text purged"
 #: Batches that are records, not undo steps: undos themselves, and erases, which cannot be undone
 #: (``erase --user``, ``forget --purge``) and say so before they act.

@@ -24,11 +24,11 @@ from peewee import fn
 
 from bestie_tui.errors import InvalidValueError
 from bestie_tui.store import doc_index, message_forget, vectors
-from bestie_tui.store.backup import take_backup
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.db import erase_begin, erase_end, json_text, vacuum
-from bestie_tui.store.history import PURGED_NOTE
+from bestie_tui.store.history.undo import PURGED_NOTE
 from bestie_tui.store.models import Event, Memory, Message, Setting
+from bestie_tui.transfer.backup import take_backup
 
 if TYPE_CHECKING:
     from bestie_tui.store.memory_store import MemoryStore

@@ -26,11 +26,11 @@ from peewee import fn
 
 from bestie_tui.errors import BestieError, ImportFormatError
 from bestie_tui.store import settings as settings_mod
-from bestie_tui.store import transfer
 from bestie_tui.store.binding import uses_store
 from bestie_tui.store.db import sync_sequences
 from bestie_tui.store.models import Event, Setting
 from bestie_tui.store.records import ImportResult, iso
+from bestie_tui.transfer import exchange as transfer
 
 if TYPE_CHECKING:
     from bestie_tui.store.memory_store import MemoryStore
