@@ -27,7 +27,7 @@ import peewee
 from peewee import Database, OperationalError, PostgresqlDatabase, SqliteDatabase, TextField
 from playhouse.migrate import PostgresqlMigrator, SqliteMigrator, migrate
 
-from bestie_tui.errors import SchemaError, StorageError
+from bestie_tui.errors import InvalidValueError, SchemaError, StorageError
 from bestie_tui.paths import create_private_file, is_database_url, make_private_dirs
 from bestie_tui.store.binding import binding
 from bestie_tui.store.dialect import is_postgres, json_text  # noqa: F401  (re-exported: the engine's SQL spellings)
@@ -344,7 +344,10 @@ class PostgresDatabase(PostgresqlDatabase):
     field_types = {**PostgresqlDatabase.field_types, "INT": "BIGINT", "AUTO": "BIGSERIAL"}
 
     def execute_sql(self, sql: str, params: Any = None) -> Any:
-        return super().execute_sql(_pyformat(sql), params)
+        try:
+            return super().execute_sql(_pyformat(sql), params)
+        except ValueError as exc:
+            raise _nul_refused(exc) from None
 
     def table_ddl(self, statement: str) -> str:
         """A ``CREATE TABLE``/``INDEX`` statement written for SQLite, as PostgreSQL takes it:
@@ -361,8 +364,11 @@ class PostgresDatabase(PostgresqlDatabase):
             return
         from psycopg2.extras import execute_batch
 
-        with _PEEWEE_ERRORS:
-            execute_batch(self.cursor(), _pyformat(sql), rows, page_size=200)
+        try:
+            with _PEEWEE_ERRORS:
+                execute_batch(self.cursor(), _pyformat(sql), rows, page_size=200)
+        except ValueError as exc:
+            raise _nul_refused(exc) from None
 
     def begin(self, lock_type: str | None = None, isolation_level: Any = None) -> None:  # type: ignore[override]
         cursor = self.cursor()
@@ -384,6 +390,16 @@ class PostgresDatabase(PostgresqlDatabase):
         with conn.cursor() as cursor:
             cursor.execute(f"SET lock_timeout = {int(PG_LOCK_TIMEOUT_MS)}")
         return conn
+
+
+def _nul_refused(exc: ValueError) -> Exception:
+    """psycopg2's ``ValueError`` for a NUL character in a text parameter (PostgreSQL's text type
+    cannot hold U+0000) as the one line SQLite's path gives (``text.check_encodable`` refuses NUL
+    on every write path first; this is the net under any path it missed). Other errors as they are."""
+    if "NUL" in str(exc):
+        return InvalidValueError("a value holds a NUL character (U+0000), which bestie does not store; "
+                                 "nothing was saved (remove it and try again)")
+    return exc
 
 
 def _open_postgres(url: str) -> PostgresDatabase:

@@ -218,10 +218,18 @@ def json_text(value, **options) -> str:
 
 
 def check_encodable(value: str | None, what: str) -> None:
-    """Raise ``InvalidValueError`` when ``value`` cannot be stored as UTF-8 — lone surrogates, which
-    is how Python carries bytes that were not valid UTF-8 on the command line."""
+    """Raise ``InvalidValueError`` when ``value`` cannot be stored as the same text on every engine:
+    lone surrogates (how Python carries bytes that were not valid UTF-8 on the command line) or a
+    NUL character (U+0000: SQLite would keep it, PostgreSQL's text type refuses it, so bestie refuses
+    it on both and a database can always move from one to the other). Tab, newline and the other
+    control characters are stored, and shown as visible escapes (``printable``)."""
     if not isinstance(value, str):
         return  # None, or a wrong type that the caller's own type check reports
+    if "\x00" in value:
+        from bestie_tui.errors import InvalidValueError
+
+        raise InvalidValueError(f"{what} holds a NUL character (U+0000), which bestie does not store; "
+                                "nothing was saved (remove it and try again)")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
