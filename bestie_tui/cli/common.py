@@ -14,6 +14,7 @@ import click
 
 from bestie_tui.cli.render import paint
 from bestie_tui.errors import BestieError
+from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, SCOPES
 
 
 class AppContext:
@@ -327,6 +328,24 @@ class MemoryIdType(click.ParamType):
 
 
 MEMORY_ID = MemoryIdType()
+
+
+class ScopeType(click.Choice):
+    """A scope (``core``, ``project``, ``session``); a tier's name given instead (``working``) is
+    answered with the scopes that land there, since the layer follows the scope."""
+
+    def __init__(self) -> None:
+        super().__init__(SCOPES)
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.lower() in LAYERS and value.lower() not in SCOPES:
+            into = [s for s, layer in SCOPE_DEFAULT_LAYER.items() if layer == value.lower()]
+            there = f": --scope {' or '.join(into)} lands a memory in {value.lower()}" if into else ""
+            self.fail(f"{value!r} is a tier, not a scope{there} (scopes: {', '.join(SCOPES)})", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+SCOPE = ScopeType()
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

@@ -14,7 +14,7 @@ from bestie_tui.store.models import LAYERS, SCOPES, STATUSES
 from bestie_tui.text.clock import show
 from bestie_tui.text.words import clip, printable
 
-from .common import AppContext, json_option, memory, memory_id_arg, note_unknown_user, pass_app
+from .common import SCOPE, AppContext, json_option, memory, memory_id_arg, note_unknown_user, pass_app
 from .render import emit_json, kv, memory_detail, memory_line, memory_lines
 
 
@@ -344,7 +344,7 @@ def edit(app: AppContext, memory_id: int, text: str) -> None:
 
 @memory.command()
 @memory_id_arg()
-@click.option("--scope", type=click.Choice(SCOPES), required=True)
+@click.option("--scope", type=SCOPE, required=True)
 @pass_app
 def move(app: AppContext, memory_id: int, scope: str) -> None:
     """Change a memory's scope (its layer follows unless pinned). Moving an expired memory is done

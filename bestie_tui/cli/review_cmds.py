@@ -8,7 +8,7 @@ import click
 
 from bestie_tui.text.words import clip, printable
 
-from .common import MEMORY_ID, json_option, memory, memory_id_arg, pass_app
+from .common import MEMORY_ID, SCOPE, json_option, memory, memory_id_arg, one_line, pass_app
 from .render import emit_json, memory_detail, memory_line, memory_lines
 
 
@@ -107,12 +107,21 @@ def _short(text: str, width: int = 70) -> str:
 
 def _all_pending(store, memory_ids: tuple[int, ...]) -> list[int]:
     """The ids once each, in order, after checking every one exists and is pending — so a bad id in
-    the middle of a list changes nothing. Raises the store's NotFoundError / a ClickException."""
+    the middle of a list changes nothing. Raises a ClickException naming every bad id in one line."""
+    from bestie_tui.errors import NotFoundError
+
     unique = list(dict.fromkeys(memory_ids))
+    problems = []
     for mid in unique:
-        record = store.get(mid)
+        try:
+            record = store.get(mid)
+        except NotFoundError:
+            problems.append(f"no memory with id {mid}")
+            continue
         if record.status != "pending":
-            raise click.ClickException(f"memory #{mid} is {record.status}, not pending; nothing was changed")
+            problems.append(f"memory #{mid} is {record.status}, not pending")
+    if problems:
+        raise click.ClickException(f"{'; '.join(problems)}; nothing was changed")
     return unique
 
 
@@ -120,20 +129,42 @@ def _all_pending(store, memory_ids: tuple[int, ...]) -> list[int]:
 @click.argument("memory_ids", nargs=-1, required=True, type=MEMORY_ID, metavar="ID...")
 @click.option("--text", help="Approve with this edited text instead.")
 @click.option("--keep-old", is_flag=True, help="Do not supersede the approved memories a proposal corrects.")
+@click.option("--scope", type=SCOPE, help="Land it in this scope (project or session: the working tier) "
+                                          "instead of the one it was proposed with.")
+@json_option
 @pass_app
-def approve(app, memory_ids, text, keep_old) -> None:
+def approve(app, memory_ids, text, keep_old, scope, as_json) -> None:
     """Approve pending proposals. A proposal that corrects an approved memory supersedes it in the
-    same undo step ('--keep-old' keeps it active)."""
+    same undo step ('--keep-old' keeps it active). Each approval is its own undo step.
+
+    A proposal the write gate refuses (core over its cap, a secret…) stays pending and is reported on
+    its own line; the others are approved. Exit 1 when any was refused. An id that does not exist or
+    is not pending changes nothing at all."""
+    from bestie_tui.errors import WriteRefusedError
     from bestie_tui.store.corrections import find_related, replaced
 
     if text is not None and len(memory_ids) > 1:
         raise click.UsageError("--text works with one id at a time")
     store = app.store()
     memory_ids = _all_pending(store, memory_ids)
+    approved: list[dict] = []
+    refused: list[dict] = []
     for mid in memory_ids:
         m = store.get(mid)
         found = [] if keep_old else find_related(store, text or m.text, m.user, exclude_id=mid, kinds=("correction",))
-        record = store.approve(mid, text=text, replaces=replaced(found))
+        try:
+            record = store.approve(mid, text=text, replaces=replaced(found), scope=scope)
+        except WriteRefusedError as exc:  # this one stays pending; the rest of the list goes on
+            if len(memory_ids) == 1 and not as_json:
+                raise
+            reason = one_line(str(exc)).removeprefix("refused: ")
+            refused.append({"id": mid, "rule": exc.rule, "reason": reason})
+            if not as_json:
+                click.echo(f"#{mid} refused, left pending: {reason}", err=True)
+            continue
+        approved.append(dict(record.to_dict(), superseded=replaced(found)))
+        if as_json:
+            continue
         click.echo(f"approved {memory_line(record)}")
         for r in found:
             if not r.relation.strong:
@@ -141,6 +172,16 @@ def approve(app, memory_ids, text, keep_old) -> None:
                            f"{_short(r.memory.text)}")
                 continue
             click.echo(f"  superseded #{r.memory.id}: {_short(r.memory.text)} ({printable(r.relation.reason)})")
+    if as_json:
+        emit_json({"approved": approved, "refused": refused})
+    if refused:
+        if as_json:
+            click.get_current_context().exit(1)
+        ids = [r["id"] for r in refused]
+        way = (f"; `bestie memory approve {' '.join(map(str, ids))} --scope project` lands them in working"
+               if scope != "project" and any(r["rule"] == "core_cap" for r in refused) else "")
+        raise click.ClickException(f"approved {len(approved)} of {len(memory_ids)}; {len(refused)} refused and "
+                                   f"left pending: {', '.join(f'#{i}' for i in ids)}{way}")
 
 
 @memory.command()

@@ -249,7 +249,7 @@ class StoreWrites:
                            about=row.about if text is None else None, memory_id=row.id).raise_if_refused()
 
     def approve(self, memory_id: int, *, text: str | None = None, replaces: list[int] | None = None,
-                actor: str = "owner") -> MemoryRecord:
+                scope: str | None = None, actor: str = "owner") -> MemoryRecord:
         """Approve a pending (or rejected) proposal, optionally with edited ``text``, and supersede the
         approved memories it corrects — one undo step. Approving a restatement of a superseded record
         supersedes the record that had replaced it.
@@ -257,17 +257,23 @@ class StoreWrites:
         Args:
             replaces: the ids to supersede; ``None`` finds them (``store.corrections``: the approved
                 memories the text corrects), ``[]`` supersedes nothing (approve and keep the old ones).
+            scope: land it in this scope (one of ``SCOPES``) instead of the one it was proposed with;
+                its layer follows as in ``move`` (``project``/``session``: working), in the same step.
 
         Raises: SecretRefusedError / WriteRefusedError when the write gate refuses it (a secret,
         venting, an injected block, core over its cap); InvalidValueError when the memory is not
-        pending or rejected.
+        pending or rejected, or ``scope`` is unknown.
         """
         row = self._row(memory_id)
         if row.status not in ("pending", "rejected"):
             raise InvalidValueError(f"memory #{row.id} is {row.status}, not pending")
         if text is not None:
             self._check_text(text)
-        decision = self._gate(row, "approve", text=text)
+        layer = None
+        if scope is not None:
+            self._check_scope(scope)
+            layer = SCOPE_DEFAULT_LAYER[scope] if not row.pinned or scope == "core" else row.layer
+        decision = self._gate(row, "approve", text=text, scope=scope, layer=layer)
         with self.change("approve" if text is None else "edit+approve", actor) as batch:
             row = self._row(memory_id)
             before = snapshot(row)
@@ -275,6 +281,8 @@ class StoreWrites:
                 self._set_text(row, text)
             row.about = decision.about or row.about
             row.kind = decision.kind or row.kind  # a generic memory about replies: a standing instruction
+            if scope is not None and layer is not None:
+                row.scope, row.layer = scope, layer
             row.status = "approved"
             row.updated_at = self.clock()
             row.save()
