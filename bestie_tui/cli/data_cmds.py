@@ -163,6 +163,38 @@ def export_cmd(app, output, user, fmt, full) -> None:
         click.echo(text)
 
 
+@memory.command("copy")
+@click.option("--to", "to", required=True, metavar="URL|FILE",
+              help="The empty database to copy into: a postgresql://user@host/dbname URL or a SQLite file.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@json_option
+@pass_app
+def copy_cmd(app, to, quiet, as_json) -> None:
+    """Copy the whole database into an empty one, on the other engine or the same: every memory
+    (ids kept), message, event (undo goes on), setting, meaning vector and the search index, then
+    count the rows again in the target. Refuses a target that holds anything. The source is not
+    changed; move --db (or BESTIE_DB) to the target once it is done."""
+    from bestie_tui.store.db import display_location, is_url
+    from bestie_tui.transfer.copy import copy_database
+
+    source = app.db_path()
+    same = str(source) == to if is_url(to) or is_url(source) else Path(source).resolve() == Path(to).expanduser().resolve()
+    if same:
+        raise click.UsageError("--to names the database being copied; give another (an empty one)")
+    store = app.store()
+    store.require_unbound("a copy of the database")
+    with progress_bar("copying", not (as_json or quiet)) as progress:
+        result = copy_database(store.db, to if is_url(to) else Path(to).expanduser(), progress=progress)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    rows = result.rows
+    click.echo(f"copied {rows.get('memory', 0):,} memories, {rows.get('message', 0):,} messages, "
+               f"{rows.get('event', 0):,} events, {rows.get('setting', 0):,} settings and "
+               f"{rows.get('memory_vector', 0):,} meaning vectors to {display_location(to)} "
+               "(every table's rows counted again there)")
+
+
 @memory.command("import")
 @click.argument("file", type=click.Path(exists=True))
 @click.option("--allow-secret", is_flag=True, help="Also import memories that look like secrets (explicit owner request).")
