@@ -12,8 +12,9 @@ from textual.screen import Screen
 
 from ..paths import styles_dir
 from ..store.db import change_mark, external_change_mark
-from .display import shown
+from .display import pasted, shown
 from .messages import StoreChanged
+from .paste import keep_paste_order
 from .screens.cleanup_screen import CleanupScreen
 from .screens.context_screen import ContextScreen
 from .screens.doctor_screen import DoctorScreen
@@ -91,6 +92,7 @@ class BestieApp(App[None]):
 
     def __init__(self, store, *, poll_interval: float = 2.0, start_mode: str | None = None) -> None:
         super().__init__()
+        keep_paste_order()  # a paste holding ESC arrives whole and in order (``paste``)
         self.store = store
         #: This console's session: ``u`` undoes only the changes made under it.
         self.session = store.begin_session()
@@ -110,6 +112,8 @@ class BestieApp(App[None]):
                 self.app_focus = True
                 await self.run_action(f"switch_mode('{mode}')")
                 return
+        if isinstance(event, events.Paste) and not event.is_forwarded:
+            event.text = pasted(event.text)  # an ESC pasted is shown and stored as \x1b, never sent on
         await super().on_event(event)
 
     def on_mount(self) -> None:

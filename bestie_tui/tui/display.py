@@ -9,6 +9,7 @@ through this module, and nowhere else decides how:
   ``text.words.printable``). A ``Text`` is never parsed as markup, and Rich passes ESC straight
   through to the terminal (it only drops a few controls such as BEL), hence the escapes;
 * ``append(text, value, style)`` adds such data to a ``Text`` being built;
+* ``pasted(text)`` is what a paste types into a text box: the same visible escapes;
 * ``markup(value)`` is for the few places that parse Textual markup from a string (a markup
   toast): visible escapes, then ``rich.markup.escape``;
 * ``when(value, tz)`` shows a stored naive-UTC time on the owner's clock;
@@ -42,6 +43,13 @@ def shown(value: Any) -> str:
     breaks kept, a tab as four spaces, ``\\r\\n`` as one line break)."""
     text = "" if value is None else str(value)
     return printable(text.replace("\r\n", "\n").replace("\t", "    "))
+
+
+def pasted(text: str) -> str:
+    """What a paste puts in a text box: its characters with line breaks as ``\\n`` (a terminal sends
+    a pasted line break as ``\\r``) and every other control or bidi character as the visible escape
+    ``shown`` draws (``\\x1b``), so the box shows what will be stored and stores what it shows."""
+    return shown(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def _shown_pieces(text: str) -> list[tuple[str, str]]:
