@@ -57,10 +57,13 @@ def check_text(text: Any, what: str = "text") -> str:
     Raises:
         InvalidValueError: not a string, empty, or longer than ``MAX_TEXT_CHARS``.
     """
+    query = what == "query"
+    done = "nothing was looked up" if query else "nothing was saved"  # what happened, said
     if not isinstance(text, str) or not text.strip():
-        raise InvalidValueError(f"{what} is empty")
+        raise InvalidValueError(f"{what} is empty; {done}")
     if len(text) > MAX_TEXT_CHARS:
-        raise InvalidValueError(f"{what} is {len(text):,} characters; at most {MAX_TEXT_CHARS:,} are accepted")
+        holds = "a query is" if query else "a message holds"
+        raise InvalidValueError(f"{what} is {len(text):,} characters; {holds} at most {MAX_TEXT_CHARS:,}, so {done}")
     return text
 
 

@@ -147,7 +147,7 @@ def _lines(path: Path) -> Iterator[str]:
         size = path.stat().st_size
         if size > IMPORT_FILE_MAX:
             raise ImportFormatError(f"{path} is {size / 2**20:,.1f} MiB; an import file holds at most "
-                                    f"{IMPORT_FILE_MAX // 2**20} MiB (split it)")
+                                    f"{IMPORT_FILE_MAX // 2**20} MiB; nothing was imported (split it)")
         with path.open(encoding="utf-8", newline="") as handle:
             read = 0
             n = 0
@@ -161,7 +161,7 @@ def _lines(path: Path) -> Iterator[str]:
                     raise ImportFormatError(f"{path}: line {n} is over {MARKDOWN_LINE_MAX:,} characters; a memory "
                                             f"holds at most {MEMORY_TEXT_MAX:,}; nothing was imported")
                 if read > IMPORT_FILE_MAX:  # a file that grew after stat, or a FIFO
-                    raise ImportFormatError(f"{path} holds more than {IMPORT_FILE_MAX // 2**20} MiB; split it")
+                    raise ImportFormatError(f"{path} holds more than {IMPORT_FILE_MAX // 2**20} MiB; nothing was imported (split it)")
                 yield line
     except (OSError, UnicodeDecodeError) as exc:
         raise ImportFormatError(f"cannot read {path}: {exc}") from None

@@ -98,13 +98,13 @@ def read_json_file(path: str | Path, what: str = "a bestie export") -> Any:
         raise ImportFormatError(f"cannot read {path}: {exc}") from exc
     if size > limits.IMPORT_FILE_MAX:
         raise ImportFormatError(f"{path} is {size / 2**20:,.1f} MiB; an import file holds at most "
-                                f"{limits.IMPORT_FILE_MAX // 2**20} MiB (split the export)")
+                                f"{limits.IMPORT_FILE_MAX // 2**20} MiB; nothing was imported (split the export)")
     try:
         with path.open("rb") as handle:  # a FIFO or a file that grew after stat: read at most one byte over
             blob = handle.read(limits.IMPORT_FILE_MAX + 1)
         if len(blob) > limits.IMPORT_FILE_MAX:
             raise ImportFormatError(f"{path} holds more than {limits.IMPORT_FILE_MAX // 2**20} MiB; "
-                                    "split the export")
+                                    "nothing was imported (split the export)")
         raw = blob.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ImportFormatError(f"cannot read {path}: {exc}") from exc
@@ -170,11 +170,11 @@ def _check_memory(m: Any, where: str) -> None:
         raise ImportFormatError(f"{where} is not an object")
     if isinstance(m.get("text"), str) and limits.stripped_length(m["text"]) > limits.MEMORY_TEXT_MAX:
         # first, from the length alone: a 50 MB text is refused before any pass over it
-        raise ImportFormatError(f"{where}.text is {limits.stripped_length(m['text']):,} characters; "
-                                f"at most {limits.MEMORY_TEXT_MAX:,}")
+        raise ImportFormatError(f"{where}.text is {limits.stripped_length(m['text']):,} characters; a memory "
+                                f"holds at most {limits.MEMORY_TEXT_MAX:,}; nothing was imported")
     problem = limits.user_id_problem(m.get("user"), f"{where}.user")
     if problem:
-        raise ImportFormatError(problem)
+        raise ImportFormatError(problem + "; nothing was imported")
     if not isinstance(m.get("text"), str) or not textmod.normalize(m["text"]):
         raise ImportFormatError(f"{where} has no text")
     for key in ("text", *_OPTIONAL_TEXT):
