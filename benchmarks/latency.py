@@ -21,11 +21,11 @@ a counter, past that size), bulk-inserted. It then measures:
 
 ``--messages 1000000`` measures history recall instead (``retrieval.recall``): M chat messages of one
 user, the persona facts again as turns ("p17: fact"), 20 turns a session, two speakers taking turns;
-the first recall builds the persisted message index (each turn with its neighbours' text); then
-``recall(store, fact, "owner", limit=10)`` p50/p95 over ``--queries`` random facts beside FTS5 bm25
-top-10 over the same rows (own text, user filter) in the same run, and the index growth: the bytes
-of the index tables (``dbstat``) with the neighbour text over the bytes of an own-text-only index of
-the same messages (built at ``--growth-size`` messages, since the ratio does not depend on M).
+the first recall builds the persisted message index (each turn's own text, linked to its session
+neighbours); then ``recall(store, fact, "owner", limit=10)`` p50/p95 over ``--queries`` random facts
+beside FTS5 bm25 top-10 over the same rows (own text, user filter) in the same run, and the bytes of
+the index tables (``dbstat``) at ``--growth-size`` messages (``benchmarks/message_index.py`` puts
+them beside FTS5's).
 
 ``--semantic`` (needs the ``semantic`` extra) measures the cost of search by meaning: embedding one
 request and one memory (p50/p95, one thread), then per size and layout ``build_context`` p50/p95
@@ -283,27 +283,17 @@ def measure_recall(size: int, facts, queries: int, workdir: Path) -> list[str]:
             f"{build_s:.1f}", f"{peak:.0f}"]
 
 
-def index_growth(size: int, facts, workdir: Path) -> tuple[int, int]:
-    """``(bytes with neighbour text, bytes own text only)`` of the message index of ``size`` turns."""
+def index_growth(size: int, facts, workdir: Path) -> int:
+    """Bytes of the message index of ``size`` turns."""
     from retrieval_common import seed_messages
 
     from bestie_tui.store import doc_index
 
-    turns = message_rows(size, facts)
-    sizes = []
-    for own_only in (False, True):
-        path = workdir / f"growth-{size}-{int(own_only)}.db"
-        store, _ = seed_messages(path, turns, NOW)
-        saved = doc_index._MESSAGE_ALL
-        if own_only:  # the same collection indexed without neighbours: the baseline of the ratio
-            doc_index._MESSAGE_ALL = "SELECT id, text FROM message ORDER BY id"
-        try:
-            doc_index.reindex(store.db, doc_index.MESSAGE)
-        finally:
-            doc_index._MESSAGE_ALL = saved
-        store.close()
-        sizes.append(index_bytes(path))
-    return sizes[0], sizes[1]
+    path = workdir / f"growth-{size}.db"
+    store, _ = seed_messages(path, message_rows(size, facts), NOW)
+    doc_index.reindex(store.db, doc_index.MESSAGE)
+    store.close()
+    return index_bytes(path)
 
 
 def main() -> None:
@@ -347,14 +337,14 @@ def main() -> None:
             for size in (int(s) for s in args.messages.split(",")):
                 rows.append(measure_recall(size, facts, args.queries, Path(tmp)))
                 print("  done:", " | ".join(rows[-1]), file=sys.stderr, flush=True)
-            with_text, own = index_growth(args.growth_size, facts, Path(tmp))
+            stored = index_growth(args.growth_size, facts, Path(tmp))
         load = os.getloadavg()
         print(table(f"recall latency (ms) beside FTS5 bm25 top-10 over the same messages; {args.queries} queries; "
                     f"load average {load[0]:.1f} on {os.cpu_count()} cores (shared machine)",
                     ["messages", "p50", "p95", "FTS5 p50", "FTS5 p95", "p95 / FTS5 p95", "index build (s)",
                      "peak RSS so far (MiB)"], rows))
-        print(f"\nmessage index at {args.growth_size:,} turns: {with_text / 2**20:.1f} MiB with the neighbour text, "
-              f"{own / 2**20:.1f} MiB own text only: {with_text / max(own, 1):.2f}×")
+        print(f"\nmessage index at {args.growth_size:,} turns: {stored / 2**20:.1f} MiB, "
+              f"{stored / args.growth_size:.0f} bytes a turn")
         return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

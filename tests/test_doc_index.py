@@ -144,7 +144,7 @@ def test_reindex_command_rebuilds_with_a_count(run, store):
         store.add("note", t, user="linh")
     result = run("memory", "reindex")
     assert result.exit_code == 0
-    assert result.output.strip().splitlines()[-1].startswith("indexed 5 approved memories in ")
+    assert result.output.strip().splitlines()[-1].startswith("indexed 5 approved memories and 0 messages in ")
     assert '"documents": 5' in run("memory", "reindex", "--json").output
 
 

@@ -114,8 +114,9 @@ def test_the_message_index_is_persisted_and_follows_appends(store, db_path):
     later = chat(store, "s1", ["Minh: pho, obviously"], start=START + timedelta(minutes=5))
     hits = recall(store, "pho", "linh")
     assert [h.message.id for h in hits][:2] == [later[0], ids[0]]  # the question now carries its answer's text
+    # each turn's text is stored once: its neighbours' are added when a query scores it
     indexed = dict(conn.execute("SELECT doc_id, text FROM ix_doc WHERE collection = 'message'").fetchall())
-    assert "pho, obviously" in indexed[ids[0]] and "cook tonight" in indexed[later[0]]
+    assert indexed == {ids[0]: "Linh: what should we cook tonight?", later[0]: "Minh: pho, obviously"}
     conn.close()
     # a new process answers from the stored index: it does not rebuild it
     code = ("import sys; from bestie_tui.store.memory_store import MemoryStore; "

@@ -294,10 +294,13 @@ def erase(app, user, yes, as_json) -> None:
 @json_option
 @pass_app
 def reindex(app, semantic, quiet, as_json) -> None:
-    """Rebuild the search index from every approved memory (a progress bar on a terminal).
+    """Rebuild the search indexes of the approved memories and of the chat messages (a progress bar
+    on a terminal).
 
-    Writes keep the index current by themselves; this is for an index you suspect, or to build it
-    ahead of the first search after an upgrade, which would otherwise build it then. --semantic
+    Writes keep the memory index current by themselves, and a search brings the message index up to
+    date with the messages logged since; this is for an index you suspect, or to build them ahead of
+    the first search after an upgrade or a bulk load of messages, which would otherwise build them
+    then (saying "building the message index (n of N)" on stderr). --semantic
     rebuilds the meaning vectors instead, with the model the setting semantic.model names (after installing
     the extra, or changing the model)."""
     if semantic:
@@ -315,13 +318,17 @@ def reindex(app, semantic, quiet, as_json) -> None:
     try:
         with progress_bar("indexing memories", not (as_json or quiet)) as progress:
             docs = doc_index.reindex(store.db, progress=progress)
+        with progress_bar("indexing messages", not (as_json or quiet)) as progress:
+            messages = doc_index.reindex(store.db, doc_index.MESSAGE, progress=progress)
     except DatabaseError as exc:
         raise StorageError(f"cannot rebuild the index of {store.path}: {exc}; nothing was changed") from exc
     seconds = time.perf_counter() - started
     if as_json:
-        emit_json({"documents": docs, "seconds": round(seconds, 3), "format": doc_index.FORMAT})
+        emit_json({"documents": docs, "messages": messages, "seconds": round(seconds, 3),
+                   "format": doc_index.FORMAT, "message_format": doc_index.MESSAGE_FORMAT})
     else:
-        click.echo(f"indexed {docs} approved {'memory' if docs == 1 else 'memories'} in {seconds:.1f} s")
+        click.echo(f"indexed {docs} approved {'memory' if docs == 1 else 'memories'} and {messages} "
+                   f"{'message' if messages == 1 else 'messages'} in {seconds:.1f} s")
 
 
 @memory.command()

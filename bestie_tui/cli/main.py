@@ -9,7 +9,29 @@ from __future__ import annotations
 import click
 
 from .. import DISTRIBUTION
+from ..store.doc_index import set_reporting
 from .common import DB_HELP, USER_HELP, AppContext, BestieGroup, db_option
+
+#: A non-terminal stderr gets a progress line at most this often (seconds), and the last one.
+NOTICE_EVERY = 5.0
+_said: dict[str, float] = {}
+
+
+def index_notice(what: str, done: int, total: int) -> None:
+    """``building the message index (n of N)`` on stderr while a command builds a search index it
+    needs (``doc_index.reporting``): one line redrawn on a terminal; elsewhere the first line, one
+    every ``NOTICE_EVERY`` seconds and the last."""
+    import sys
+    import time
+
+    line = f"building the {what} ({done:,} of {total:,})"
+    if sys.stderr.isatty():
+        click.echo(f"\r{line}", err=True, nl=done >= total)
+        return
+    now = time.monotonic()
+    if done >= total or done == 0 or what not in _said or now - _said[what] >= NOTICE_EVERY:
+        _said[what] = now
+        click.echo(line, err=True)
 
 
 @click.group(cls=BestieGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,6 +45,8 @@ def cli(ctx: click.Context, db: str | None, user: str | None) -> None:
     from bestie_tui.store.limits import check_user_id
 
     check_user_id(user, "--user")  # 1 to 200 printable characters, refused before anything opens
+    set_reporting(index_notice)  # a command that has to build a large search index says so
+    _said.clear()
     ctx.obj = AppContext(db, user)
     ctx.call_on_close(ctx.obj.close)  # one store per command, closed when the command ends
 
@@ -41,6 +65,7 @@ def tui(app: AppContext, demo: bool, reset_demo: bool) -> None:
 
         path = ensure_demo_db(demo_db_path(), reset=reset_demo)
         app.db = str(path)
+    set_reporting(None)  # no stderr lines over the console's screen
     store = app.store()
     from ..tui.app import BestieApp
 

@@ -31,6 +31,11 @@ rows only — a few index lookups and their posting blocks — so a new process 
 reading, let alone fitting, the whole collection; numpy does the arithmetic (no scipy, no
 scikit-learn). Memory ids are looked up in a sorted array of indexed ids, never used as positions.
 
+The message collection (history recall) stores each turn's own counts and links to the turns
+before and after it in its session; a turn is scored as the text of those three turns: its term
+frequencies, lengths and document frequencies are the sums over the three, added up at query time
+from the stored lists (``_windows``), so one turn's terms are stored once, not three times.
+
 Within one process the index caches what it read (document lengths, term frequencies, posting
 lists, bounded by ``POSTING_CACHE``) until the event log moves.
 """
@@ -104,6 +109,8 @@ class MemoryIndex:
         self._key: tuple | None = None
         self._doc_ids: Any = None  # sorted int64 numpy array of indexed ids
         self._lengths: Any = None  # (word lengths, char lengths), float64 arrays aligned with _doc_ids
+        #: messages: (previous, next) positions in _doc_ids of each turn's session neighbours, −1: none
+        self._links: tuple[Any, Any] | None = None
         self._parts: tuple[PartWeights, PartWeights] | None = None
         self._terms: dict[tuple[int, str], tuple[int, int] | None] = {}
         self._postings: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
@@ -185,16 +192,31 @@ class MemoryIndex:
         ids: list[Any] = []
         wlen: list[Any] = []
         clen: list[Any] = []
+        links: list[Any] = []
+        windowed = self.collection == doc_index.MESSAGE
         for block, data in db.execute_sql("SELECT block, data FROM ix_block WHERE collection = ? ORDER BY block",
                                           (self.collection,)).fetchall():
-            triples = np.frombuffer(data, dtype="<u4").reshape(-1, 3)
+            n = len(data) // (28 if windowed else 12)  # doc_index._block_data: 3 uint32 (+ 2 int64)
+            triples = np.frombuffer(data, dtype="<u4", count=3 * n).reshape(-1, 3)
             ids.append((np.int64(block) << doc_index.BLOCK_BITS) + triples[:, 0].astype(np.int64))
             wlen.append(triples[:, 1])
             clen.append(triples[:, 2])
+            if windowed:
+                links.append(np.frombuffer(data, dtype="<i8", offset=12 * n).reshape(-1, 2))
         self._doc_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
         self._lengths = (np.concatenate(wlen).astype(np.float64) if wlen else np.zeros(0),
                          np.concatenate(clen).astype(np.float64) if clen else np.zeros(0))
-        self._parts = parts(len(self._doc_ids), meta.word_total if meta else 0, meta.char_total if meta else 0)
+        self._links = None
+        if windowed:
+            pairs = np.concatenate(links) if links else np.zeros((0, 2), dtype=np.int64)
+            prev, nxt = (np.where(known, pos, -1) for pos, known in
+                         (self._positions(pairs[:, 0]), self._positions(pairs[:, 1])))
+            self._links = (prev, nxt)
+            self._lengths = tuple(self._window_sum(own) for own in self._lengths)
+            totals = (int(self._lengths[0].sum()), int(self._lengths[1].sum()))
+        else:
+            totals = (meta.word_total, meta.char_total) if meta else (0, 0)
+        self._parts = parts(len(self._doc_ids), *totals)
         self._terms.clear()
         self._postings.clear()
         self._vectors.clear()
@@ -202,6 +224,28 @@ class MemoryIndex:
         if self._key is not None:
             self._updates += 1
         self._key = key
+
+    def _window_sum(self, own: Any) -> Any:
+        """Per turn: ``own`` plus its session neighbours' values (messages)."""
+
+        assert self._links is not None
+        out = own.copy()
+        for side in self._links:
+            has = side >= 0
+            out[has] += own[side[has]]
+        return out
+
+    def _windows(self, positions: Any, tf: Any) -> tuple[Any, Any]:
+        """A term's own postings (positions, tf) → those of the three-turn texts: each turn that holds
+        the term passes its count on to itself and to its session neighbours (messages)."""
+        import numpy as np
+
+        assert self._links is not None
+        prev, nxt = (side[positions] for side in self._links)
+        targets = np.concatenate([positions, prev[prev >= 0], nxt[nxt >= 0]])
+        counts = np.concatenate([tf, tf[prev >= 0], tf[nxt >= 0]])
+        where, inverse = np.unique(targets, return_inverse=True)
+        return where, np.bincount(inverse, weights=counts, minlength=len(where))
 
     def fit(self) -> None:
         """Rebuild the persisted index from every approved memory now (``bestie memory reindex``)."""
@@ -260,7 +304,7 @@ class MemoryIndex:
             for tid in chunk:
                 blocks = raw.get(tid, [])
                 if blocks:
-                    pairs = [np.frombuffer(d, dtype="<u2").reshape(-1, 2) for _, d in blocks]
+                    pairs = [_decode(self.collection, d) for _, d in blocks]
                     ids = np.concatenate([(np.int64(b) << doc_index.BLOCK_BITS) + p[:, 0].astype(np.int64)
                                           for (b, _), p in zip(blocks, pairs)])
                     tf = np.concatenate([p[:, 1] for p in pairs]).astype(np.float64)
@@ -268,6 +312,8 @@ class MemoryIndex:
                     ids, tf = np.zeros(0, dtype=np.int64), np.zeros(0)
                 positions, known = self._positions(ids)
                 entry = (positions[known], tf[known])
+                if self._links is not None:
+                    entry = self._windows(*entry)
                 out[tid] = self._postings[tid] = entry
                 self._cached += len(entry[0])
         while self._cached > POSTING_CACHE and len(self._postings) > 1:
@@ -291,6 +337,9 @@ class MemoryIndex:
         assert self._parts is not None  # ensure_fresh loaded them
         words, chars = query_features(query)
         found = self._lookup([(WORD, t) for t in words] + [(CHAR, t) for t in chars])
+        if self._links is not None:  # messages: df of the three-turn texts, from their postings
+            lists = self._posting_lists([tid for tid, _ in found.values()])
+            found = {k: (tid, len(lists[tid][0])) for k, (tid, _) in found.items()}
         out = []
         for part, feats in zip(self._parts, (words, chars)):
             stored = [(*found[(part.part, t)], t) for t in feats if (part.part, t) in found]
@@ -487,6 +536,32 @@ class MemoryIndex:
             rows = 0 if self._doc_ids is None else len(self._doc_ids)
             features_seen = sum(1 for v in self._terms.values() if v is not None)
             return IndexStats(self._fits, self._updates, rows, features_seen, round(self._fit_seconds, 4))
+
+
+def _decode(collection: str, data: bytes) -> Any:
+    """A posting blob → ``(n, 2)`` int64 array of ``(offset, tf)`` rows (``doc_index``'s layouts:
+    uint16 pairs for memories, ``store.postings`` varints for messages)."""
+    import numpy as np
+
+    if collection != doc_index.MESSAGE:
+        return np.frombuffer(data, dtype="<u2").reshape(-1, 2).astype(np.int64)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(raw < 0x80)
+    if len(ends) == len(raw):
+        values = raw.astype(np.int64)
+    else:  # several bytes a number: 7 bits each, least significant first
+        starts = np.concatenate(([0], ends[:-1] + 1))
+        group = np.repeat(np.arange(len(ends)), ends - starts + 1)
+        shifted = (raw & 0x7F).astype(np.int64) << (7 * (np.arange(len(raw)) - starts[group]))
+        values = np.bincount(group, weights=shifted, minlength=len(ends)).astype(np.int64)
+    n = int(values[0])
+    heads = values[1:1 + n]
+    big = (heads & 1).astype(bool)
+    out = np.empty((n, 2), dtype=np.int64)
+    out[:, 0] = np.cumsum((heads >> 1) + 1) - 1
+    out[:, 1] = 1
+    out[big, 1] = values[1 + n:1 + n + int(big.sum())] + 2
+    return out
 
 
 _INDEXES: weakref.WeakKeyDictionary[Any, dict[str, MemoryIndex]] = weakref.WeakKeyDictionary()

@@ -2,7 +2,7 @@
 and brought up to date inside the transaction of each write, so no process refits anything.
 
 The index is generic over *collections* of documents (``"memory"``: the approved memories; a later
-collection can hold conversation turns). Per collection it stores counts only — the BM25 weighting
+collection, ``"message"``, holds chat turns). Per collection it stores counts only — the BM25 weighting
 lives in ``bestie_tui.retrieval.bm25`` and is computed at query time from these counts, so the
 weights are always those of the current collection (no drift between fits):
 
@@ -14,10 +14,12 @@ table          what it holds
                the event-log mark ``(min id, max id)`` the index reflects
 ``ix_term``    one row per feature (``part`` 0 = words and word pairs, 1 = character n-grams):
                its id and document frequency
-``ix_posting`` per (term, block of ``BLOCK`` document ids): packed little-endian uint16 pairs
-               ``(id − block·BLOCK, tf)`` sorted by id; ``tf`` is capped at 65,535
+``ix_posting`` per (term, block of ``BLOCK`` document ids): the entries ``(id − block·BLOCK, tf)``
+               sorted by id, ``tf`` capped at 65,535 — packed little-endian uint16 pairs for
+               memories, varints (``store.postings``) for messages
 ``ix_block``   per (collection, block): packed uint32 triples ``(offset, word length, char length)``
-               — every document's lengths load in one read of a few rows
+               — every document's lengths load in one read of a few rows; for messages followed
+               by int64 pairs ``(previous id, next id)`` in the session (0: none)
 ``ix_doc``     the text each document was indexed with, so a change or a removal takes out exactly
                the features that went in
 =============  ==============================================================================
@@ -42,13 +44,21 @@ import time
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from bestie_tui.store import postings as varint_postings
+
 #: Version of the stored layout and of what the analyzers produce; another value means rebuild.
 #: 2: runs of Chinese, Japanese and Korean characters are indexed as character pairs.
 FORMAT = 2
+#: The layout of the message collection. 3: each turn indexed with its own text only, its session
+#: neighbours kept as links in ``ix_block`` (``retrieval.index`` adds their counts at query time),
+#: postings as varints — about a quarter of the bytes of format 2 (``benchmarks/message_index.py``).
+MESSAGE_FORMAT = 3
 #: Document ids per posting block (a power of two, so offsets fit uint16).
 BLOCK_BITS = 12
 BLOCK = 1 << BLOCK_BITS
@@ -63,22 +73,24 @@ _CHUNK = 500  # bound parameters per IN (...)
 
 MESSAGE = "message"
 
+#: A reader brings at most this many documents into the index without saying so (about half a second
+#: of analysis); more is reported through ``reporting`` while it is built.
+QUIET_DOCS = 1000
+
 #: What the ``memory`` collection indexes: ``(SQL of every document (id, text) by id, SQL of some)``.
 _MEMORY_ALL = "SELECT id, text FROM memory WHERE status = 'approved' ORDER BY id"
 _MEMORY_SOME = "SELECT id, text FROM memory WHERE status = 'approved' AND id IN ({})"
-#: A chat message is indexed with the text of the turns just before and after it in its session
-#: (same user and session, in ``(created_at, id)`` order): a short reply ("Yeah, me too!") is found
-#: by the topic of the turn it answers. A message without a session is indexed alone. At most 3× the
-#: message text (``benchmarks/latency.py`` measures the growth).
+#: A chat message is indexed with its own text, and linked to the turns just before and after it in its
+#: session (same user and session, in ``(created_at, id)`` order); a query scores it as the text of
+#: the three turns (``retrieval.index``), so a short reply ("Yeah, me too!") is found by the topic of
+#: the turn it answers. A message without a session stands alone.
 _NEIGHBOURS = 'WINDOW w AS (PARTITION BY "user", session ORDER BY created_at, id)'
-# portable SQL (SQLite and PostgreSQL): "user" quoted (a keyword in PostgreSQL), a newline literal
-# instead of char(10), and NULL-safe equality spelled out instead of SQLite's IS
-_NL = "'\n'"
-_MESSAGE_DOC = (f"text || CASE WHEN session IS NULL THEN '' ELSE COALESCE({_NL} || LAG(text) OVER w, '') "
-                f"|| COALESCE({_NL} || LEAD(text) OVER w, '') END")
-_MESSAGE_ALL = f"SELECT id, {_MESSAGE_DOC} FROM message {_NEIGHBOURS} ORDER BY id"
-_MESSAGE_SOME = (f"SELECT id, {_MESSAGE_DOC} FROM message WHERE session IN "
-                 f"(SELECT session FROM message WHERE id IN ({{}})) {_NEIGHBOURS}")
+# portable SQL (SQLite and PostgreSQL): "user" quoted (a keyword in PostgreSQL), and NULL-safe
+# equality spelled out instead of SQLite's IS
+_MESSAGE_ALL = ("SELECT id, text, CASE WHEN session IS NULL THEN 0 ELSE COALESCE(LAG(id) OVER w, 0) END, "
+                f"CASE WHEN session IS NULL THEN 0 ELSE COALESCE(LEAD(id) OVER w, 0) END FROM message {_NEIGHBOURS} "
+                "ORDER BY id")
+_MESSAGE_SOME = "SELECT id, text FROM message WHERE id IN ({})"
 _SAME_USER = '({0}."user" = m."user" OR ({0}."user" IS NULL AND m."user" IS NULL))'
 #: The session neighbours (previous and next turn) of the messages after a mark: appending a turn
 #: changes the indexed text of the turn before it.
@@ -144,6 +156,11 @@ def analyzer_digest() -> str:
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
 
 
+def format_of(collection: str) -> int:
+    """The stored layout ``collection`` is built with now (``FORMAT`` or ``MESSAGE_FORMAT``)."""
+    return MESSAGE_FORMAT if collection == MESSAGE else FORMAT
+
+
 def read_meta(db: Any, collection: str = MEMORY) -> IndexMeta | None:
     row = db.execute_sql("SELECT format, analyzer, docs, word_total, char_total, event_low, event_high, built_at "
                          "FROM ix_meta WHERE collection = ?", (collection,)).fetchone()
@@ -170,10 +187,10 @@ def status(db: Any, collection: str = MEMORY, *, count: bool = False) -> str:
     meta = read_meta(db, collection)
     if meta is None:
         return "missing"
-    if meta.format != FORMAT or meta.analyzer != analyzer_digest():
+    if meta.format != format_of(collection) or meta.analyzer != analyzer_digest():
         return "stale"
-    if count and _count_source(db, collection) != meta.docs:
-        return "stale"
+    if count and _count_source(db, collection, meta.event_high if collection == MESSAGE else None) != meta.docs:
+        return "stale"  # (messages after the mark are the "behind" below: the mark is a message id)
     low, high = event_mark(db, collection)
     if (low, high) == (meta.event_low, meta.event_high):
         return "current"
@@ -182,11 +199,34 @@ def status(db: Any, collection: str = MEMORY, *, count: bool = False) -> str:
     return "behind"
 
 
+#: Where a reader's index build reports: ``sink(what, done, total)`` with ``what`` = ``"message index"``
+#: or ``"memory index"`` and document counts. The CLI sets it (a line on stderr); unset, nothing is said.
+Progress = Callable[[str, int, int], None]
+_SINK: ContextVar[Progress | None] = ContextVar("bestie_index_progress", default=None)
+
+
+@contextmanager
+def reporting(sink: Progress | None) -> Iterator[None]:
+    """Within the block, index builds of more than ``QUIET_DOCS`` documents started by a reader (``sync``
+    through ``retrieval.index``) report to ``sink``."""
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
+def set_reporting(sink: Progress | None) -> None:
+    """``reporting`` for the rest of the current context (a CLI process: its one command)."""
+    _SINK.set(sink)
+
+
 def sync(db: Any, collection: str = MEMORY, *, count: bool = False, rebuild_ok: bool = True) -> str:
     """Bring the index of ``collection`` up to date inside the caller's write transaction
     (``count``: as for ``status``). ``rebuild_ok=False`` (a write's own transaction) leaves a
     missing or stale index for the next reader or ``reindex`` to rebuild, so an ordinary write never
-    waits on a whole rebuild of a large collection.
+    waits on a whole rebuild of a large collection. A build of more than ``QUIET_DOCS`` documents
+    reports its progress to the ``reporting`` sink, if one is set.
 
     Returns what it did: ``"current"`` (nothing), ``"applied"``, ``"rebuilt"`` or ``"left"``.
     """
@@ -195,8 +235,10 @@ def sync(db: Any, collection: str = MEMORY, *, count: bool = False, rebuild_ok: 
         return state
     if state in ("missing", "stale") and not rebuild_ok:
         return "left"
+    sink = _SINK.get()
+    what = f"{collection} index"
     if state in ("missing", "stale"):
-        rebuild(db, collection)
+        rebuild(db, collection, _loud(sink, what))
         return "rebuilt"
     meta = read_meta(db, collection)
     assert meta is not None  # "behind" means there is a meta row
@@ -204,10 +246,28 @@ def sync(db: Any, collection: str = MEMORY, *, count: bool = False, rebuild_ok: 
     if len(changed) > max(REBUILD_MIN, REBUILD_SHARE * meta.docs):
         if not rebuild_ok:  # a large write (a cleanup): the next reader rebuilds, outside its lock
             return "left"
-        rebuild(db, collection)
+        rebuild(db, collection, _loud(sink, what))
         return "rebuilt"
-    apply_changes(db, changed, collection)
+    report = sink if len(changed) > QUIET_DOCS else None
+    step = REBUILD_MIN if report is not None else max(len(changed), 1)
+    for start in range(0, max(len(changed), 1), step):  # an empty change still moves the mark
+        if report is not None:
+            report(what, start, len(changed))
+        apply_changes(db, changed[start:start + step], collection)
+    if report is not None:
+        report(what, len(changed), len(changed))
     return "applied"
+
+
+def _loud(sink: Progress | None, what: str) -> Callable[[int, int], None] | None:
+    """``rebuild``'s progress callback for ``sink``: silent while the collection is small."""
+    if sink is None:
+        return None
+
+    def progress(done: int, total: int) -> None:
+        if total > QUIET_DOCS:
+            sink(what, done, total)
+    return progress
 
 
 def _changed_since(db: Any, collection: str, mark: int) -> list[int]:
@@ -216,9 +276,8 @@ def _changed_since(db: Any, collection: str, mark: int) -> list[int]:
     if collection != MESSAGE:
         return [m for (m,) in db.execute_sql(
             "SELECT DISTINCT memory_id FROM event WHERE id > ? AND memory_id IS NOT NULL", (mark,)).fetchall()]
-    new = [i for (i,) in db.execute_sql("SELECT id FROM message WHERE id > ?", (mark,)).fetchall()]
-    around = {i for row in db.execute_sql(_MESSAGE_NEIGHBOURS, (mark,)).fetchall() for i in row if i is not None}
-    return sorted(set(new) | around)
+    # their session neighbours' links change too: ``apply_changes`` follows the links
+    return [i for (i,) in db.execute_sql("SELECT id FROM message WHERE id > ? ORDER BY id", (mark,)).fetchall()]
 
 
 def session_neighbours(db: Any, ids: Sequence[int]) -> dict[int, tuple[int | None, int | None]]:
@@ -237,15 +296,15 @@ def session_neighbours(db: Any, ids: Sequence[int]) -> dict[int, tuple[int | Non
 
 def neighbours_outside(db: Any, ids: Sequence[int]) -> list[int]:
     """The messages just before or after any of ``ids`` in their sessions that are not in ``ids``:
-    read *before* ``ids`` are deleted, they are the turns whose indexed text holds a deleted turn's
-    text (``_MESSAGE_DOC``) and must be indexed again with it."""
+    read *before* ``ids`` are deleted, they are the turns whose links to their neighbours change."""
     gone = {int(i) for i in ids}
     return sorted({n for pair in session_neighbours(db, list(gone)).values() for n in pair
                    if n is not None and n not in gone})
 
 
 def _all_documents(db: Any, collection: str) -> Any:
-    """A cursor of every document ``(id, text)`` of ``collection``, by id."""
+    """A cursor of every document ``(id, text)`` of ``collection`` by id (messages: ``(id, text,
+    previous id, next id)``, 0 for none)."""
     if collection == MESSAGE:
         db.execute_sql(MESSAGE_ORDER_INDEX)  # an older file gets it on its first message index build
         return db.execute_sql(_MESSAGE_ALL)
@@ -256,12 +315,8 @@ def _all_documents(db: Any, collection: str) -> Any:
 def _some_documents(db: Any, collection: str, ids: list[int]) -> dict[int, str]:
     """``id → indexed text`` of those of ``ids`` that are documents of ``collection`` now."""
     marks = ",".join("?" * len(ids))
-    if collection == MESSAGE:
-        wanted = set(ids)
-        return {i: t for i, t in db.execute_sql(_MESSAGE_SOME.format(marks), ids).fetchall() if i in wanted} | {
-            i: t for i, t in db.execute_sql(f"SELECT id, text FROM message WHERE session IS NULL AND id IN ({marks})",
-                                            ids).fetchall()}
-    return dict(db.execute_sql(_MEMORY_SOME.format(marks), ids).fetchall())
+    sql = _MESSAGE_SOME if collection == MESSAGE else _MEMORY_SOME
+    return dict(db.execute_sql(sql.format(marks), ids).fetchall())
 
 
 # ---------------------------------------------------------------------------------------- packing
@@ -278,6 +333,40 @@ def _unpack(data: bytes, code: str) -> array:
     if sys.byteorder == "big":
         out.byteswap()
     return out
+
+
+def _encode(collection: str, flat: Sequence[int]) -> bytes:
+    """A posting blob of ``[offset, tf, …]`` in the layout of ``collection``."""
+    return varint_postings.encode(flat) if collection == MESSAGE else _pack(flat, "H")
+
+
+def _decode(collection: str, data: bytes) -> Sequence[int]:
+    """A posting blob back to ``[offset, tf, …]``."""
+    return varint_postings.decode(data) if collection == MESSAGE else _unpack(data, "H")
+
+
+#: Bytes per document of a message block: three uint32 and two int64.
+_MESSAGE_RECORD = 28
+
+
+def _block_records(collection: str, data: bytes) -> dict[int, tuple[int, ...]]:
+    """An ``ix_block`` blob → ``offset → (word length, char length)``; messages add ``(previous id,
+    next id)`` (0: none)."""
+    if collection != MESSAGE:
+        flat = _unpack(data, "I")
+        return {flat[i]: (flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)}
+    n = len(data) // _MESSAGE_RECORD
+    head, links = _unpack(data[:12 * n], "I"), _unpack(data[12 * n:], "q")
+    return {head[3 * i]: (head[3 * i + 1], head[3 * i + 2], links[2 * i], links[2 * i + 1]) for i in range(n)}
+
+
+def _block_data(collection: str, records: dict[int, tuple[int, ...]]) -> bytes:
+    """The ``ix_block`` blob of ``records`` (as ``_block_records`` returns them)."""
+    order = sorted(records)
+    head = _pack((v for o in order for v in (o, *records[o][:2])), "I")
+    if collection != MESSAGE:
+        return head
+    return head + _pack((v for o in order for v in records[o][2:4]), "q")
 
 
 def _counts(text: str) -> tuple[Counter[str], Counter[str], int, int]:
@@ -301,66 +390,75 @@ def rebuild(db: Any, collection: str = MEMORY, progress: Callable[[int, int], No
     mark = event_mark(db, collection)
     _drop(db, collection)
     total = _count_source(db, collection)
-    vocab: dict[tuple[int, str], int] = {}
+    if progress is not None:
+        progress(0, total)
+    vocabs: tuple[dict[str, int], dict[str, int]] = ({}, {})  # per part (WORD, CHAR): term → id
     df: list[int] = []
     next_id = (db.execute_sql("SELECT MAX(id) FROM ix_term").fetchone()[0] or 0) + 1
     first_id = next_id
     docs = word_total = char_total = 0
     for block, rows in _by_block(_all_documents(db, collection)):
         postings: dict[int, list[int]] = {}
-        lengths: list[int] = []
-        for doc_id, text in rows:
+        records: dict[int, tuple[int, ...]] = {}
+        for doc_id, text, *links in rows:
             words, chars, wlen, clen = _counts(text)
             offset = doc_id - (block << BLOCK_BITS)
-            for part, counts in ((WORD, words), (CHAR, chars)):
-                for term, tf in counts.items():
-                    key = (part, term)
-                    tid = vocab.get(key)
+            for vocab, counts in zip(vocabs, (words, chars)):
+                for term, tf in counts.items():  # the hot loop of a build: plain dict and list steps
+                    tid = vocab.get(term)
                     if tid is None:
-                        tid = vocab[key] = next_id
+                        tid = vocab[term] = next_id
                         next_id += 1
                         df.append(0)
                     df[tid - first_id] += 1
-                    postings.setdefault(tid, []).extend((offset, min(tf, _TF_CAP)))
-            lengths.extend((offset, wlen, clen))
+                    entry = postings.get(tid)
+                    if entry is None:
+                        postings[tid] = [offset, tf if tf < _TF_CAP else _TF_CAP]
+                    else:
+                        entry += (offset, tf if tf < _TF_CAP else _TF_CAP)
+            records[offset] = (wlen, clen, *links)
             word_total += wlen
             char_total += clen
             docs += 1
         _executemany(db, "INSERT INTO ix_posting (term_id, block, data) VALUES (?, ?, ?)",
-                     [(tid, block, _pack(pairs, "H")) for tid, pairs in postings.items()])
+                     [(tid, block, _encode(collection, pairs)) for tid, pairs in postings.items()])
         _executemany(db, "INSERT INTO ix_block (collection, block, data) VALUES (?, ?, ?)",
-                     [(collection, block, _pack(lengths, "I"))])
+                     [(collection, block, _block_data(collection, records))])
         _executemany(db, "INSERT INTO ix_doc (collection, doc_id, text) VALUES (?, ?, ?)",
-                     [(collection, doc_id, text) for doc_id, text in rows])
+                     [(collection, row[0], row[1]) for row in rows])
         if progress is not None:
             progress(docs, total)
+    terms = sorted((tid, part, term) for part, vocab in zip((WORD, CHAR), vocabs) for term, tid in vocab.items())
     _executemany(db, "INSERT INTO ix_term (id, collection, part, term, df) VALUES (?, ?, ?, ?, ?)",
-                 [(tid, collection, part, term, df[tid - first_id]) for (part, term), tid in vocab.items()])
+                 [(tid, collection, part, term, df[tid - first_id]) for tid, part, term in terms])
     _write_meta(db, collection, docs, word_total, char_total, mark)
     return docs
 
 
-def _count_source(db: Any, collection: str) -> int:
+def _count_source(db: Any, collection: str, up_to: int | None = None) -> int:
+    """Documents ``collection`` has now (``up_to``: messages with an id up to it)."""
+    if collection == MESSAGE and up_to is not None:
+        return int(db.execute_sql("SELECT COUNT(*) FROM message WHERE id <= ?", (up_to,)).fetchone()[0])
     sql = ("SELECT COUNT(*) FROM message" if collection == MESSAGE
            else "SELECT COUNT(*) FROM memory WHERE status = 'approved'")
     return int(db.execute_sql(sql).fetchone()[0])
 
 
-def _by_block(cursor: Any) -> Iterator[tuple[int, list[tuple[int, str]]]]:
-    """``(block, rows)`` for a cursor of ``(id, text)`` ordered by id."""
+def _by_block(cursor: Any) -> Iterator[tuple[int, list[tuple]]]:
+    """``(block, rows)`` for a cursor of ``(id, text, …)`` ordered by id."""
     current: int | None = None
-    rows: list[tuple[int, str]] = []
+    rows: list[tuple] = []
     while True:
         batch = cursor.fetchmany(2000)
         if not batch:
             break
-        for doc_id, text in batch:
-            block = doc_id >> BLOCK_BITS
+        for row in batch:
+            block = row[0] >> BLOCK_BITS
             if block != current and rows:
                 yield current, rows  # type: ignore[misc]  # current is set once rows has a row
                 rows = []
             current = block
-            rows.append((doc_id, text))
+            rows.append(tuple(row))
     if rows:
         yield current, rows  # type: ignore[misc]
 
@@ -380,7 +478,8 @@ def _write_meta(db: Any, collection: str, docs: int, word_total: int, char_total
         "analyzer = excluded.analyzer, docs = excluded.docs, word_total = excluded.word_total, "
         "char_total = excluded.char_total, event_low = excluded.event_low, event_high = excluded.event_high, "
         "built_at = excluded.built_at",
-        (collection, FORMAT, analyzer_digest(), docs, word_total, char_total, mark[0], mark[1], time.time()))
+        (collection, format_of(collection), analyzer_digest(), docs, word_total, char_total, mark[0], mark[1],
+         time.time()))
 
 
 def _executemany(db: Any, sql: str, rows: list[tuple]) -> None:
@@ -404,9 +503,9 @@ def apply_changes(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> 
         new.update(_some_documents(db, collection, chunk))
     changed = [i for i in ids if old.get(i) != new.get(i)]
     docs, word_total, char_total = meta.docs, meta.word_total, meta.char_total
+    length_edits: dict[int, dict[int, tuple[int, int] | None]] = {}
     if changed:
         delta: dict[tuple[int, str], dict[int, int]] = {}  # feature → {doc id: tf, 0 = remove}
-        length_edits: dict[int, dict[int, tuple[int, int] | None]] = {}
         for doc_id in changed:
             block = doc_id >> BLOCK_BITS
             if doc_id in old:
@@ -424,8 +523,10 @@ def apply_changes(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) -> 
                 docs, word_total, char_total = docs + 1, word_total + wlen, char_total + clen
                 length_edits.setdefault(block, {})[doc_id] = (wlen, clen)
         _apply_postings(db, collection, delta)
-        _apply_lengths(db, collection, length_edits)
         _apply_docs(db, collection, changed, new)
+    links = _current_links(db, ids) if collection == MESSAGE else {}
+    if length_edits or links:
+        _apply_blocks(db, collection, length_edits, links)
     _write_meta(db, collection, docs, word_total, char_total, event_mark(db, collection))
 
 
@@ -434,8 +535,9 @@ def drop_documents(db: Any, doc_ids: Sequence[int], collection: str = MEMORY) ->
     transaction (an erase: its event names no memory, and the index holds their text and terms).
     Does nothing where there is no index yet. A document whose row is there again, or whose text
     changed without an event (a message redacted or brought back by undo), is indexed as it is now."""
-    if doc_ids and read_meta(db, collection) is not None:
-        apply_changes(db, doc_ids, collection)
+    meta = read_meta(db, collection)
+    if doc_ids and meta is not None and meta.format == format_of(collection):
+        apply_changes(db, doc_ids, collection)  # an index of another layout is rebuilt by its next reader
 
 
 #: Posting lists ``documents_with`` intersects, at most, once fewer than this many documents are left.
@@ -458,7 +560,8 @@ def documents_with(db: Any, text: str, collection: str = MESSAGE) -> list[int] |
     from bestie_tui.text.analysis import analyze_words
     from bestie_tui.text.words import has_cjk
 
-    if read_meta(db, collection) is None:
+    meta = read_meta(db, collection)
+    if meta is None or meta.format != format_of(collection):
         return None
     # a lone CJK character (a run of one) is no feature of a text that holds it inside a longer run,
     # where it is part of character pairs: it and the pairs it is in are left out of the keys
@@ -479,7 +582,7 @@ def documents_with(db: Any, text: str, collection: str = MESSAGE) -> list[int] |
         ids: set[int] = set()
         for block, data in db.execute_sql("SELECT block, data FROM ix_posting WHERE term_id = ?", (term_id,)).fetchall():
             base = block << BLOCK_BITS
-            ids.update(base + offset for offset in _unpack(data, "H")[0::2])
+            ids.update(base + offset for offset in _decode(collection, data)[0::2])
         held = ids if held is None else held & ids
         if len(held) < _FEW:
             break
@@ -527,7 +630,7 @@ def _apply_postings(db: Any, collection: str, delta: dict[tuple[int, str], dict[
                                          f"({','.join('?' * len(chunk))})", (block, *chunk)).fetchall())
         base = block << BLOCK_BITS
         for tid, edits in per_term.items():
-            flat = _unpack(stored[tid], "H") if tid in stored else array("H")
+            flat = _decode(collection, stored[tid]) if tid in stored else array("H")
             pairs = dict(zip(flat[0::2], flat[1::2]))
             for doc_id, tf in edits.items():
                 offset = doc_id - base
@@ -539,7 +642,7 @@ def _apply_postings(db: Any, collection: str, delta: dict[tuple[int, str], dict[
                     del pairs[offset]
                     df[tid] -= 1
             if pairs:
-                upserts.append((tid, block, _pack((v for o in sorted(pairs) for v in (o, pairs[o])), "H")))
+                upserts.append((tid, block, _encode(collection, [v for o in sorted(pairs) for v in (o, pairs[o])])))
             elif tid in stored:
                 deletes.append((tid, block))
     _executemany(db, "INSERT INTO ix_posting (term_id, block, data) VALUES (?, ?, ?) "
@@ -551,23 +654,48 @@ def _apply_postings(db: Any, collection: str, delta: dict[tuple[int, str], dict[
     _executemany(db, "DELETE FROM ix_term WHERE id = ?", [(tid,) for tid, n in df.items() if n <= 0])
 
 
-def _apply_lengths(db: Any, collection: str, edits: dict[int, dict[int, tuple[int, int] | None]]) -> None:
-    for block, block_edits in edits.items():
-        row = db.execute_sql("SELECT data FROM ix_block WHERE collection = ? AND block = ?",
-                             (collection, block)).fetchone()
-        flat = _unpack(row[0], "I") if row else array("I")
-        lengths = {flat[i]: (flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)}
+def _stored_records(db: Any, collection: str, block: int) -> tuple[bool, dict[int, tuple[int, ...]]]:
+    row = db.execute_sql("SELECT data FROM ix_block WHERE collection = ? AND block = ?",
+                         (collection, block)).fetchone()
+    return row is not None, (_block_records(collection, row[0]) if row else {})
+
+
+def _current_links(db: Any, ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """``message id → (previous id, next id)`` now (0: none) of ``ids`` and of every message a
+    change to them moves a link of: their neighbours as stored in the index and as they are now."""
+    touched = set(ids)
+    for block in {i >> BLOCK_BITS for i in ids}:
         base = block << BLOCK_BITS
-        for doc_id, value in block_edits.items():
+        records = _stored_records(db, MESSAGE, block)[1]
+        touched.update(n for i in ids if (i >> BLOCK_BITS) == block and (i - base) in records
+                       for n in records[i - base][2:4] if n)
+    now = session_neighbours(db, sorted(touched))
+    touched.update(n for pair in now.values() for n in pair if n is not None)
+    now = session_neighbours(db, sorted(touched))
+    return {i: (p or 0, n or 0) for i, (p, n) in now.items()}
+
+
+def _apply_blocks(db: Any, collection: str, edits: dict[int, dict[int, tuple[int, int] | None]],
+                  links: dict[int, tuple[int, int]]) -> None:
+    """Write new lengths (``None``: the document is gone) and, for messages, new session links into
+    the ``ix_block`` rows they fall in."""
+    blocks = set(edits) | {i >> BLOCK_BITS for i in links}
+    for block in blocks:
+        had, records = _stored_records(db, collection, block)
+        base = block << BLOCK_BITS
+        for doc_id, value in edits.get(block, {}).items():
             if value is None:
-                lengths.pop(doc_id - base, None)
+                records.pop(doc_id - base, None)
             else:
-                lengths[doc_id - base] = value
-        if lengths:
-            data = _pack((v for o in sorted(lengths) for v in (o, *lengths[o])), "I")
+                records[doc_id - base] = (*value, *records.get(doc_id - base, (0, 0, 0, 0))[2:])
+        for doc_id, pair in links.items():
+            if doc_id >> BLOCK_BITS == block and (doc_id - base) in records:
+                records[doc_id - base] = (*records[doc_id - base][:2], *pair)
+        if records:
+            data = _block_data(collection, records)
             db.execute_sql("INSERT INTO ix_block (collection, block, data) VALUES (?, ?, ?) "
                            "ON CONFLICT (collection, block) DO UPDATE SET data = excluded.data", (collection, block, data))
-        elif row:
+        elif had:
             db.execute_sql("DELETE FROM ix_block WHERE collection = ? AND block = ?", (collection, block))
 
 
