@@ -170,3 +170,21 @@ async def test_a_user_id_with_an_escape_is_shown_as_text_in_the_header(db_path, 
 
     assert console_title("a\x1b[31mb") == "bestie memory of a\\x1b[31mb"
     assert console_title("x" * 100).endswith("…") and len(console_title("x" * 100)) < 70
+
+
+async def test_the_message_detail_keeps_its_time_whole_on_one_line(store):
+    store.log_message("user", "A message to read in the wide detail panel", user="linh", channel="telegram:5550001",
+                      session="a-session-with-a-long-name")
+    app = BestieApp(store, poll_interval=0, start_mode="messages")
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(app, pilot)
+        detail = app.screen.query_one("#messages-detail")
+        rows = [row_of_line(app, detail, y) for y in range(3)]
+        stamp = store.clock().strftime("%Y-%m-%d")
+        assert rows[1].strip() == f"{stamp} 12:00:00 UTC (just now)", rows  # date, time and age together
+        assert rows[2].strip() == "A message to read in the wide detail panel", rows
+
+
+def row_of_line(app, widget, y: int) -> str:
+    region = widget.region
+    return app.screen._compositor.render_strips()[region.y + y].text[region.x:region.right]

@@ -243,7 +243,8 @@ class MessagesScreen(BestieScreen):
         text = Text()
         text.append(f"#{m.id} · {m.role}", style="bold")
         append(text, f" · {m.user or '-'} · {m.channel or '-'} · session {m.session or '-'}", single_line=True)
-        text.append(f" · {exact(m.created_at, self.store.owner_zone, self.store.clock(), seconds=True)}\n")
+        # the time on a line of its own: never broken between its date and its clock time
+        text.append(f"\n{exact(m.created_at, self.store.owner_zone, self.store.clock(), seconds=True)}\n")
         if m.id in self.preview_marks:
             text.append(f"compression: {self.preview_marks[m.id]}\n", style="italic")
         hit = self.hits.get(m.id)
