@@ -62,6 +62,7 @@ class PendingScreen(BestieScreen):
     BINDINGS = [
         Binding("a", "approve", "Approve", id="pending.approve"),
         Binding("A", "approve_keep", "Approve, keep old", id="pending.approve_keep"),
+        Binding("w", "approve_working", "Approve into working", id="pending.approve_working", show=False),
         Binding("r,x", "reject", "Reject", id="pending.reject"),
         Binding("e", "edit_approve", "Edit+approve", id="pending.edit_approve"),
         Binding("s", "skip", "Skip", id="pending.skip"),
@@ -214,7 +215,9 @@ class PendingScreen(BestieScreen):
         try:
             apply(memory_id)
         except BestieError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            # over the core cap: the console's way to what the CLI's approve --scope project does
+            hint = "; w approves it into working" if getattr(exc, "rule", None) == "core_cap" else ""
+            self.notify(f"#{memory_id} stays pending: {exc}{hint}", severity="error", markup=False)
             self.refresh_data()
             return
         self.reviewed.add(memory_id)
@@ -245,6 +248,14 @@ class PendingScreen(BestieScreen):
             replaces = self._replaced_ids()
             note = f"; superseded {', '.join(f'#{i}' for i in replaces)}" if replaces else ""
             self._decide(record.id, "approved", lambda i: self.store.approve(i, replaces=replaces), note)
+
+    def action_approve_working(self) -> None:
+        """Approve into the working tier (scope project), as ``bestie memory approve ID --scope
+        project``: where a proposal goes when core is full or it is no everyday fact."""
+        if record := self._need_current("approve"):
+            replaces = self._replaced_ids()
+            self._decide(record.id, "approved into working",
+                         lambda i: self.store.approve(i, replaces=replaces, scope="project"))
 
     def action_approve_keep(self) -> None:
         """Approve without superseding what the proposal replaces (both stay active)."""
@@ -382,6 +393,8 @@ class PendingScreen(BestieScreen):
             yield "memory: Approve current", f"Approve proposal #{n}, superseding what it replaces (a)", self.action_approve
             yield ("memory: Approve current, keep old", f"Approve proposal #{n} and keep what it replaces (A)",
                    self.action_approve_keep)
+            yield ("memory: Approve current into working", f"Approve proposal #{n} into the working tier (w)",
+                   self.action_approve_working)
             yield "memory: Reject current", f"Reject proposal #{n} (r)", self.action_reject
             yield "memory: Edit then approve current", f"Edit #{n}, then approve it (e)", self.action_edit_approve
             yield "memory: Skip current", f"Leave #{n} pending, move it to the back (s)", self.action_skip
