@@ -5,9 +5,10 @@ Usage::
     .venv/bin/python benchmarks/message_index.py [--sizes 10000,100000] [--baseline TREE] [--json]
 
 Per size M, one temp-file store holds M chat messages of one user, bulk-loaded (one insert, no
-index), as an import or a migration leaves them: first every LoCoMo dialog turn (``"Speaker: text"``,
-by session), then MSC persona facts as turns of 20-turn sessions, repeated with a ``(lap)`` suffix
-when M outruns them. Then ``doc_index.reindex(db, "message")`` builds the message index, and for the
+index), as an import or a migration leaves them: every LoCoMo dialog turn (``"Speaker: text"``, by
+session), repeated with a ``(lap)`` suffix in new sessions when M outruns them (``--corpus locomo``,
+149 bytes of text a turn); ``--corpus mixed`` puts MSC persona facts as turns of 20-turn sessions
+after the LoCoMo turns (short texts, a wider vocabulary). Then ``doc_index.reindex(db, "message")`` builds the message index, and for the
 same rows an FTS5 table (``porter unicode61``, external content: it indexes the rows of ``message``
 and stores no second copy of the text) is filled by ``INSERT … SELECT``, in the same process.
 
@@ -44,7 +45,7 @@ SESSION_TURNS = 20
 START = datetime(2024, 1, 1)
 
 
-def turns(size: int) -> list[tuple[str, datetime, str]]:
+def turns(size: int, corpus: str = "locomo") -> list[tuple[str, datetime, str]]:
     """``(text, at, session)`` of ``size`` turns (module docstring)."""
     sys.path.insert(0, str(HERE))
     import locomo
@@ -54,7 +55,7 @@ def turns(size: int) -> list[tuple[str, datetime, str]]:
     for conv in locomo.load_conversations(DATA / "locomo_dev.json"):
         for session in locomo.sessions(conv):
             base += [(f"{t.speaker}: {t.text}", t.at, session.key) for t in session.turns]
-    facts = persona_facts(DATA / "msc_personas_all.json")
+    facts = persona_facts(DATA / "msc_personas_all.json") if corpus == "mixed" else []
     base += [(f"{user}: {fact}", START + timedelta(minutes=i), f"msc-{i // SESSION_TURNS}")
              for i, (user, fact) in enumerate(facts)]
     out = []
@@ -75,7 +76,7 @@ def table_bytes(path: Path, names: tuple[str, ...]) -> int:
         conn.close()
 
 
-def measure(size: int, workdir: Path) -> dict:
+def measure(size: int, workdir: Path, corpus: str = "locomo") -> dict:
     """One size in this interpreter's ``bestie_tui``: bytes and CPU of our index and of FTS5."""
     from bestie_tui.store import doc_index
     from bestie_tui.store.memory_store import MemoryStore
@@ -84,7 +85,7 @@ def measure(size: int, workdir: Path) -> dict:
     path = workdir / f"messages-{size}.db"
     store = MemoryStore(path)
     rows = [dict(role="user", text=text, user="owner", channel="bench", session=session, created_at=at, terms="")
-            for text, at, session in turns(size)]
+            for text, at, session in turns(size, corpus)]
     with store.bound(), store.db.atomic():
         for start in range(0, len(rows), 500):
             Message.insert_many(rows[start:start + 500]).execute()
@@ -114,10 +115,11 @@ def measure(size: int, workdir: Path) -> dict:
             "index_over_fts5_all": round(whole / max(fts_all, 1), 2)}
 
 
-def baseline(tree: Path, sizes: list[int]) -> list[dict]:
+def baseline(tree: Path, sizes: list[int], corpus: str) -> list[dict]:
     """The same sizes measured with the package of ``tree``, in a subprocess."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, __file__, "--sizes", ",".join(map(str, sizes)), "--json", "--only-this"],
+    out = subprocess.run([sys.executable, __file__, "--sizes", ",".join(map(str, sizes)), "--corpus", corpus,
+                          "--json", "--only-this"],
                          env=env, capture_output=True, text=True, check=True, cwd=tree)
     return json.loads(out.stdout)["this"]
 
@@ -139,6 +141,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000", help="message counts, comma-separated (default 10000)")
     parser.add_argument("--baseline", type=Path, help="another source tree measured beside this one")
+    parser.add_argument("--corpus", choices=("locomo", "mixed"), default="locomo")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only-this", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -146,16 +149,17 @@ def main() -> None:
     if not args.only_this:
         sys.path.insert(0, str(HERE.parent))
     with tempfile.TemporaryDirectory() as tmp:
-        this = [measure(size, Path(tmp)) for size in sizes]
-    before = baseline(args.baseline, sizes) if args.baseline else []
+        this = [measure(size, Path(tmp), args.corpus) for size in sizes]
+    before = baseline(args.baseline, sizes, args.corpus) if args.baseline else []
     load = os.getloadavg()[0]
     if args.json:
-        print(json.dumps({"this": this, "baseline": before, "load": round(load, 2)}, indent=2))
+        print(json.dumps({"corpus": args.corpus, "this": this, "baseline": before, "load": round(load, 2)}, indent=2))
         return
     rows = [(label, r) for i in range(len(sizes))
             for label, r in ((str(args.baseline), before[i]) if before else (None, None), ("this tree", this[i]))
             if r is not None]
-    print(f"message index beside FTS5 (porter unicode61, external content) over the same rows; load {load:.1f}")
+    print(f"message index beside FTS5 (porter unicode61, external content) over the same rows; corpus {args.corpus}; "
+          f"load {load:.1f}")
     print(table(rows))
 
 

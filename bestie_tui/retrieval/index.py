@@ -244,6 +244,10 @@ class MemoryIndex:
         prev, nxt = (side[positions] for side in self._links)
         targets = np.concatenate([positions, prev[prev >= 0], nxt[nxt >= 0]])
         counts = np.concatenate([tf, tf[prev >= 0], tf[nxt >= 0]])
+        if 8 * len(targets) >= len(self._links[0]):  # a common term: one pass over every turn beats a sort
+            dense = np.bincount(targets, weights=counts, minlength=len(self._links[0]))
+            where = np.flatnonzero(dense)
+            return where, dense[where]
         where, inverse = np.unique(targets, return_inverse=True)
         return where, np.bincount(inverse, weights=counts, minlength=len(where))
 
