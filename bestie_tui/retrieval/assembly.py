@@ -54,7 +54,7 @@ from bestie_tui.retrieval.scoring import (
     settings_snapshot,
 )
 from bestie_tui.store.binding import tenant_sql, uses_store
-from bestie_tui.store.db import group_concat
+from bestie_tui.store.db import group_concat, one_stamp_per_call
 from bestie_tui.store.instructions import INSTRUCTION_KIND
 from bestie_tui.store.markers import (
     CORE_TITLE,
@@ -215,6 +215,7 @@ class ContextPack:
         }
 
 
+@one_stamp_per_call  # PostgreSQL: one change-mark round trip a request, not four
 @uses_store
 def build_context(store: MemoryStore, query: str, user: str | None, channel: str | None = None,
                   project: str | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET, *,

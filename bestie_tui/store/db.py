@@ -15,9 +15,13 @@ each write transaction with an advisory lock (the counterpart of SQLite's ``BEGI
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -495,9 +499,49 @@ def read_stamp(db: Database) -> Any:
     ``PRAGMA data_version`` (no statement through Peewee). PostgreSQL: ``change_mark`` outside a
     transaction; inside one, this connection's own uncommitted writes do not move it, so ``None``."""
     if is_postgres(db):
-        return None if db.in_transaction() else change_mark(db)
+        if db.in_transaction():
+            return None
+        scope = _STAMPS.get()
+        if scope is None:
+            return change_mark(db)
+        if id(db) not in scope:
+            scope[id(db)] = change_mark(db)
+        return scope[id(db)]
     conn = db.connection()
     return conn, conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0]
+
+
+#: Inside ``one_stamp``: ``id(db)`` → the PostgreSQL ``change_mark`` read once for the block.
+_STAMPS: ContextVar[dict[int, Any] | None] = ContextVar("bestie_read_stamps", default=None)
+
+
+@contextmanager
+def one_stamp() -> Iterator[None]:
+    """Within the block, ``read_stamp`` asks a PostgreSQL server for its mark once per database and
+    gives that value to every later call (a ``build_context`` asked four times, a round trip each).
+    The block's readers then check their caches against the database as it was when the block
+    began, as one request should: a write landing during the block is seen by the next call after
+    it, because the first stamp taken after the block differs from the one the caches keep. Nested
+    blocks share the outer one. SQLite's stamps cost no round trip and are read as ever."""
+    if _STAMPS.get() is not None:
+        yield
+        return
+    token = _STAMPS.set({})
+    try:
+        yield
+    finally:
+        _STAMPS.reset(token)
+
+
+def one_stamp_per_call(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` run inside ``one_stamp`` (a decorator for a request such as ``build_context``)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with one_stamp():
+            return func(*args, **kwargs)
+
+    return wrapper
 
 
 def external_change_mark(db: Database) -> Any:
