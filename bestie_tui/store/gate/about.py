@@ -23,6 +23,7 @@ is the owner. Only the first ``_HEAD`` characters are read, so the cost does not
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from bestie_tui.store.gate.fold import fold, view
 
@@ -240,3 +241,28 @@ def _named_subject(nfc: str, user: str | None, names: frozenset[str] = frozenset
     if len(name) == len(tokens):  # nothing after the name
         return None
     return None if _is_owner(who, user, names) else who
+
+
+# How the owner states their own name: "My name is Alice", "I'm called Alice", "call me Alice",
+# "tên tôi là Lan", "mình tên Lan" (folded).
+_OWN_NAME = re.compile(r"(?:my name is|my name's|i am called|i'm called|im called|call me|people call me"
+                       r"|ten (?:cua )?(?:toi|minh|em|anh|to) la|(?:toi|minh|em|anh|to) ten(?: la)?"
+                       r"|goi (?:toi|minh|em|anh|to) la)\s+(?P<name>[a-z][a-z'\-]{0,24}(?: [a-z][a-z'\-]{0,24}){0,2})")
+_NAME_STOP = re.compile(r"\s+(?:and|but|or|from|at|in|va|nhung|o|the|a)(?:\s.*)?$")
+#: The owner's names are read from at most this many of a user's approved memories that mention one.
+NAME_ROWS = 50
+#: What such a memory holds (``LIKE``, so ASCII letters in any case): the words a name is given with.
+NAME_CUES = ("name", "tên", "ten", "call", "gọi")
+
+
+def names_given(texts: Iterable[str]) -> frozenset[str]:
+    """The names the owner gives as their own in ``texts`` ("My name is Alice", "tên tôi là Lan"),
+    folded, each with its first word alone ("alice nguyen", "alice")."""
+    names: set[str] = set()
+    for text in texts:
+        for m in _OWN_NAME.finditer(fold(text)):
+            name = _NAME_STOP.sub("", m.group("name")).strip()
+            if name:
+                names.add(name)
+                names.add(name.split()[0])
+    return frozenset(names)

@@ -80,15 +80,27 @@ def core_usage(store: Any, text: str, about: str | None, user: str | None,
     """
     mode = store.get_setting("context.tokenMode") or "chars4"
     cap = int(store.get_setting("memory.coreTokenCap"))
-    rows = _active_core(store.clock(), exclude, user)
     per_user: dict[str | None, int] = {}
-    for r in rows:
-        per_user[r.user] = per_user.get(r.user, 0) + _tokens(memory_line(r.text, r.about) + "\n", mode)
-    unbound = per_user.pop(None, 0)
+    for r in _active_core(store.clock(), exclude, user):
+        per_user[r.user] = per_user.get(r.user, 0) + line_tokens(r.text, r.about, mode)
+    return usage_of(per_user, text, about, user, mode, cap)
+
+
+def line_tokens(text: str, about: str | None, mode: str) -> int:
+    """Tokens of one core record's line in the block (``markers.memory_line`` and its newline)."""
+    return _tokens(memory_line(text, about) + "\n", mode)
+
+
+def usage_of(per_user: dict[str | None, int], text: str, about: str | None, user: str | None, mode: str,
+             cap: int) -> CoreUsage:
+    """``CoreUsage`` of ``text`` joining core, from the tokens each user's active core records hold now
+    (``per_user``: user → tokens, ``None`` for the unbound records; of ``user`` and ``None`` alone
+    are enough when ``user`` is given, every user's when it is ``None``)."""
+    unbound = per_user.get(None, 0)
     if user is None:
-        used = unbound + max(per_user.values(), default=0)
+        used = unbound + max((v for k, v in per_user.items() if k is not None), default=0)
     else:
         used = unbound + per_user.get(user, 0)
     title = _tokens(CORE_TITLE + "\n", mode)
-    adds = _tokens(memory_line(text, about) + "\n", mode) + (0 if used else title)
+    adds = line_tokens(text, about, mode) + (0 if used else title)
     return CoreUsage(used + (title if used else 0), adds, cap, mode)

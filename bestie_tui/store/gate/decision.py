@@ -32,14 +32,14 @@ A statement about someone else is bound to that person (``about``) on every path
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bestie_tui.errors import PolicyError, SecretRefusedError, WriteRefusedError
 from bestie_tui.store.binding import uses_store
-from bestie_tui.store.gate.about import about_someone_else
+from bestie_tui.store.gate.about import NAME_ROWS, about_someone_else, names_given
+from bestie_tui.store.gate.batch import GateBatch, name_rows
 from bestie_tui.store.gate.cap import core_usage
 from bestie_tui.store.gate.content import block_line, contact_kind, venting_reason
 from bestie_tui.store.gate.secrets import detect_secret
@@ -115,35 +115,15 @@ class WriteDecision:
                 "notes": list(self.notes)}
 
 
-# How the owner states their own name: "My name is Alice", "I'm called Alice", "call me Alice",
-# "tên tôi là Lan", "mình tên Lan" (folded).
-_OWN_NAME = re.compile(r"(?:my name is|my name's|i am called|i'm called|im called|call me|people call me"
-                       r"|ten (?:cua )?(?:toi|minh|em|anh|to) la|(?:toi|minh|em|anh|to) ten(?: la)?"
-                       r"|goi (?:toi|minh|em|anh|to) la)\s+(?P<name>[a-z][a-z'\-]{0,24}(?: [a-z][a-z'\-]{0,24}){0,2})")
-_NAME_STOP = re.compile(r"\s+(?:and|but|or|from|at|in|va|nhung|o|the|a)(?:\s.*)?$")
-
-
 @uses_store
 def owner_names(store: Any, user: str) -> frozenset[str]:
     """The names ``user`` gave as their own in approved memories ("My name is Alice", "tên tôi là
     Lan"), folded: a third-person sentence naming one of them is the owner's. One indexed query
-    (the user's approved memories that mention a name), at most 50 rows."""
-    from bestie_tui.store.gate.fold import fold
+    (the user's approved memories that mention a name), at most ``NAME_ROWS`` rows."""
     from bestie_tui.store.models import Memory
 
-    rows = (Memory.select(Memory.text).where((Memory.user == user) & (Memory.status == "approved")
-                                             & (Memory.text.contains("name") | Memory.text.contains("tên")
-                                                | Memory.text.contains("ten") | Memory.text.contains("call")
-                                                | Memory.text.contains("gọi")))
-            .limit(50))
-    names: set[str] = set()
-    for row in rows:
-        for m in _OWN_NAME.finditer(fold(row.text)):
-            name = _NAME_STOP.sub("", m.group("name")).strip()
-            if name:
-                names.add(name)
-                names.add(name.split()[0])
-    return frozenset(names)
+    rows = Memory.select(Memory.text).where((Memory.user == user) & name_rows()).limit(NAME_ROWS)
+    return names_given(row.text for row in rows)
 
 
 def _refuse(rule: str, reason: str, **extra: Any) -> WriteDecision:
@@ -154,7 +134,7 @@ def _refuse(rule: str, reason: str, **extra: Any) -> WriteDecision:
 def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: str = "project",
                 layer: str | None = None, user: str | None = None, about: str | None = None,
                 memory_id: int | None = None, replaces: Iterable[int] = (), allow_secret: bool = False,
-                keep_venting: bool = False) -> WriteDecision:
+                keep_venting: bool = False, batch: GateBatch | None = None) -> WriteDecision:
     """Decide one memory write. Reads the database (settings, the core's size); writes nothing.
 
     Args:
@@ -170,6 +150,9 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
         replaces: more ids whose core tokens the write frees (the members of a merge).
         allow_secret: the owner explicitly keeps a secret (``add --allow-secret``, import).
         keep_venting: the owner insists on keeping a venting note (``add --keep-venting``).
+        batch: a ``GateBatch`` of the caller's transaction, which answers what this decision reads
+            of the core and of the owner's names (many writes at once: an import); ``None`` reads
+            the database.
 
     Returns:
         A ``WriteDecision``. The time is linear in ``len(text)`` (``benchmarks/gate.py``).
@@ -225,7 +208,7 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
         decision = replace(decision, about=about_someone_else(text, user))
         if decision.about and store is not None and user is not None:
             # "Alice likes durian" for user A whose name is Alice is the owner's own statement
-            names = owner_names(store, user)
+            names = batch.owner_names(user) if batch is not None else owner_names(store, user)
             if names:
                 decision = replace(decision, about=about_someone_else(text, user, names))
     if decision.about and decision.layer == "core":
@@ -246,7 +229,9 @@ def check_write(text: str, *, path: str, store: Any, kind: str = "note", scope: 
                      "puts it there by hand)")
 
     if decision.layer == "core" and store is not None:
-        usage = core_usage(store, text, decision.about, user, exclude=[i for i in (memory_id, *replaces) if i])
+        exclude = [i for i in (memory_id, *replaces) if i]
+        usage = (batch.core_usage(text, decision.about, user, exclude) if batch is not None
+                 else core_usage(store, text, decision.about, user, exclude=exclude))
         if usage.over:
             if who == "owner":
                 return _refuse("core_cap", f"refused: {usage.message()}; shorten core or keep this in working "

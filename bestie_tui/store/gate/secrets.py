@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from bestie_tui.store.gate.fold import view
 from bestie_tui.store.gate.numbers import find_cards, find_ibans, iban_ok, luhn_ok
 from bestie_tui.store.gate.shapes import find_shaped
-from bestie_tui.store.gate.tokens import RULES
+from bestie_tui.store.gate.tokens import rules_in
 from bestie_tui.store.gate.words import find_word_secrets
 
 
@@ -65,8 +65,8 @@ def find_secrets(text: str) -> list[SecretMatch]:
     v = view(text)
     nfc = v.nfc
     found: list[SecretMatch] = []
-    for rule in RULES:
-        found += [SecretMatch(s, e, rule.name, rule.phrase) for s, e in rule.spans(nfc)]
+    for rule in rules_in(nfc):
+        found += [SecretMatch(s, e, rule.name, rule.phrase) for s, e in rule.find(nfc)]
     found += [SecretMatch(*v.nfc_span(s, e), rule.name, rule.phrase) for rule, (s, e) in find_word_secrets(v)]
     found += [SecretMatch(*v.nfc_span(s, e), rule.name, rule.phrase) for rule, (s, e) in find_shaped(v)]
     found += [SecretMatch(*v.nfc_span(s, e), *_CARD) for s, e in find_cards(v.folded)]
@@ -96,8 +96,8 @@ def detect_secret(text: str) -> str | None:
     if not text:
         return None
     v = view(text)
-    for token_rule in RULES:
-        if next(token_rule.spans(v.nfc), None) is not None:
+    for token_rule in rules_in(v.nfc):
+        if next(token_rule.find(v.nfc), None) is not None:
             return token_rule.phrase
     for word_rule, _ in find_word_secrets(v):
         return word_rule.phrase

@@ -321,3 +321,34 @@ RULES: tuple[TokenRule, ...] = (
     TokenRule("secret field", "a secret in a JSON or YAML field", (":",), _quoted_fields),
     TokenRule("environment secret", "a secret in an environment line", ("=",), _env_lines),
 )
+
+# Each distinct anchor of ``RULES`` once, with the rules it opens as bits (bit i: ``RULES[i]``); the
+# one-character anchors apart, and the longer ones also as one alternation: a text holding none of
+# them (most texts) is told so by one regex search, which finds an anchor wherever one begins.
+_ANCHOR_BITS: dict[str, int] = {}
+for _i, _rule in enumerate(RULES):
+    for _anchor in _rule.anchors:
+        _ANCHOR_BITS[_anchor] = _ANCHOR_BITS.get(_anchor, 0) | 1 << _i
+_ANCHORS = tuple(_ANCHOR_BITS.items())
+_SHORT_ANCHORS = tuple((a, bits) for a, bits in _ANCHORS if len(a) <= 1)
+_LONG_ANCHOR = re.compile("|".join(re.escape(a) for a, _ in sorted(_ANCHORS, key=lambda x: -len(x[0])) if len(a) > 1))
+
+
+def rules_in(text: str) -> tuple[TokenRule, ...]:
+    """The rules of ``RULES`` that ``text`` holds an anchor of, in ``RULES`` order: those whose
+    ``spans`` can find anything. A C substring search per distinct anchor (one regex search for
+    all the longer ones when the text holds none), instead of a generator per rule, which was most
+    of the time of a short text's check."""
+    bits = 0
+    for anchor, rules in _ANCHORS if _LONG_ANCHOR.search(text) else _SHORT_ANCHORS:
+        if anchor in text:
+            bits |= rules
+    found = _RULES_OF.get(bits)
+    if found is None:
+        if len(_RULES_OF) >= 4096:  # bounded, whatever mix of anchors texts bring
+            _RULES_OF.clear()
+        found = _RULES_OF[bits] = tuple(rule for i, rule in enumerate(RULES) if bits >> i & 1)
+    return found
+
+
+_RULES_OF: dict[int, tuple[TokenRule, ...]] = {}  # bits → their rules (a few dozen mixes in practice)
