@@ -93,8 +93,9 @@ def row_values(data: dict[str, Any]) -> dict[str, Any]:
     for key in DATETIME_FIELDS:
         if key in values:
             values[key] = _parse_dt(values[key])
-    values["norm"] = textmod.normalize(values["text"])
-    values["terms"] = textmod.search_text(values["text"])
+    words = textmod.tokens(values["text"])  # read once for both: ``normalize`` and ``search_text``
+    values["norm"] = " ".join(words)
+    values["terms"] = " " + " ".join([textmod.stem(w) for w in words]) + " "
     return values
 
 

@@ -26,6 +26,8 @@ _SPECIAL = str.maketrans({"đ": "d", "Đ": "d", "ß": "ss", "æ": "ae", "ø": "o
 
 def fold(text: str) -> str:
     """Lower-case ``text`` and strip accents (Vietnamese diacritics included). Returns a str."""
+    if text.isascii():  # the same result: ASCII has no decomposition, combining mark or special letter
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.translate(_SPECIAL))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
 
