@@ -14,7 +14,9 @@ from click.testing import CliRunner
 
 from bestie_tui.cli.main import cli
 from bestie_tui.store import bulk
+from bestie_tui.store.markers import memory_line
 from bestie_tui.store.memory_store import MemoryStore
+from bestie_tui.text.tokens import count_tokens
 from bestie_tui.transfer.exchange import FORMAT, import_data
 
 
@@ -51,7 +53,9 @@ def test_an_import_in_many_chunks_is_one_undo(db_path, clock):
 KILLED = r"""
 import os, signal, sys, json
 from bestie_tui.transfer import exchange as transfer
+from bestie_tui.store.markers import memory_line
 from bestie_tui.store.memory_store import MemoryStore
+from bestie_tui.text.tokens import count_tokens
 calls = []
 memories = transfer._ImportState.memories
 def die_on_the_third_chunk(self, *args):
@@ -133,4 +137,46 @@ def test_ctrl_c_between_chunks_rolls_back_at_once_and_another_store_of_the_proce
     assert seen == [4, 8]  # the other store rolled nothing back while the import ran
     assert _rows(path) == {"memory": 0, "message": 0, "event": 0}  # the interrupt took both chunks back
     assert bulk.read_mark(store.db) is None
+    store.close()
+
+
+def _core_export() -> dict:
+    """Approved core records of two users and unbound ones, more than core holds, in file order."""
+    memories = []
+    for i in range(24):
+        user = (None, "ana", "bo")[i % 3]
+        memories.append({"id": i + 1, "text": f"Standing rule number {i}: answer in short plain sentences", "kind": "fact",
+                         "status": "approved", "scope": "core", "layer": "core", "user": user,
+                         "created_at": "2026-01-02T03:04:05", "updated_at": "2026-01-02T03:04:05"})
+    return {"format": FORMAT, "version": 2, "memories": memories, "messages": []}
+
+
+def test_the_core_cap_weighs_each_imported_record_against_core_as_the_records_before_it_left_it(tmp_path, clock):
+    placed = []
+    for chunk in (1000, 5, 1):  # one chunk, a few, one record each: the same records stay in core
+        store = MemoryStore(tmp_path / f"core{chunk}.db", clock=clock)
+        result = import_data(store, _core_export(), chunk=chunk)
+        core = [m for m in store.list(status="approved") if m.layer == "core"]
+        placed.append(([m.id for m in sorted(core, key=lambda m: m.id)], result.moved_to_working))
+        cap = store.get_setting("memory.coreTokenCap")
+        for user in ("ana", "bo"):  # a user's prompt holds their core and the unbound records: under the cap
+            seen = [m for m in core if m.user in (user, None)]
+            assert count_tokens("".join(memory_line(m.text) + "\n" for m in seen), "chars4") <= cap
+        store.close()
+    assert placed[0] == placed[1] == placed[2]
+    ids, moved = placed[0]
+    assert 0 < len(ids) < 24 and moved == 24 - len(ids)
+    assert ids == sorted(ids) and ids[0] == 1  # the first records of the file are the ones kept
+
+
+def test_an_imported_statement_naming_the_owner_by_their_own_name_stays_theirs(db_path, clock):
+    store = MemoryStore(db_path, clock=clock)
+    store.add("identity", "My name is Alice", user="ana")
+    memories = [{"text": "Alice loves durian and mangosteen", "kind": "preference", "status": "approved",
+                 "scope": "core", "layer": "core", "user": user} for user in ("ana", "bo")]
+    result = import_data(store, {"format": FORMAT, "version": 2, "memories": memories, "messages": []})
+    assert result.memories_added == 2 and result.moved_to_working == 1
+    imported = {m.user: m for m in store.list(status="approved") if m.text.startswith("Alice loves")}
+    assert (imported["ana"].layer, imported["ana"].about) == ("core", None)  # ana's own name: her fact
+    assert (imported["bo"].layer, imported["bo"].about) == ("working", "Alice")  # for bo, Alice is someone else
     store.close()

@@ -36,10 +36,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+import peewee
+
 from bestie_tui.errors import BestieError, ImportFormatError, InvalidValueError
 from bestie_tui.store import bulk, doc_index, limits
 from bestie_tui.store.db import sync_sequences
 from bestie_tui.store.gate import check_write, redact
+from bestie_tui.store.gate.batch import GateBatch
 from bestie_tui.store.history.undo import IMPORTED_MESSAGES
 from bestie_tui.store.limits import check_memory_id
 from bestie_tui.store.models import (
@@ -52,8 +55,8 @@ from bestie_tui.store.models import (
     Memory,
     Message,
 )
-from bestie_tui.store.records import ImportResult, iso
-from bestie_tui.store.support import kept_kind_source, row_values, settle_kind, snapshot
+from bestie_tui.store.records import DATETIME_FIELDS, MEMORY_FIELDS, ImportResult, iso
+from bestie_tui.store.support import kept_kind_source, row_values, settle_kind
 from bestie_tui.text import words as textmod
 
 if TYPE_CHECKING:
@@ -295,6 +298,7 @@ class _ImportState:
         self.moved_why: list[str] = []
         self.norms: dict[tuple[str, str | None], list[str]] = {}  # id-less texts this import added
         self.seen_messages: set[tuple[Any, ...]] = set()
+        self.batch = GateBatch(store, ())
 
     def result(self) -> ImportResult:
         return ImportResult(self.added, self.skipped, self.msg_added, self.msg_skipped, self.refused.get("secret", 0),
@@ -312,14 +316,17 @@ class _ImportState:
         keep: list[dict[str, Any]] = []
         fresh: list[dict[str, Any]] = []  # id-less, or an id taken by another text: a new id
         idless: list[dict[str, Any]] = []
+        chunk = [_memory_values(m, self.now) for m in items[lo:hi]]
+        # what the gate reads of core and of the owners' names: once for the chunk's users
+        self.batch = GateBatch(store, {store.tenant.user if store.tenant is not None else v["user"] for v in chunk})
         for i in range(lo, hi):
+            values = chunk[i - lo]
             m = items[i]
-            values = _memory_values(m, self.now)
             # a pending record is checked as what its approval would make it: over the cap, it comes as working
             active = values["status"] in ("approved", "pending") and values["superseded_by"] is None
             decision = check_write(m["text"], path="import", store=store, kind=values["kind"], scope=values["scope"],
                                    layer=values["layer"] if active else "archive", user=values["user"],
-                                   about=values["about"], allow_secret=self.allow_secrets)
+                                   about=values["about"], allow_secret=self.allow_secrets, batch=self.batch)
             if decision.refused:
                 self.refused[decision.rule] = self.refused.get(decision.rule, 0) + 1
                 continue
@@ -384,8 +391,9 @@ class _ImportState:
         at = store.clock()
         events = [{"batch": batch, "memory_id": row["id"], "action": "import", "actor": self.actor, "at": at,
                    "origin": store.origin, "before": None, "note": None,
-                   "after": json.dumps(snapshot(Memory(**row)), ensure_ascii=False)} for row in rows]
+                   "after": json.dumps(_snapshot(row), ensure_ascii=False)} for row in rows]
         _insert(Event, events)
+        self.batch.wrote(rows)
         self.added += len(rows)
 
     def messages(self, batch: str, items: list[dict[str, Any]], lo: int, hi: int) -> None:
@@ -430,21 +438,41 @@ _ROWS_PER_INSERT = 200
 
 def _insert(model: Any, rows: list[dict[str, Any]]) -> None:
     """Insert ``rows`` (field name → value; a missing field takes its default) with one prepared
-    statement run for every row, each value converted as the model's field converts it."""
+    statement run for every row, each value converted as the model's field converts it (a value
+    already of the type the field stores, or ``None``, is passed as it is: what the conversion gives)."""
     if not rows:
         return
     fields = [f for f in model._meta.sorted_fields if f.name != "id" or "id" in rows[0]]
-    defaults = [f.default for f in fields]
     columns = ", ".join(f'"{f.column_name}"' for f in fields)
     sql = f'INSERT INTO "{model._meta.table_name}" ({columns}) VALUES ({", ".join("?" * len(fields))})'
+    plan = [(f.name, f.db_value, _STORED_AS.get(type(f)), f.default) for f in fields]
     values = []
     for row in rows:
         line = []
-        for f, default in zip(fields, defaults):
-            value = row[f.name] if f.name in row else (default() if callable(default) else default)
-            line.append(f.db_value(value))
+        for name, convert, kept, default in plan:
+            if name in row:
+                value = row[name]
+                line.append(value if value is None or type(value) is kept else convert(value))
+            else:
+                line.append(convert(default() if callable(default) else default))
         values.append(line)
     model._meta.database.run_many(sql, values)
+
+
+#: The Python type each Peewee field class stores unchanged (its ``db_value`` returns such a value as
+#: it is); a subclass of one (which may convert otherwise) is not listed, so its values are converted.
+_STORED_AS: dict[type, type] = {peewee.TextField: str, peewee.CharField: str, peewee.IntegerField: int,
+                                peewee.AutoField: int, peewee.BigIntegerField: int, peewee.FloatField: float,
+                                peewee.BooleanField: bool, peewee.DateTimeField: datetime}
+
+
+def _snapshot(row: dict[str, Any]) -> dict[str, Any]:
+    """``support.snapshot`` of the memory a complete row of field values makes, read from the
+    values themselves instead of a model instance built for it."""
+    data = {name: row[name] for name in MEMORY_FIELDS}
+    for key in DATETIME_FIELDS:
+        data[key] = iso(data[key])
+    return data
 
 
 def _eq(column, value):
