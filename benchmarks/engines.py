@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/engines.py --pg postgresql://user@host/db [--sizes 100000,1000000]
-        [--users 10000] [--queries 200] [--writers 1,4,8] [--proposals 200] [--json]
+        [--users 10000] [--queries 200] [--writers 1,4,8] [--proposals 200] [--semantic] [--json]
 
 ``benchmarks/latency.py --db postgresql://…`` runs this. For each size N, each engine holds N approved
 memories spread over ``--users`` users (the MSC/PersonaChat persona facts of
@@ -12,8 +12,11 @@ the first query builds the persisted index. Then:
 
 * ``build_context`` p50/p95 (ms) over ``--queries`` requests: a random memory's user, its text as the
   query, preview mode (nothing recorded), beside an FTS5 ``bm25`` top-10 over the same rows with the
-  same user filter (the baseline);
-* proposals per second: W processes (``--writers``) each proposing ``--proposals`` memories through
+  same user filter (the baseline), and PostgreSQL's p50/p95 over SQLite's of the same size; search
+  by meaning off (``semantic.model off``: this compares the engines; ``latency.py --semantic`` prices
+  the meaning model) unless ``--semantic``;
+* proposals per second (search by meaning off unless ``--semantic``, as above): W processes
+  (``--writers``) each proposing ``--proposals`` memories through
   ``MemoryStore.propose`` (write gate, event, index upkeep, the write lock) into one fresh database,
   all started together; wall time from the first start to the last exit (process start included).
 
@@ -91,13 +94,15 @@ def spread(size: int, users: int, facts: list[tuple[str, str]]) -> list[Doc]:
     return docs
 
 
-def latency(where: str, docs: list[Doc], requests: list[tuple[str, str]]) -> dict[str, float]:
+def latency(where: str, docs: list[Doc], requests: list[tuple[str, str]], semantic: bool = False) -> dict[str, float]:
     from bestie_tui.retrieval.index import get_index
 
     started = time.perf_counter()
     store, _ = seed_store(where, docs, NOW)  # type: ignore[arg-type]
     load_s = time.perf_counter() - started
     store.set_setting("score.minRelevance", 0.1)
+    if not semantic:
+        store.set_setting("semantic.model", "off")
     started = time.perf_counter()
     get_index(store).ensure_fresh()
     index_s = time.perf_counter() - started
@@ -121,10 +126,13 @@ def fts5(docs: list[Doc], requests: list[tuple[str, str]]) -> dict[str, float]:
     return {"p50": pct(times, .5), "p95": pct(times, .95)}
 
 
-def proposals_per_s(where: str, writers: int, each: int) -> float:
+def proposals_per_s(where: str, writers: int, each: int, semantic: bool = False) -> float:
     from bestie_tui.store.memory_store import MemoryStore
 
-    MemoryStore(where).close()  # the schema exists before the writers start
+    store = MemoryStore(where)  # the schema exists before the writers start
+    if not semantic:
+        store.set_setting("semantic.model", "off")  # no meaning vector a write: the engines compared
+    store.close()
     started = time.perf_counter()
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, where, str(w), str(each)], stderr=subprocess.PIPE, text=True)
              for w in range(writers)]
@@ -135,6 +143,23 @@ def proposals_per_s(where: str, writers: int, each: int) -> float:
     return writers * each / (time.perf_counter() - started)
 
 
+def ratios(out: dict) -> list[dict]:
+    """PostgreSQL's figure over SQLite's for each size (p50, p95) and writer count (proposals/s)."""
+    rows = []
+    for size in sorted({r["size"] for r in out["latency"]}):
+        pair = {r["engine"]: r for r in out["latency"] if r["size"] == size}
+        if len(pair) == 2:
+            for key in ("p50", "p95"):
+                rows.append({"what": f"build_context {key} at {size:,}",
+                             "ratio": pair["postgres"][key] / pair["sqlite"][key]})
+    for writers in sorted({r["writers"] for r in out["writers"]}):
+        pair = {r["engine"]: r for r in out["writers"] if r["writers"] == writers}
+        if len(pair) == 2:
+            rows.append({"what": f"proposals/s, {writers} writer process{'es' if writers > 1 else ''}",
+                         "ratio": pair["postgres"]["proposals_per_s"] / pair["sqlite"]["proposals_per_s"]})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pg", "--db", dest="pg", help="postgresql://… server (its schemas are created and dropped)")
@@ -143,6 +168,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--writers", default="1,4,8", help="writer process counts ('' to skip)")
     parser.add_argument("--proposals", type=int, default=200, help="proposals per writer process")
+    parser.add_argument("--semantic", action="store_true", help="keep search by meaning on (when the extra is installed)")
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -157,16 +183,18 @@ def main() -> None:
             base = fts5(docs, requests)
             for engine in engines:
                 with location(engine, args.pg, Path(tmp), f"lat{size}") as where:
-                    row = {"size": size, "engine": engine, **latency(where, docs, requests),
+                    row = {"size": size, "engine": engine, **latency(where, docs, requests, args.semantic),
                            "fts5_p50": base["p50"], "fts5_p95": base["p95"]}
                 out["latency"].append(row)
                 print("  done:", row, file=sys.stderr, flush=True)
         for writers in (int(w) for w in args.writers.split(",") if w.strip()):
             for engine in engines:
                 with location(engine, args.pg, Path(tmp), f"w{writers}") as where:
-                    rate = proposals_per_s(where, writers, args.proposals)
+                    rate = proposals_per_s(where, writers, args.proposals, args.semantic)
                 out["writers"].append({"writers": writers, "engine": engine, "proposals_per_s": rate})
                 print("  done:", out["writers"][-1], file=sys.stderr, flush=True)
+    out["load_end"] = os.getloadavg()[0]
+    out["ratios"] = ratios(out)
     if args.json:
         print(json.dumps(out, indent=2))
         return
@@ -175,6 +203,11 @@ def main() -> None:
                 ["memories", "engine", "p50", "p95", "FTS5 p50", "FTS5 p95", "bulk load (s)", "index build (s)"],
                 [[f"{r['size']:,}", r["engine"], f"{r['p50']:.1f}", f"{r['p95']:.1f}", f"{r['fts5_p50']:.2f}",
                   f"{r['fts5_p95']:.2f}", f"{r['load_s']:.1f}", f"{r['index_s']:.1f}"] for r in out["latency"]]))
+    if out["ratios"]:
+        print()
+        print(table(f"PostgreSQL over SQLite, same run (load average {out['load']:.1f} at the start, "
+                    f"{out['load_end']:.1f} at the end)", ["what", "PostgreSQL / SQLite"],
+                    [[r["what"], f"{r['ratio']:.2f}x"] for r in out["ratios"]]))
     print()
     print(table(f"concurrent proposals per second ({args.proposals} per writer process, one fresh database each)",
                 ["writer processes", "engine", "proposals/s"],
