@@ -69,6 +69,18 @@ def test_a_request_that_shares_no_word_gets_its_memory_by_meaning(store, model):
     assert build_context(store, REQUEST, "ana", record_access=False).working == []
 
 
+def test_search_finds_a_memory_that_shares_no_word_by_meaning_only_for_its_user(run, store, model):
+    mine = store.add("note", MEMORY, user="ana")
+    store.add("note", MEMORY, user="bo")  # the same words of another user: never in ana's search
+    store.add("note", "The office printer jams on Mondays", user="ana")
+    result = run("memory", "search", REQUEST, "--user", "ana", "--json")
+    assert result.exit_code == 0, result.output
+    assert [r["id"] for r in json.loads(result.output)] == [mine.id]
+    assert run("memory", "search", REQUEST, "--status", "rejected", "--json").output.strip() == "[]"
+    store.set_setting("semantic.model", "off")  # by words alone no memory holds "kid" or "classes"
+    assert json.loads(run("memory", "search", REQUEST, "--user", "ana", "--json").output) == []
+
+
 def test_unrelated_requests_get_no_memory_by_meaning(store, model):
     for text in (MEMORY, "I am allergic to shellfish", "I prefer short answers"):
         store.add("note", text, user="ana")

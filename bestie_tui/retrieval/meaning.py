@@ -132,7 +132,7 @@ def _cosines(store: MemoryStore, embedder: Any, query: str, ids: Any, generation
                  "searching by words (bestie memory reindex --semantic embeds them)")
             return None
         extra = _embed_missing(store, embedder, missing.tolist())
-    q = np.asarray(embedder([query], query=True), dtype=np.float32).reshape(-1)
+    q = query_vector(embedder, query)
     out = np.zeros(len(ids), dtype=np.float64)
     if known.any():
         out[known] = matrix[positions[known]] @ q
@@ -141,6 +141,52 @@ def _cosines(store: MemoryStore, embedder: Any, query: str, ids: Any, generation
         if v is not None:
             out[j] = float(np.dot(v, q))
     return out
+
+
+def query_vector(embedder: Any, query: str) -> Any:
+    """The embedder's float32 vector of the request ``query``, kept for the last ``QUERY_CACHE``
+    requests of the process (a search asks for the nearest memories, then ranks them: one embedding)."""
+    import numpy as np
+
+    key = (embedder.name, id(embedder), query)
+    hit = _QUERIES.get(key)
+    if hit is None:
+        hit = np.asarray(embedder([query], query=True), dtype=np.float32).reshape(-1)
+        if len(_QUERIES) >= QUERY_CACHE:
+            _QUERIES.pop(next(iter(_QUERIES)))
+        _QUERIES[key] = hit
+    return hit
+
+
+#: Requests whose vectors are kept (``query_vector``).
+QUERY_CACHE = 32
+_QUERIES: dict[tuple[str, int, str], Any] = {}
+
+
+def nearest(store: MemoryStore, query: str, settings: dict[str, Any], generation: Any, k: int) -> list[tuple[int, float]]:
+    """The approved memories closest in meaning to ``query`` among every stored vector of the model:
+    ``[(id, cosine)]``, best first, at most ``k``, only those whose cosine reaches the embedder's
+    ``related`` (on the request's topic by meaning alone, ``retrieval.evidence``). One matrix–vector
+    product over the vectors kept in memory (10,000 memories: 10,000 × 384 float32, about 1 ms).
+    ``[]`` when meaning is off or falls back to words (the reason is kept for ``take_notes``).
+    Memories without a vector yet are not found here (``bestie memory reindex --semantic``)."""
+    import numpy as np
+
+    embedder = _embedder(store, settings)
+    if embedder is None or not query.strip() or k <= 0:
+        return []
+    others = vectors.other_models(store.db, embedder.name)
+    if others:
+        return []  # ``fuse`` says why when the same request ranks its candidates
+    ids, matrix = _matrix(store, embedder.name, generation)
+    if not len(ids):
+        return []
+    cos = matrix @ query_vector(embedder, query)
+    at = np.flatnonzero(cos >= float(embedder.related))
+    if len(at) > k:
+        at = at[np.argpartition(-cos[at], k - 1)[:k]]
+    at = at[np.lexsort((ids[at], -cos[at]))]
+    return list(zip(ids[at].tolist(), cos[at].astype(float).tolist()))
 
 
 def _matrix(store: MemoryStore, model: str, generation: Any) -> tuple[Any, Any]:

@@ -1,6 +1,11 @@
 """Ranked search over memories of any status: the tolerant text match of ``MemoryStore.list`` cut
 to the newest ``SEARCH_POOL`` matches, then ordered by the scorer ``build_context`` uses (without
 its scope part, since a search has no request binding). A search does not count as an access.
+
+With search by meaning on (the ``semantic`` extra, ``retrieval.meaning``), the approved memories
+closest in meaning to the query join the text matches (at most ``MEANING_POOL``, each whose cosine
+reaches the model's ``related``): a memory that shares no word with the query is found too, and the
+scorer ranks them all together.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ if TYPE_CHECKING:
 
 #: How many text matches ``search`` ranks with the scorer (newest first) before cutting to its limit.
 SEARCH_POOL = 2000
+#: How many memories close in meaning join the text matches, at most (search by meaning on).
+MEANING_POOL = 50
 
 
 @uses_store
@@ -29,7 +36,9 @@ def search(store: MemoryStore, query: str, *, status: str | None = None, limit: 
     """Case-, accent- and inflection-tolerant search: every query word must occur as a stemmed
     word prefix ("replies" ~ "reply") or inside the accent-folded text with spaces removed
     ("hanoi" ~ "Hà Nội"). Ranked by approved first, then by the relevance score of
-    ``scoring.rank_records``; only the ``SEARCH_POOL`` newest matches are ranked.
+    ``scoring.rank_records``; only the ``SEARCH_POOL`` newest matches are ranked. With search by
+    meaning on, the approved memories closest in meaning join them (module docstring), under the
+    same filters, whether or not they hold the query's words.
 
     Args:
         store: the open store.
@@ -51,4 +60,25 @@ def search(store: MemoryStore, query: str, *, status: str | None = None, limit: 
     if unbound:
         q = q.where((Memory.user == user) | Memory.user.is_null())
     q = q.order_by(Memory.updated_at.desc()).limit(SEARCH_POOL)
-    return [m for m, _ in rank_records(store, query, [to_record(r) for r in q])][:limit]
+    pool = [to_record(r) for r in q]
+    if status in (None, "all", "approved"):
+        pool += _close_in_meaning(store, query, {r.id for r in pool}, user, unbound)
+    return [m for m, _ in rank_records(store, query, pool)][:limit]
+
+
+def _close_in_meaning(store: MemoryStore, query: str, have: set[int], user: str | None,
+                      unbound: bool) -> list[MemoryRecord]:
+    """The approved memories close in meaning to ``query`` (``meaning.nearest``) that ``have`` does not
+    hold, under the search's user filter; ``[]`` when meaning is off."""
+    from bestie_tui.retrieval import meaning
+    from bestie_tui.retrieval.index import get_index
+    from bestie_tui.retrieval.scoring import settings_snapshot
+
+    near = meaning.nearest(store, query, settings_snapshot(store), get_index(store).generation(), MEANING_POOL)
+    ids = [i for i, _ in near if i not in have]
+    if not ids:
+        return []
+    q = memory_query(status="approved", user=None if unbound else user).where(Memory.id.in_(ids))
+    if unbound:
+        q = q.where((Memory.user == user) | Memory.user.is_null())
+    return [to_record(r) for r in q]
