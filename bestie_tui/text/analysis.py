@@ -76,10 +76,15 @@ def analyze_words(text: str) -> list[str]:
     Contractions are folded first ("don't" → "dont"), so they count as negations; CJK runs are
     cut into character pairs (``words.index_tokens``).
     """
+    return _analyze(textmod.index_tokens(text))
+
+
+def _analyze(pieces: list[str]) -> list[str]:
+    """``analyze_words`` of a text whose ``index_tokens`` are ``pieces``."""
     stops = stop_words()
     out: list[str] = []
     negate = False
-    for token in textmod.index_tokens(text):
+    for token in pieces:
         if token in NEGATIONS:
             out.append(token)
             negate = True
@@ -98,8 +103,14 @@ def analyze_words_and_bigrams(text: str) -> list[str]:
     """``analyze_words`` plus each pair of neighbouring features (``"egg coffe"``): phrases such as
     names and places weigh more than their words scattered over a text. Adds about 1.5 points of
     recall@10 on LoCoMo (``benchmarks/retrieval_locomo.py``)."""
-    words = analyze_words(text)
-    return words + [a + " " + b for a, b in zip(words, words[1:])] + joined_syllables(text)
+    return _words_and_bigrams(text, textmod.tokens(text))
+
+
+def _words_and_bigrams(text: str, toks: list[str]) -> list[str]:
+    """``analyze_words_and_bigrams`` of ``text`` whose ``tokens`` are ``toks`` (read once for both)."""
+    pieces = toks if text.isascii() else [piece for token in toks for piece in textmod.split_cjk(token)]
+    words = _analyze(pieces)
+    return words + [a + " " + b for a, b in zip(words, words[1:])] + _joined(toks)
 
 
 #: Longest token (characters) that counts as a syllable when joining runs of them.
@@ -112,15 +123,18 @@ def joined_syllables(text: str) -> list[str]:
     are written in syllables, and people type them joined ("hanoi"); without this a query word and
     the stored syllables share no word feature. Tokens holding CJK characters take no part (their
     character pairs already are their words)."""
-    toks = textmod.tokens(text)
+    return _joined(textmod.tokens(text))
+
+
+def _joined(toks: list[str]) -> list[str]:
+    """``joined_syllables`` of a text whose ``tokens`` are ``toks``: each token judged once."""
     english = english_stop_words()
+    short = [t.isalpha() and len(t) <= SYLLABLE_MAX and t not in english and not textmod.has_cjk(t) for t in toks]
     out: list[str] = []
     for size in (2, 3):
         for i in range(len(toks) - size + 1):
-            run = toks[i:i + size]
-            if all(t.isalpha() and len(t) <= SYLLABLE_MAX and t not in english and not textmod.has_cjk(t)
-                   for t in run):
-                out.append("".join(run))
+            if all(short[i:i + size]):
+                out.append("".join(toks[i:i + size]))
     return out
 
 
@@ -131,7 +145,12 @@ def char_ngrams(text: str) -> list[str]:
     100,000 memories afresh was most of an index build. A CJK run counts as its character pairs
     (``words.split_cjk``), so a query word inside a run meets the run's n-grams."""
     out: list[str] = []
-    for word in textmod.fold(text).split():
+    folded = textmod.fold(text)
+    if folded.isascii():  # no CJK run to cut
+        for word in folded.split():
+            out.extend(_word_char_ngrams(word))
+        return out
+    for word in folded.split():
         for piece in textmod.split_cjk(word):
             out.extend(_word_char_ngrams(piece))
     return out
@@ -158,7 +177,7 @@ QUERY_STOP_WORDS = frozenset({"did", "does", "likely", "kind", "type"})
 def features(text: str) -> tuple[list[str], list[str]]:
     """``(word features, character features)`` of a document, duplicates kept (their counts are the
     term frequencies): ``analyze_words_and_bigrams(text)`` and ``char_ngrams(text)``."""
-    return analyze_words_and_bigrams(text), char_ngrams(text)
+    return _words_and_bigrams(text, textmod.tokens(text)), char_ngrams(text)
 
 
 def query_features(query: str) -> tuple[list[str], list[str]]:
