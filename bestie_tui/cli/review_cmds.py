@@ -11,27 +11,38 @@ from bestie_tui.text.words import clip, printable
 from .common import MEMORY_ID, SCOPE, json_option, memory, memory_id_arg, one_line, pass_app
 from .render import emit_json, memory_detail, memory_line, memory_lines
 
+#: Proposals whose relations to the approved memories ``pending`` works out without ``--limit``
+#: (the oldest, the ones reviewed next): each costs about as much as a ``status`` (issue 31).
+RELATED_SHOWN = 20
+
 
 @memory.group(invoke_without_command=True)
-@click.option("--limit", type=click.IntRange(min=1), help="At most N proposals.")
+@click.option("--limit", type=click.IntRange(min=1),
+              help=f"At most N proposals, each with its relations (without it: all, relations for the oldest {RELATED_SHOWN}).")
 @json_option
 @click.pass_context
 def pending(ctx: click.Context, limit, as_json) -> None:
-    """Proposals waiting for review, oldest first."""
+    """Proposals waiting for review, oldest first, with what each replaces, contradicts or repeats
+    among the approved memories (for the oldest few; ``--limit N`` or ``pending inspect ID`` for more)."""
     if ctx.invoked_subcommand:
         return
     store = ctx.obj.store()
     items = store.pending(limit=limit)
-    related = {m.id: _related(store, m) for m in items}
+    related = {m.id: _related(store, m) for m in items[: limit or RELATED_SHOWN]}
     if as_json:
-        emit_json([dict(m.to_dict(), related=[_related_json(r) for r in related[m.id]]) for m in items])
+        # "related": null where it was not worked out (past the oldest RELATED_SHOWN without --limit)
+        emit_json([dict(m.to_dict(), related=[_related_json(r) for r in related[m.id]] if m.id in related else None)
+                   for m in items])
         return
     if not items:
         click.echo("nothing pending")
     for m in items:
         click.echo(memory_line(m, store.clock()))
-        for r in related[m.id]:
+        for r in related.get(m.id, ()):
             click.echo(f"        {_verb(r)} #{r.memory.id}: {_short(r.memory.text)}")
+    if len(items) > len(related):
+        click.echo(f"relations shown for the oldest {len(related)} of {len(items):,}; "
+                   f"`bestie memory pending --limit N` or `bestie memory pending inspect ID` for the others")
 
 
 @pending.command("search")

@@ -39,8 +39,12 @@ CANDIDATE_COSINE = 0.4
 EXHAUSTIVE = 3
 #: Neighbours kept per unit in the similarity search.
 DEFAULT_K = 6
-#: Rows per block of the sparse product.
+#: Rows per block of the sparse product, at most.
 BLOCK = 1024
+#: Entries per block of the sparse product, at most (an upper bound from the terms' document
+#: frequencies): about 50 bytes each while a block is ranked, so a block stays near 50 MiB however
+#: many texts of one user share a common word (issue 31).
+BLOCK_ENTRIES = 1_000_000
 #: Units of one attribute bucket, or naming one excluded category, looked at (the newest).
 BUCKET_LIMIT = 200
 #: Units an exclusion source is paired with (the newest naming what it excludes).
@@ -224,10 +228,12 @@ def _similar(s: PairScan, k: int) -> tuple[dict[tuple[int, int], float], Any]:
             user_start[start:i], user_end[start:i] = start, i
             start = i
     out: dict[tuple[int, int], float] = {}
-    for b in range(0, n, BLOCK):
-        e = min(n, b + BLOCK)
+    window: tuple[int, int, Any] = (-1, -1, None)
+    for b, e in _blocks(x):
         ws, we = int(user_start[b]), int(user_end[e - 1])
-        prod = (x[b:e] @ x[ws:we].T).tocoo()
+        if window[:2] != (ws, we):
+            window = (ws, we, x[ws:we].T.tocsr())  # one user's rows serve many blocks: transposed once
+        prod = (x[b:e] @ window[2]).tocoo()
         rows, cols, vals = prod.row + b, prod.col + ws, prod.data
         keep = (cols != rows) & (vals >= CANDIDATE_COSINE - 1e-6) & (user_start[rows] == user_start[cols])
         rows, cols, vals = rows[keep], cols[keep], vals[keep]
@@ -242,6 +248,26 @@ def _similar(s: PairScan, k: int) -> tuple[dict[tuple[int, int], float], Any]:
             pair = (r, c) if r < c else (c, r)
             out[pair] = max(out.get(pair, 0.0), min(1.0, v))
     return out, x
+
+
+def _blocks(x) -> list[tuple[int, int]]:
+    """Row ranges ``[b, e)`` of ``x`` in order: at most ``BLOCK`` rows, and (but for a single row)
+    at most ``BLOCK_ENTRIES`` entries in their product with every row, bounded above by the sum
+    over a row's terms of each term's document frequency. A row's candidates do not depend on the
+    block it is in, so the pairs are the same whatever the bound."""
+    import numpy as np
+
+    df = np.bincount(x.indices, minlength=x.shape[1]).astype(np.int64)
+    rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
+    cost = np.bincount(rows, weights=df[x.indices], minlength=x.shape[0])
+    out = []
+    b, n = 0, x.shape[0]
+    while b < n:
+        total = np.cumsum(cost[b:min(n, b + BLOCK)])
+        e = b + max(1, int(np.searchsorted(total, BLOCK_ENTRIES, side="right")))
+        out.append((b, e))
+        b = e
+    return out
 
 
 def _subject_key(r: Reading) -> str:

@@ -181,6 +181,15 @@ class BestieApp(App[None]):
             message, title = shown(message), shown(title)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
+    async def action_quit(self) -> None:
+        """Quit at once: an analysis still running in a second process (the Doctor or Cleanup view
+        at scale, ``hygiene.isolated``) is ended instead of waited for. It only reads, so nothing
+        is lost; every write of the console was committed when it was made."""
+        from ..hygiene.isolated import cancel_running
+
+        cancel_running()
+        self.exit()
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())

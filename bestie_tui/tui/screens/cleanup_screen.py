@@ -86,16 +86,16 @@ class CleanupScreen(BestieScreen):
     def build_plan(self, report=None) -> None:
         """Run the doctor and build the plan off the UI thread; results are handed back with call_from_thread."""
         from bestie_tui.errors import BestieError
-        from bestie_tui.hygiene.doctor import run_doctor
-        from bestie_tui.hygiene.plan_build import build_cleanup_plan
+        from bestie_tui.hygiene.isolated import AnalysisCancelled, analyse
 
         def progress(stage: str, fraction: float) -> None:
             self.app.call_from_thread(self._progress, fraction)
 
         try:
-            if report is None:
-                report = run_doctor(self.store, progress=progress)
-            plan = build_cleanup_plan(self.store, report)
+            # at scale in a second process: its memory goes back to the system when it ends
+            report, plan = analyse(self.store, plan=True, report=report, progress=progress)
+        except AnalysisCancelled:
+            return  # the console is quitting
         except BestieError as exc:
             self.app.call_from_thread(self._failed, str(exc))
             return

@@ -99,12 +99,17 @@ class DoctorScreen(BestieScreen):
         """Run the doctor (and record a snapshot) off the UI thread; post the result back."""
         from bestie_tui.errors import BestieError
         from bestie_tui.hygiene.health import hygiene_status
+        from bestie_tui.hygiene.isolated import AnalysisCancelled, analyse
 
         def progress(stage: str, fraction: float) -> None:
             self.app.call_from_thread(self._progress, fraction)
 
         try:
-            status = hygiene_status(self.store, progress=progress, report=report, judge=True)
+            # at scale in a second process: its memory goes back to the system when it ends
+            report, _plan = analyse(self.store, judge=True, report=report, progress=progress)
+            status = hygiene_status(self.store, report=report)  # scored, one snapshot recorded
+        except AnalysisCancelled:
+            return  # the console is quitting
         except BestieError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
