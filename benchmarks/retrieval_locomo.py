@@ -29,7 +29,9 @@ scorer, relevance alone and recall of both runs side by side (FTS5 does not chan
 of letting every memory be ranked.
 
 ``--semantic`` (needs the ``semantic`` extra) lets the scorer search by meaning too
-(``retrieval.meaning``); without it the stores search by words alone. The vectors are cached under
+(``retrieval.meaning``); without it the stores search by words alone. Without ``--floor`` meaning
+ranks every memory (the model's ``related`` cosine, which lets a memory without a shared word into a
+prompt, belongs to the evidence rule that ``--floor`` keeps). The vectors are cached under
 ``/tmp/bestie-semantic-cache``, so a rerun embeds nothing again. History recall (``recall``) reads
 words only either way.
 
@@ -282,7 +284,7 @@ def main(path: str | None = None, as_json: bool = False, tuning: bool = False, k
         args = ["--json", "--kind", kinds[0] if len(kinds) == 1 else "both"] + (["--floor"] if floor else []) + (
             ["--conversations", str(conversations_wanted)] if conversations_wanted else []) + ([path] if path else [])
         before = run_baseline(Path(__file__), baseline, args)
-    embedder = CachedEmbedder("locomo-" + Path(path or DEFAULT_DATA).stem) if semantic else None
+    embedder = CachedEmbedder("locomo-" + Path(path or DEFAULT_DATA).stem, gate=floor) if semantic else None
     with tempfile.TemporaryDirectory() as tmp:
         if tuning:
             tune(conversations, Path(tmp), fine)

@@ -11,7 +11,11 @@ and porter + stop words). Few words are shared between a request and the prefere
 lexical scorer is expected to do poorly here; the figures are reported as they come.
 
 ``--floor`` keeps the store's default relevance floor and evidence rule, so a ranking holds only
-what a prompt would get (by default every record may be ranked). ``--json`` prints
+what a prompt would get (by default every record may be ranked). With ``--semantic`` the ranking
+mode lets meaning rank every record as well: the model's ``related`` cosine, from which a memory
+that shares no word with a request may enter a prompt (``retrieval.evidence``), is part of that
+rule and is kept by ``--floor`` only. (Until issue 29's third round the rule held in both modes, so
+the meaning rows of the ranking mode then were the ``--floor`` rows.) ``--json`` prints
 ``{ranker: {"overall@1", "overall@5", "topics": {topic: recall@5}}}`` in percent (a table shows
 topics rounded to whole points).
 ``--baseline TREE`` first runs the same benchmark against the ``bestie_tui`` package of another
@@ -57,7 +61,7 @@ def measure(path: str | None = None, floor: bool = False, semantic: bool = False
     "topics": {topic: recall@5 %}}}``, and ``"items"``, the number of preferences. ``semantic``: the
     scorers search by meaning too (``retrieval.meaning``); otherwise by words alone."""
     data = json.loads(Path(path or DEFAULT_DATA).read_text(encoding="utf-8"))
-    embedder = CachedEmbedder("prefeval-" + Path(path or DEFAULT_DATA).stem) if semantic else None
+    embedder = CachedEmbedder("prefeval-" + Path(path or DEFAULT_DATA).stem, gate=floor) if semantic else None
     items = [(topic, it["preference"], it["question"]) for topic, lst in data.items() for it in lst]
     docs = [Doc(pref, NOW) for _, pref, _ in items]
     hits: dict[str, dict[str, list[int]]] = {r: {} for r in RANKERS}

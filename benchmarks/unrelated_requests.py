@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/unrelated_requests.py [--json] [--baseline TREE]
+    .venv/bin/python benchmarks/unrelated_requests.py [--json] [--baseline TREE] [--words | --both]
 
 A fresh demo database (``bestie_tui.cli.demo.populate``, frozen clock) answers two lists of requests
 of its owner with ``build_context`` under ``full`` governance (every working memory of the owner is
@@ -23,6 +23,9 @@ It prints, per list, how many requests got a working memory (unrelated) or their
 and the requests that went wrong with what they got. ``--json`` prints the figures and the failures
 as one object. ``--baseline TREE`` also runs the same lists against the ``bestie_tui`` package of
 another source tree (a ``git worktree`` of an older commit) and prints both, side by side.
+With the ``semantic`` extra installed the store searches by meaning as well (``semantic.model``
+auto); ``--words`` turns it off (``semantic.model off``), as without the extra, and ``--both`` prints
+the two side by side.
 
 The requests were written for this benchmark (no data set): the lists are this file's own.
 """
@@ -128,10 +131,10 @@ RELATED: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def measure() -> dict:
+def measure(words: bool = False) -> dict:
     """Build the demo database in a temp directory and answer both lists. Returns ``{"unrelated":
     {"requests", "with_memory", "failures": [[request, [texts]]]}, "related": {"requests", "found",
-    "failures": [[request, [texts it got]]]}}``."""
+    "failures": [[request, [texts it got]]]}}``. ``words``: search by words alone."""
     from bestie_tui.cli.demo import populate
     from bestie_tui.retrieval.assembly import build_context
     from bestie_tui.store.memory_store import MemoryStore
@@ -139,6 +142,8 @@ def measure() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore(Path(tmp) / "demo.db", clock=lambda: NOW)
         try:
+            if words:
+                store.set_setting("semantic.model", "off")
             populate(store, NOW)
 
             told: list[str] = []
@@ -183,11 +188,16 @@ def cli() -> None:
     parser.add_argument("--json", action="store_true", help="print the figures and failures as JSON")
     parser.add_argument("--baseline", metavar="TREE",
                         help="also run against the bestie_tui package of this source tree (e.g. a git worktree)")
+    parser.add_argument("--words", action="store_true", help="search by words alone (semantic.model off)")
+    parser.add_argument("--both", action="store_true", help="by words alone and with meaning, side by side")
     args = parser.parse_args()
     results = {}
     if args.baseline:
-        results["baseline"] = run_baseline(Path(__file__), args.baseline, ["--json"])["this tree"]
-    results["this tree"] = measure()
+        results["baseline"] = run_baseline(Path(__file__), args.baseline,
+                                           ["--json"] + (["--words"] if args.words else []))["this tree"]
+    if args.both:
+        results["this tree, words"] = measure(words=True)
+    results["this tree" + (", meaning" if args.both else "")] = measure(words=args.words)
     if args.json:
         print(json.dumps(results, ensure_ascii=False))
     else:
