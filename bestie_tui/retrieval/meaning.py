@@ -2,7 +2,8 @@
 vector (``store.vectors``), fused with the word relevance of ``index``.
 
 For a request q and an eligible approved memory m, with the embedder's ``floor`` f
-(``semantic.Embedder``) and s = ``score.meaningShare`` (default 0.7)::
+(``semantic.Embedder``) and s = ``score.meaningShare`` (default 0.6: the mean of the shares that two
+folds of the shared PrefEval and LoCoMo data pick, ``benchmarks/retrieval_fusion.py``)::
 
     meaning   = clip((cos(e(q), e(m)) − f) / (1 − f), 0, 1)
     relevance = (1 − s) · words + s · meaning
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from bestie_tui.semantic.loader import note, take_notes  # noqa: F401  (take_notes: for callers)
 from bestie_tui.store import vectors
+from bestie_tui.store.settings import DEFAULT_TUNING
 
 if TYPE_CHECKING:  # pragma: no cover
     from bestie_tui.retrieval.scoring import ScoreParts
@@ -36,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Eligible memories without a vector that a request embeds itself (more: words, and a note).
 LAZY_MAX = 256
-DEFAULT_SHARE = 0.7
+DEFAULT_SHARE = float(DEFAULT_TUNING["score.meaningShare"])
 
 #: store → (model, generation, ids, matrix): the approved vectors as one float32 matrix
 _MATRICES: weakref.WeakKeyDictionary[Any, tuple[str, Any, Any, Any]] = weakref.WeakKeyDictionary()
@@ -145,7 +147,8 @@ def _cosines(store: MemoryStore, embedder: Any, query: str, ids: Any, generation
 
 def query_vector(embedder: Any, query: str) -> Any:
     """The embedder's float32 vector of the request ``query``, kept for the last ``QUERY_CACHE``
-    requests of the process (a search asks for the nearest memories, then ranks them: one embedding)."""
+    requests of the process: a search asks for the nearest memories, then ranks them, with one
+    embedding (two entries only, so a run of different requests embeds each)."""
     import numpy as np
 
     key = (embedder.name, id(embedder), query)
@@ -159,7 +162,7 @@ def query_vector(embedder: Any, query: str) -> Any:
 
 
 #: Requests whose vectors are kept (``query_vector``).
-QUERY_CACHE = 32
+QUERY_CACHE = 2
 _QUERIES: dict[tuple[str, int, str], Any] = {}
 
 
