@@ -391,7 +391,7 @@ class _ImportState:
         at = store.clock()
         events = [{"batch": batch, "memory_id": row["id"], "action": "import", "actor": self.actor, "at": at,
                    "origin": store.origin, "before": None, "note": None,
-                   "after": json.dumps(_snapshot(row), ensure_ascii=False)} for row in rows]
+                   "after": _JSON(_snapshot(row))} for row in rows]
         _insert(Event, events)
         self.batch.wrote(rows)
         self.added += len(rows)
@@ -464,6 +464,10 @@ def _insert(model: Any, rows: list[dict[str, Any]]) -> None:
 _STORED_AS: dict[type, type] = {peewee.TextField: str, peewee.CharField: str, peewee.IntegerField: int,
                                 peewee.AutoField: int, peewee.BigIntegerField: int, peewee.FloatField: float,
                                 peewee.BooleanField: bool, peewee.DateTimeField: datetime}
+
+
+#: ``json.dumps(value, ensure_ascii=False)`` with one encoder made once (dumps makes one a call).
+_JSON = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _snapshot(row: dict[str, Any]) -> dict[str, Any]:
