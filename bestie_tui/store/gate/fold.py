@@ -18,6 +18,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 # Typographic characters people paste, each replaced by one ASCII character (lengths stay equal).
 _PUNCT = (("\u00a0", " "), ("\u202f", " "), ("\u2007", " "), ("\u2009", " "), ("\u2002", " "), ("\u2003", " "),
@@ -115,3 +116,60 @@ def _emit(node: dict, after_first: str = "") -> str:
     if end:
         return "(?:" + body + ")?"
     return body
+
+
+def required_literals(pattern: re.Pattern[str]) -> list[str] | None:
+    """Literal strings one of which every match of ``pattern`` holds, read from its parsed form
+    (Python's own regex parser): the most telling of its mandatory parts — a run of literal
+    characters, an alternation whose every branch holds one, a group or a repetition of at least
+    once around one. ``None`` when no part is sure (or the pattern ignores case): then no text can
+    be passed over. A text holding none of the literals cannot match."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    try:
+        from re import _constants as codes  # type: ignore[attr-defined]
+        from re import _parser as parser  # type: ignore[attr-defined]
+
+        return _mandatory(parser.parse(pattern.pattern, pattern.flags), codes)
+    except (ImportError, AttributeError, TypeError, ValueError):  # another Python's parser: no shortcut
+        return None
+
+
+def _mandatory(items: Any, codes: Any) -> list[str] | None:
+    found: list[list[str]] = []
+    run = ""
+    repeats = tuple(getattr(codes, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+                    if hasattr(codes, name))
+    for op, arg in items:
+        if op is codes.LITERAL:
+            run += chr(arg)
+            continue
+        if run:
+            found.append([run])
+            run = ""
+        part: list[str] | None = None
+        if op is codes.SUBPATTERN and not arg[1] & re.IGNORECASE:
+            part = _mandatory(arg[3], codes)
+        elif op is codes.BRANCH:
+            branches = [_mandatory(branch, codes) for branch in arg[1]]
+            part = sorted({s for b in branches if b for s in b}) if all(branches) else None
+        elif op in repeats and arg[0] >= 1:
+            part = _mandatory(arg[2], codes)
+        if part:
+            found.append(part)
+    if run:
+        found.append([run])
+    # the most telling part: its shortest literal the longest, then the fewest literals
+    return max(found, key=lambda lits: (min(map(len, lits)), -len(lits))) if found else None
+
+
+def any_required(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
+    """One pattern that finds any of ``required_literals`` of every pattern in ``patterns``: a text it
+    does not match matches none of them. ``None`` when a pattern has no sure literal."""
+    literals: set[str] = set()
+    for pattern in patterns:
+        found = required_literals(pattern)
+        if not found:
+            return None
+        literals.update(found)
+    return re.compile(alternation(literals))
