@@ -155,6 +155,7 @@ def test_postings_round_trip_through_varints(flat):
 def test_numpy_decoding_reads_the_same_postings():
     from bestie_tui.retrieval.index import _decode
 
-    flat = [0, 1, 1, 1, 130, 7, 200, 1, 4095, 70000]
-    rows = _decode(doc_index.MESSAGE, postings.encode(flat))
-    assert rows.reshape(-1).tolist() == flat
+    first, second = [0, 1, 1, 1, 130, 7, 200, 1, 4095, 70000], [3, 2, 9, 1]
+    ids, tf = _decode(doc_index.MESSAGE, [(0, postings.encode(first)), (5, postings.encode(second))])
+    assert ids.tolist() == first[0::2] + [(5 << doc_index.BLOCK_BITS) + o for o in second[0::2]]
+    assert tf.tolist() == first[1::2] + second[1::2]

@@ -292,7 +292,6 @@ class MemoryIndex:
 
     def _posting_lists(self, term_ids: list[int]) -> dict[int, tuple[Any, Any]]:
         """``term id → (positions in _doc_ids, tf)`` numpy arrays, through the bounded cache."""
-        import numpy as np
 
         out = {t: self._postings[t] for t in term_ids if t in self._postings}
         for t in out:
@@ -307,13 +306,7 @@ class MemoryIndex:
                 raw.setdefault(tid, []).append((block, data))
             for tid in chunk:
                 blocks = raw.get(tid, [])
-                if blocks:
-                    pairs = [_decode(self.collection, d) for _, d in blocks]
-                    ids = np.concatenate([(np.int64(b) << doc_index.BLOCK_BITS) + p[:, 0].astype(np.int64)
-                                          for (b, _), p in zip(blocks, pairs)])
-                    tf = np.concatenate([p[:, 1] for p in pairs]).astype(np.float64)
-                else:
-                    ids, tf = np.zeros(0, dtype=np.int64), np.zeros(0)
+                ids, tf = _decode(self.collection, blocks)
                 positions, known = self._positions(ids)
                 entry = (positions[known], tf[known])
                 if self._links is not None:
@@ -542,14 +535,20 @@ class MemoryIndex:
             return IndexStats(self._fits, self._updates, rows, features_seen, round(self._fit_seconds, 4))
 
 
-def _decode(collection: str, data: bytes) -> Any:
-    """A posting blob → ``(n, 2)`` int64 array of ``(offset, tf)`` rows (``doc_index``'s layouts:
-    uint16 pairs for memories, ``store.postings`` varints for messages)."""
+def _decode(collection: str, blocks: Sequence[tuple[int, bytes]]) -> tuple[Any, Any]:
+    """The posting blobs ``(block, data)`` of one term → ``(document ids, tf)``: int64 and float64
+    numpy arrays in block order (``doc_index``'s layouts: uint16 pairs for memories, one numpy pass
+    over every block's ``store.postings`` varints for messages)."""
     import numpy as np
 
+    if not blocks:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
     if collection != doc_index.MESSAGE:
-        return np.frombuffer(data, dtype="<u2").reshape(-1, 2).astype(np.int64)
-    raw = np.frombuffer(data, dtype=np.uint8)
+        pairs = [np.frombuffer(d, dtype="<u2").reshape(-1, 2) for _, d in blocks]
+        ids = np.concatenate([(np.int64(b) << doc_index.BLOCK_BITS) + p[:, 0].astype(np.int64)
+                              for (b, _), p in zip(blocks, pairs)])
+        return ids, np.concatenate([p[:, 1] for p in pairs]).astype(np.float64)
+    raw = np.frombuffer(b"".join(d for _, d in blocks), dtype=np.uint8)
     ends = np.flatnonzero(raw < 0x80)
     if len(ends) == len(raw):
         values = raw.astype(np.int64)
@@ -558,14 +557,26 @@ def _decode(collection: str, data: bytes) -> Any:
         group = np.repeat(np.arange(len(ends)), ends - starts + 1)
         shifted = (raw & 0x7F).astype(np.int64) << (7 * (np.arange(len(raw)) - starts[group]))
         values = np.bincount(group, weights=shifted, minlength=len(ends)).astype(np.int64)
-    n = int(values[0])
-    heads = values[1:1 + n]
-    big = (heads & 1).astype(bool)
-    out = np.empty((n, 2), dtype=np.int64)
-    out[:, 0] = np.cumsum((heads >> 1) + 1) - 1
-    out[:, 1] = 1
-    out[big, 1] = values[1 + n:1 + n + int(big.sum())] + 2
-    return out
+    firsts, counts, bigs = [], [], []
+    at = 0
+    for _ in blocks:  # each blob: n, k, n heads, k extra counts
+        n, k = int(values[at]), int(values[at + 1])
+        firsts.append(at + 2)
+        counts.append(n)
+        bigs.append(k)
+        at += 2 + n + k
+    n_of, k_of, first = np.asarray(counts), np.asarray(bigs), np.asarray(firsts)
+    total = int(n_of.sum())
+    within = np.arange(total) - np.repeat(np.cumsum(n_of) - n_of, n_of)
+    heads = values[np.repeat(first, n_of) + within]
+    steps = np.cumsum((heads >> 1) + 1)
+    before = np.concatenate(([0], np.cumsum(n_of)[:-1]))  # index of each block's first head
+    offsets = steps - np.repeat(np.where(before > 0, steps[np.maximum(before - 1, 0)], 0), n_of) - 1
+    extra_within = np.arange(int(k_of.sum())) - np.repeat(np.cumsum(k_of) - k_of, k_of)
+    tf = np.ones(total)
+    tf[(heads & 1).astype(bool)] = values[np.repeat(first + n_of, k_of) + extra_within] + 2
+    block_of = np.repeat(np.asarray([b for b, _ in blocks], dtype=np.int64), n_of)
+    return (block_of << doc_index.BLOCK_BITS) + offsets, tf
 
 
 _INDEXES: weakref.WeakKeyDictionary[Any, dict[str, MemoryIndex]] = weakref.WeakKeyDictionary()

@@ -57,8 +57,9 @@ from bestie_tui.store import postings as varint_postings
 FORMAT = 2
 #: The layout of the message collection. 3: each turn indexed with its own text only, its session
 #: neighbours kept as links in ``ix_block`` (``retrieval.index`` adds their counts at query time),
-#: postings as varints — about a quarter of the bytes of format 2 (``benchmarks/message_index.py``).
-MESSAGE_FORMAT = 3
+#: postings as varints — about a sixth of the bytes of format 2 (``benchmarks/message_index.py``).
+#: 4: each posting blob starts with its count of ``tf`` > 1 too (3 lacked it; never released).
+MESSAGE_FORMAT = 4
 #: Document ids per posting block (a power of two, so offsets fit uint16).
 BLOCK_BITS = 12
 BLOCK = 1 << BLOCK_BITS

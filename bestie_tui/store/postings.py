@@ -3,12 +3,13 @@ collection): one block's ``(offset, tf)`` entries as unsigned LEB128 varints.
 
 Layout of one blob, every number a varint (7 bits a byte, high bit = more bytes follow)::
 
-    n  h_1 … h_n  x_1 … x_k
+    n  k  h_1 … h_n  x_1 … x_k
 
 ``h_i = (gap_i << 1) | [tf_i > 1]`` with ``gap_i = offset_i − offset_{i−1} − 1`` (``offset_0`` = −1;
 offsets ascend), and ``x_j = tf − 2`` of the ``k`` entries whose flag is set, in order. Most entries
 of a chat message's terms have ``tf`` = 1 and a gap under 64, so they cost one byte, against four in
-the ``uint16`` pairs of the memory collection. ``retrieval.index`` decodes the same layout with numpy.
+the ``uint16`` pairs of the memory collection. ``retrieval.index`` decodes the same layout with numpy,
+every block of a term in one pass (the two counts up front say where each block's numbers end).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ def encode(flat: Sequence[int]) -> bytes:
     """``[offset, tf, offset, tf, …]`` (offsets ascending, ``tf`` ≥ 1) → the blob of the module
     docstring."""
     offsets, tfs = flat[0::2], flat[1::2]
-    values = [len(offsets)]
+    extra = [t - 2 for t in tfs if t > 1]
+    values = [len(offsets), len(extra)]
     values += [((o - p - 1) << 1) | (t > 1) for o, p, t in zip(offsets, [-1, *offsets[:-1]], tfs)]
-    values += [t - 2 for t in tfs if t > 1]
+    values += extra
     if max(values) < 0x80:  # the common case: every number fits one byte
         return bytes(values)
     out = bytearray()
@@ -52,10 +54,10 @@ def decode(data: bytes) -> list[int]:
     """The blob back to ``[offset, tf, offset, tf, …]``."""
     values = varints(data)
     n = values[0] if values else 0
-    extra = iter(values[1 + n:])
+    extra = iter(values[2 + n:])
     out: list[int] = []
     at = -1
-    for head in values[1:1 + n]:
+    for head in values[2:2 + n]:
         at += (head >> 1) + 1
         out += (at, next(extra) + 2 if head & 1 else 1)
     return out
