@@ -171,6 +171,11 @@ def _shown(screen) -> dict:
 def child(args) -> None:
     out = asyncio.run(view_run(Path(args.db), args.child))
     print(json.dumps(out), flush=True)
+    from bestie_tui.tui import app
+
+    leave = getattr(app, "leave", None)
+    if leave is not None:
+        leave(force=True)  # what ``bestie tui`` does once the console has closed its store
 
 
 # ---------------------------------------------------------------------------------------- parent
@@ -184,7 +189,9 @@ def env_for(tree: Path | None) -> dict[str, str]:
 def waited(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, int, str]:
     """``(wall s, CPU s, peak RSS MiB, exit code, stdout)`` of one process; the end time is when
     ``wait4`` returned (``time.time()``), for the quit measure."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    # run from the temp dir: ``python -c`` puts the working directory first on sys.path, which
+    # would let this checkout shadow the baseline's PYTHONPATH
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tempfile.gettempdir())
     started = time.perf_counter()
     stdout = proc.stdout.read() if proc.stdout is not None else b""
     _, status, usage = os.wait4(proc.pid, 0)
@@ -198,7 +205,7 @@ def waited(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, in
 
 
 def measure_view(tree: Path | None, db: Path, key: str) -> dict:
-    _, cpu, ended, code, stdout = waited([sys.executable, __file__, "--child", key, "--db", str(db)], env_for(tree))
+    _, cpu, ended, code, stdout = waited([sys.executable, str(Path(__file__).resolve()), "--child", key, "--db", str(db)], env_for(tree))
     if code != 0:
         return {"exit": code}
     out = json.loads(stdout.strip().splitlines()[-1])
@@ -214,9 +221,9 @@ def cli_cpu(tree: Path | None, db: Path, args: list[str], repeat: int) -> dict:
             "exit": next((r[3] for r in runs if r[3] != 0), 0), "lines": runs[0][4].count("\n")}
 
 
-def measure_tree(name: str, tree: Path | None, db: Path, review: Path, repeat: int) -> dict:
+def measure_tree(name: str, tree: Path | None, db: Path, review: Path, repeat: int, views: bool = True) -> dict:
     out: dict = {"tree": name}
-    for key, view in (("4", "doctor"), ("5", "cleanup")):
+    for key, view in (("4", "doctor"), ("5", "cleanup")) if views else ():
         print(f"  {name}: {view} …", file=sys.stderr, flush=True)
         out[view] = measure_view(tree, db, key)
     cli_cpu(tree, review, ["memory", "status"], 1)  # page cache warm
@@ -242,7 +249,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
-    parser.add_argument("--only", choices=("views", "cli"), help=argparse.SUPPRESS)
+    parser.add_argument("--only", choices=("cli",), help="measure only pending beside status")
     args = parser.parse_args()
     if args.child:
         child(args)
@@ -253,7 +260,7 @@ def main() -> None:
     if args.baseline:
         trees.append(("baseline", Path(args.baseline).resolve()))
     trees.append(("this code", HERE.parent))
-    results = [measure_tree(name, tree, db, review, args.repeat) for name, tree in trees]
+    results = [measure_tree(name, tree, db, review, args.repeat, views=args.only != "cli") for name, tree in trees]
     load = os.getloadavg()
     if args.json:
         print(json.dumps({"size": args.size, "load_average": load[0], "cores": os.cpu_count(), "results": results},
@@ -261,7 +268,7 @@ def main() -> None:
         return
     rows = []
     for r in results:
-        for view in ("doctor", "cleanup"):
+        for view in ("doctor", "cleanup") if "doctor" in r else ():
             v = r[view]
             if "peak_mib" not in v:
                 rows.append([r["tree"], view, f"exit {v.get('exit')}", "", "", "", "", "", ""])

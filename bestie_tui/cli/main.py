@@ -67,9 +67,11 @@ def tui(app: AppContext, demo: bool, reset_demo: bool) -> None:
         app.db = str(path)
     set_reporting(None)  # no stderr lines over the console's screen
     store = app.store()
-    from ..tui.app import BestieApp
+    from ..tui.app import BestieApp, leave
 
     BestieApp(store).run()
+    app.close()  # the store closed: every write of the console is committed
+    leave()
 
 
 # Each command module adds its commands to the ``memory`` group (``common``) as it is imported.

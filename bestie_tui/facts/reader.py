@@ -113,6 +113,12 @@ def remember(readings: dict[str, Reading]) -> None:
     _cache.update(readings)
 
 
+def clear_cache() -> None:
+    """Forget every cached reading (a process done reading, about to do something else with its
+    memory: the doctor's second process before it hands its report back)."""
+    _cache.clear()
+
+
 def _read(text: str) -> Reading:
     tk = units(text)
     us = tk.units

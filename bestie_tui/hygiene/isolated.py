@@ -142,6 +142,13 @@ def _in_child(request: dict, progress: ProgressFn | None) -> tuple[Any, Any]:
     return message[1], message[2]
 
 
+def _forget_caches() -> None:
+    from bestie_tui.facts import reader, relations
+
+    reader.clear_cache()
+    relations.clear_cache()
+
+
 def main() -> None:
     """The second process: one request on stdin, progress and the answer on stdout."""
     from bestie_tui.store.memory_store import MemoryStore
@@ -163,6 +170,7 @@ def main() -> None:
             store.close()
     except BestieError as exc:
         answer = ("error", exc)
+    _forget_caches()  # the memory they hold serves the pickling of the answer instead
     try:
         pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError) as exc:

@@ -35,6 +35,35 @@ def warm_imports() -> None:
     from ..hygiene import doctor  # noqa: F401
 
 
+def leave(force: bool = False) -> None:
+    """End the process of a console that has quit, without freeing its heap object by object.
+
+    Call it once the console's store is closed: every write was committed when it was made (the
+    views write in their own transactions; a thread still running one is waited for here, as the
+    interpreter's own shutdown would), and an analysis still running elsewhere was ended on quit. What is left
+    is the report and plan the views held, hundreds of MiB at 100,000 memories, which the system
+    takes back at once instead of the interpreter's teardown taking seconds (issue 31).
+
+    Does nothing unless the console ran on a terminal (``sys.stdout`` is a TTY) or ``force``: under
+    a test runner the process is not the console's to end.
+    """
+    import os
+    import sys
+    import threading
+
+    if not (force or sys.stdout.isatty()):
+        return
+    for thread in threading.enumerate():  # as the interpreter's own shutdown would: a write ends
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
+
+
 #: The key Textual 8 reports for ESC followed by each digit 1–7 (``textual._ansi_sequences`` maps
 #: ``"\x1b2"`` to ``"™"``, key ``trade_mark_sign``): what alt+digit is in tmux and most terminals,
 #: and what option+digit types on macOS. These characters switch views even inside a text box
