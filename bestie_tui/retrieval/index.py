@@ -109,7 +109,8 @@ class MemoryIndex:
         self._key: tuple | None = None
         self._doc_ids: Any = None  # sorted int64 numpy array of indexed ids
         self._lengths: Any = None  # (word lengths, char lengths), float64 arrays aligned with _doc_ids
-        #: messages: (previous, next) positions in _doc_ids of each turn's session neighbours, −1: none
+        #: messages: (previous, next) positions in _doc_ids of each turn's session neighbours; none:
+        #: len(_doc_ids)
         self._links: tuple[Any, Any] | None = None
         self._parts: tuple[PartWeights, PartWeights] | None = None
         self._terms: dict[tuple[int, str], tuple[int, int] | None] = {}
@@ -209,7 +210,8 @@ class MemoryIndex:
         self._links = None
         if windowed:
             pairs = np.concatenate(links) if links else np.zeros((0, 2), dtype=np.int64)
-            prev, nxt = (np.where(known, pos, -1) for pos, known in
+            nowhere = len(self._doc_ids)  # the position of "no neighbour": one slot past the end
+            prev, nxt = (np.where(known, pos, nowhere) for pos, known in
                          (self._positions(pairs[:, 0]), self._positions(pairs[:, 1])))
             self._links = (prev, nxt)
             self._lengths = tuple(self._window_sum(own) for own in self._lengths)
@@ -228,12 +230,11 @@ class MemoryIndex:
     def _window_sum(self, own: Any) -> Any:
         """Per turn: ``own`` plus its session neighbours' values (messages)."""
 
+        import numpy as np
+
         assert self._links is not None
-        out = own.copy()
-        for side in self._links:
-            has = side >= 0
-            out[has] += own[side[has]]
-        return out
+        padded = np.append(own, 0)
+        return own + padded[self._links[0]] + padded[self._links[1]]
 
     def _windows(self, positions: Any, tf: Any) -> tuple[Any, Any]:
         """A term's own postings (positions, tf) → those of the three-turn texts: each turn that holds
@@ -241,15 +242,17 @@ class MemoryIndex:
         import numpy as np
 
         assert self._links is not None
-        prev, nxt = (side[positions] for side in self._links)
-        targets = np.concatenate([positions, prev[prev >= 0], nxt[nxt >= 0]])
-        counts = np.concatenate([tf, tf[prev >= 0], tf[nxt >= 0]])
-        if 8 * len(targets) >= len(self._links[0]):  # a common term: one pass over every turn beats a sort
-            dense = np.bincount(targets, weights=counts, minlength=len(self._links[0]))
+        n = len(self._links[0])  # a missing neighbour is position n, dropped at the end
+        targets = np.concatenate([positions, self._links[0][positions], self._links[1][positions]])
+        counts = np.tile(tf, 3)
+        if 8 * len(targets) >= n:  # a common term: one pass over every turn beats a sort
+            dense = np.bincount(targets, weights=counts, minlength=n + 1)[:n]
             where = np.flatnonzero(dense)
             return where, dense[where]
         where, inverse = np.unique(targets, return_inverse=True)
-        return where, np.bincount(inverse, weights=counts, minlength=len(where))
+        summed = np.bincount(inverse, weights=counts, minlength=len(where))
+        keep = where < n
+        return where[keep], summed[keep]
 
     def fit(self) -> None:
         """Rebuild the persisted index from every approved memory now (``bestie memory reindex``)."""
@@ -325,7 +328,10 @@ class MemoryIndex:
         doc_ids = self._doc_ids
         if len(doc_ids) == 0:
             return np.zeros(len(ids), dtype=np.int64), np.zeros(len(ids), dtype=bool)
-        positions = np.minimum(np.searchsorted(doc_ids, ids), len(doc_ids) - 1)
+        if doc_ids[-1] - doc_ids[0] + 1 == len(doc_ids):  # ids without gaps (most message tables): no search
+            positions = np.clip(ids - doc_ids[0], 0, len(doc_ids) - 1)
+        else:
+            positions = np.minimum(np.searchsorted(doc_ids, ids), len(doc_ids) - 1)
         return positions, doc_ids[positions] == ids
 
     # ------------------------------------------------------------------ queries
