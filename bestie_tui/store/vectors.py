@@ -168,6 +168,11 @@ def load(db: Any, model: str) -> tuple[Any, Any]:
     return ids, matrix
 
 
+def has_model(db: Any, model: str) -> bool:
+    """Whether any memory holds a vector of ``model`` (one indexed lookup)."""
+    return db.execute_sql("SELECT 1 FROM memory_vector WHERE model = ? LIMIT 1", (model,)).fetchone() is not None
+
+
 def other_models(db: Any, model: str) -> dict[str, int]:
     """Models other than ``model`` that stored vectors come from → how many (a changed model). One
     indexed lookup when there are none (every request asks)."""
