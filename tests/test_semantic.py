@@ -245,3 +245,10 @@ def _counting(started: list):
                 started.append(self.name)
             super().start()
     return Counted
+
+
+def test_search_help_says_it_finds_by_words_and_with_the_extra_by_meaning(run):
+    for args in (("memory", "search", "--help"), ("memory", "--help")):
+        got = run(*args)
+        assert got.exit_code == 0
+        assert "by words and, with the semantic extra, by meaning" in " ".join(got.output.split())

@@ -115,7 +115,7 @@ def summary(app: AppContext, as_json: bool) -> None:
     memory_lines(s.recent, store.clock(), empty="  none")
 
 
-@memory.command()
+@memory.command(short_help="Find memories by words and, with the semantic extra, by meaning.")
 @click.argument("query")
 @click.option("--status", type=click.Choice(STATUSES + ("all",)), default="all", show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
@@ -123,7 +123,12 @@ def summary(app: AppContext, as_json: bool) -> None:
 @json_option
 @pass_app
 def search(app: AppContext, query, status, limit, user, as_json) -> None:
-    """Find memories by words (case-, accent- and inflection-tolerant)."""
+    """Find memories by words and, with the semantic extra, by meaning.
+
+    Words match case-, accent- and inflection-tolerantly. With the extra (pip install
+    'bestie-tui[semantic]'), approved memories close in meaning to QUERY are found too, even when
+    they share no word with it, and both kinds are ranked together.
+    """
     store = app.store()
     owner = user is not None and user == store.get_setting("owner.user")  # their general memories too, as recall
     items = search_memories(store, query, status=status, limit=limit, user=user, with_unbound=owner)
