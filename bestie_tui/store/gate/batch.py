@@ -80,26 +80,21 @@ class GateBatch:
         mode = self._read_settings()[0]
         query = Memory.select(Memory.id, Memory.text, Memory.about, Memory.user).where(_active_core(self.store.clock()))
         if user is None:  # an unbound record is weighed against the fullest user's core: every user's
-            missing: list[str | None] = []
             self._core.clear()
+            rows = list(query.tuples())
         else:
             missing = [u for u in {*self.users, user, None} if u not in self._core_read]
-            named = [u for u in missing if u is not None]
+            named = sorted(u for u in missing if u is not None)
             for u in missing:
                 self._core[u] = {}
-            condition = Memory.user.is_null() if None in missing else None
-            if named:
-                condition = Memory.user.in_(named) if condition is None else condition | Memory.user.in_(named)
-            if condition is None:
-                return
-            query = query.where(condition)
-        for row in query.tuples():
-            mid, text, about, owner = row
-            self._core.setdefault(owner, {})[mid] = line_tokens(text, about, mode)
-        if user is None:
-            self._core_everyone = True
-        else:
+            # the unbound rows, then the named users 500 at a time (bound parameters per query)
+            parts = ([Memory.user.is_null()] if None in missing else []) + [
+                Memory.user.in_(named[start:start + 500]) for start in range(0, len(named), 500)]
+            rows = [row for part in parts for row in query.where(part).tuples()]
             self._core_read.update(missing)
+        for mid, text, about, owner in rows:
+            self._core.setdefault(owner, {})[mid] = line_tokens(text, about, mode)
+        self._core_everyone = user is None
 
     # ------------------------------------------------------------------------------ owner names
     def owner_names(self, user: str) -> frozenset[str]:
