@@ -24,6 +24,7 @@ patterns anchored at token boundaries for contact details, so they run in linear
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from bestie_tui.store.gate.fold import alternation, any_required, fold, view
 from bestie_tui.store.markers import BLOCK_LINE_SHAPES, BLOCK_LINES, RECALL_TITLE
@@ -105,10 +106,14 @@ _CLAUSE_SHAPES = [re.compile(p) for p in (
     r"|sao (?:toi|minh|tao|em) (?:lai )?(?:ngu|te|kem|do|that bai)",
 )]
 _SKILL = re.compile(r"(?:at|in|with|ve|mon|tieng|khoan)\s+\w+")
-# Every shape above needs one of a few words ("hate", "useless", "today", "chan"…, read from the
-# patterns themselves): one scan for all of them passes over most texts (9 in 10 persona facts)
-# before the twenty shapes are tried one by one.
-_VENTING_WORDS = any_required(_VENTING + _CLAUSE_SHAPES)
+
+
+@lru_cache(maxsize=1)
+def _venting_words() -> re.Pattern[str] | None:
+    """Every shape above needs one of a few words ("hate", "useless", "today", "chan"…, read from
+    the patterns themselves): one scan for all of them passes over most texts (9 in 10 persona facts)
+    before the twenty shapes are tried one by one. Made on first use (7 ms), not at every start."""
+    return any_required(_VENTING + _CLAUSE_SHAPES)
 
 #: Kinds a caller may give that say the text is venting.
 VENTING_KINDS = frozenset({"venting", "vent", "rant", "mood"})
@@ -119,7 +124,8 @@ def venting_reason(text: str, kind: str = "") -> str | None:
     if (kind or "").strip().lower() in VENTING_KINDS:
         return "one-off venting"
     folded = fold(text[:_WINDOW])
-    if _VENTING_WORDS is not None and _VENTING_WORDS.search(folded) is None:
+    words = _venting_words()
+    if words is not None and words.search(folded) is None:
         return None  # none of the words some part of every shape needs: no shape can match
     if any(p.search(folded) for p in _VENTING) or any(p.search(folded) for p in _CLAUSE_SHAPES):
         return "one-off venting"
