@@ -127,7 +127,7 @@ class BestieApp(App[None]):
         self.session = store.begin_session()
         self.poll_interval = poll_interval
         self.start_mode = start_mode
-        self._data_version = None
+        self._data_version: int | None = None
         self._status_cache: tuple[tuple[int, int], Any] | None = None
 
     async def on_event(self, event: events.Event) -> None:
