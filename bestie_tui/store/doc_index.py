@@ -34,6 +34,9 @@ rebuilds when the index is missing, of another ``FORMAT`` or analyzer, when the 
 ``clear``), or when one change touches more than ``REBUILD_SHARE`` of the documents.
 ``MemoryStore.change`` calls it before each write commits (applying, never rebuilding); a reader
 that finds the mark behind (a write by a tool that skipped it) or the index missing calls it too.
+A reader with more than ``QUIET_DOCS`` documents to index (a bulk load of messages, a file from an
+older bestie) reports its progress to the sink set with ``reporting``: the CLI prints "building the
+message index (n of N)" on stderr, and ``bestie memory reindex`` builds both collections ahead.
 """
 
 from __future__ import annotations
