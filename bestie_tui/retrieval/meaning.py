@@ -171,10 +171,10 @@ def prefetch(store: MemoryStore, query: str, settings: dict[str, Any]) -> bool:
     caller reads the word index, the eligible memories and the candidates (the engine's call
     releases the GIL); ``query_vector`` joins it where the meaning is needed. Returns whether a thread
     was started: not when meaning is off (no model is loaded, numpy is not imported), the request
-    is empty or already embedded, the store holds no vector of the model, or the environment sets
-    ``BESTIE_SEMANTIC_PREFETCH=0`` (the request is then embedded in the caller's thread, with the
-    same vector)."""
-    if os.environ.get(PREFETCH_ENV, "1").strip() == "0" or not query.strip():
+    is empty or already embedded, the store holds no vector of the model, or no core is free
+    (``_core_free``; ``BESTIE_SEMANTIC_PREFETCH=0`` never, ``1`` always). Without the thread the
+    request is embedded in the caller's thread, with the same vector."""
+    if not query.strip() or not _core_free(os.environ.get(PREFETCH_ENV, "").strip()):
         return False
     embedder = _embedder(store, settings)
     if embedder is None:
@@ -218,6 +218,20 @@ class _Pending:
         return self._value
 
 
+def _core_free(choice: str) -> bool:
+    """Whether a worker thread may embed the request: ``BESTIE_SEMANTIC_PREFETCH`` ``1`` always, ``0``
+    never; unset, when the 1-minute load average leaves a core idle (``load ≤ cores − 1``). The
+    thread gains only from a free core: on 2 cores at load 3–4 a request took as long with it as
+    without (p50 25.2 / 25.1 ms, ``benchmarks/latency.py --semantic``), since even a hash that
+    releases the GIL did not run beside the interpreter there."""
+    if choice in ("0", "1"):
+        return choice == "1"
+    try:
+        return os.getloadavg()[0] <= (os.cpu_count() or 1) - 1
+    except OSError:  # no load average on this platform: the thread costs little either way
+        return True
+
+
 def _remember(key: tuple[str, int, str]) -> _Pending:
     """A new entry of the request cache (the caller holds ``_QUERIES_LOCK``)."""
     future = _Pending()
@@ -241,7 +255,8 @@ def _embed_request(future: _Pending, key: tuple[str, int, str], embedder: Any, q
 
 #: Requests whose vectors are kept (``query_vector``).
 QUERY_CACHE = 2
-#: ``BESTIE_SEMANTIC_PREFETCH=0``: no worker thread, the request is embedded where it is needed.
+#: ``BESTIE_SEMANTIC_PREFETCH``: ``0`` no worker thread (the request is embedded where it is needed),
+#: ``1`` always one, unset: when a core is free (``_core_free``).
 PREFETCH_ENV = "BESTIE_SEMANTIC_PREFETCH"
 _QUERIES: dict[tuple[str, int, str], _Pending] = {}
 _QUERIES_LOCK = threading.Lock()
