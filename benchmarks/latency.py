@@ -14,7 +14,7 @@ a counter, past that size), bulk-inserted. It then measures:
   the persisted index (``bestie_tui.store.doc_index``) once; later processes load it instead, and
   the peak RSS of this benchmark process so far (``getrusage``);
 * ``build_context`` p50/p95 over ``--queries`` requests (a random persona's user, a fact of that
-  persona as the query, preview mode), in two layouts: memories spread over personas (the
+  persona as the query, preview mode; by words, ``semantic.model off``), in two layouts: memories spread over personas (the
   realistic case), and all N memories owned by the single requesting user (the worst case: every
   row is a candidate);
 * FTS5 ``bm25`` top-10 (porter, stop words dropped) over the same rows with the same user filter.
@@ -110,6 +110,9 @@ def measure(size: int, facts, queries: int, one_user: bool, workdir: Path) -> li
     docs = rows_for(size, facts, one_user)
     store, ids = seed_store(workdir / f"{size}-{int(one_user)}.db", docs, NOW)
     store.set_setting("score.minRelevance", 0.1)
+    # By words, as FTS5 beside it: with the semantic extra installed ``auto`` would embed every request
+    # and the memories of each new user on the spot (``--semantic`` measures that cost on purpose).
+    store.set_setting("semantic.model", "off")
     rng = random.Random(size)
     picks = [rng.randrange(size) for _ in range(queries)]
     requests = [(docs[i].user, docs[i].text) for i in picks]
