@@ -94,12 +94,15 @@ CACHE_SIZE = 262144
 _cache: dict[str, Reading] = {}
 
 
-def read(text: str) -> Reading:
+def read(text: str, *, keep: bool = True) -> Reading:
     """Read one memory text (see the module docstring). Pure and cached (by the exact text); never
-    raises."""
+    raises. ``keep=False`` uses a cached reading but does not cache a new one (a pass over many
+    texts read once, which should not hold them all: the doctor's noisy check, issue 31)."""
     found = _cache.get(text)
     if found is None:
         found = _read(text)
+        if not keep:
+            return found
         if len(_cache) >= CACHE_SIZE:
             _cache.clear()
         _cache[text] = found

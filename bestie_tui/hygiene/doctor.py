@@ -107,6 +107,29 @@ class DoctorReport:
     #: one line when the owner's judge (``doctor.judgeUrl``) failed or ran out of time, else ``None``
     judge_note: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    #: how many records miss metadata when ``missing_metadata`` holds only the first of them
+    #: (``trimmed``), else ``None``
+    missing_metadata_total: int | None = None
+
+    @property
+    def missing_metadata_count(self) -> int:
+        """Records missing metadata, also when the list was trimmed (``trimmed``)."""
+        if self.missing_metadata_total is not None:
+            return self.missing_metadata_total
+        return len(self.missing_metadata)
+
+    def trimmed(self, findings: int) -> DoctorReport:
+        """This report with only the first ``findings`` missing-metadata findings (their count kept
+        in ``missing_metadata_total``): what the console shows of that section, without holding a
+        record per memory of a store whose memories all lack a source (issue 31). Nothing else
+        changes: cleanup plans do not use that section (only the CLI's hygiene plan, from a full
+        report)."""
+        from dataclasses import replace
+
+        if len(self.missing_metadata) <= findings:
+            return self
+        return replace(self, missing_metadata=self.missing_metadata[:findings],
+                       missing_metadata_total=self.missing_metadata_count)
 
     def counts(self) -> dict[str, int]:
         """Section sizes: what a hygiene snapshot stores and the Doctor view's headings show."""
@@ -121,7 +144,7 @@ class DoctorReport:
             "stale": len(self.stale),
             "noisy": len(self.noisy),
             "pinned": len(self.pinned),
-            "missing_metadata": len(self.missing_metadata),
+            "missing_metadata": self.missing_metadata_count,
             "core_tokens": self.core.tokens,
             "core_cap": self.core.cap,
             "negation_pairs": self.negation_pairs,
@@ -317,10 +340,9 @@ def _noisy(records: list[MemoryRecord]) -> list[Finding]:
     for m in records:
         if m.pinned or m.access_count > 0 or m.layer == "archive":
             continue
-        content = read(m.text).content
         if m.confidence < LOW_CONFIDENCE:
             out.append(Finding(m, f"never used, confidence {m.confidence:.2f}"))
-        elif not content and not _names(m.text):
+        elif not read(m.text, keep=False).content and not _names(m.text):
             out.append(Finding(m, "never used, no content words"))
         elif len(m.text) > LONG_TEXT:
             out.append(Finding(m, f"never used, {len(m.text)} characters long"))

@@ -99,7 +99,7 @@ def health_score(report) -> HealthScore:
         "contradictions": len(conflicting) / n if n else 0.0,
         "stale": len(report.stale) / n if n else 0.0,
         "noisy": len(report.noisy) / n if n else 0.0,
-        "metadata": len(report.missing_metadata) / n if n else 0.0,
+        "metadata": report.missing_metadata_count / n if n else 0.0,
         "core": report.core.over / report.core.cap if report.core.cap else 0.0,
     }
     penalties = {k: round(WEIGHTS[k] * min(1.0, r), 2) for k, r in ratios.items()}

@@ -12,6 +12,8 @@ Protocol (pickles, never a shell): the parent writes one request to the child's 
 writes ``("progress", stage, fraction)`` messages and then ``("done", report, plan)`` or
 ``("error", exception)`` to its stdout. The child opens the same database with the parent's clock
 frozen at the moment of the request and the parent's user binding, so both processes see one "now".
+The report handed back lists the first ``FINDINGS_BACK`` missing-metadata findings and their count
+(``DoctorReport.trimmed``).
 ``cancel_running()`` ends every child still analysing (the console calls it when it quits).
 """
 
@@ -31,6 +33,9 @@ from bestie_tui.store.binding import uses_store
 
 #: From this many active approved memories on, ``analyse`` runs the work in a second process.
 ISOLATE_FROM = 2000
+#: Missing-metadata findings handed back from the second process (``DoctorReport.trimmed``): what
+#: the Doctor view lists of a section (the count is kept); the cleanup plan does not use them.
+FINDINGS_BACK = 200
 
 ProgressFn = Callable[[str, float], None]
 
@@ -164,8 +169,9 @@ def main() -> None:
     try:
         store = MemoryStore(request["path"], clock=lambda: now, create_dirs=False, user=request["binding"])
         try:
-            answer: tuple = ("done", *_here(store, user=request["user"], judge=request["judge"],
-                                             plan=request["plan"], report=request["report"], progress=progress))
+            report, plan = _here(store, user=request["user"], judge=request["judge"], plan=request["plan"],
+                                 report=request["report"], progress=progress)
+            answer: tuple = ("done", report.trimmed(FINDINGS_BACK), plan)
         finally:
             store.close()
     except BestieError as exc:

@@ -18,17 +18,25 @@ would be quadratic, so candidates come from four sources, and ``relate`` decides
 4. **small users**: a user with at most ``EXHAUSTIVE`` units has every pair compared.
 
 The result keeps every pair ``relate`` did not call ``compatible``, with the cosine when known.
+
+Memory (issue 31): units are taken in blocks of whole users (``BLOCK_UNITS``). A first pass reads
+each block, adds its content terms to the counts the TF-IDF weights come from (document frequencies
+over every unit, so a cosine does not depend on the blocks) and keeps the block's readings pickled
+(a few bytes per reading instead of a few kilobytes of objects); a second pass takes each block's
+readings back, finds its candidates, relates them and forgets the readings and the pair features
+before the next block. Pairs never cross users, so the pairs found are the same whatever the blocks.
 """
 
 from __future__ import annotations
 
+import pickle
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bestie_tui.facts.knowledge import EXCLUDES, KNOWN_CATEGORIES, categories_of
-from bestie_tui.facts.reader import Reading, read
+from bestie_tui.facts.reader import Reading, read, remember
 from bestie_tui.facts.relations import Relation, relate
 from bestie_tui.store.records import MemoryRecord
 from bestie_tui.text import words as textmod
@@ -45,6 +53,9 @@ BLOCK = 1024
 #: frequencies): about 50 bytes each while a block is ranked, so a block stays near 50 MiB however
 #: many texts of one user share a common word (issue 31).
 BLOCK_ENTRIES = 1_000_000
+#: Units read and related at once, at most (one user's units are never split): the readings of one
+#: block are held as objects while it is worked on, the others pickled (issue 31).
+BLOCK_UNITS = 8192
 #: Units of one attribute bucket, or naming one excluded category, looked at (the newest).
 BUCKET_LIMIT = 200
 #: Units an exclusion source is paired with (the newest naming what it excludes).
@@ -64,13 +75,12 @@ class RelatedPair:
 
 @dataclass
 class PairScan:
-    """Units (``members``: records of equal normalised text, by id; ``users``; ``readings`` of the
-    first member), the related pairs between them, and the TF-IDF rows (CSR, L2-normalised) whose
-    dot product is a pair's cosine (``None`` when no unit has content)."""
+    """Units (``members``: records of equal normalised text, by id; ``users``), the related pairs
+    between them, and the TF-IDF rows (CSR, L2-normalised) whose dot product is a pair's cosine
+    (``None`` when no unit has content). The units' readings are not kept (``facts.read`` them)."""
 
     members: list[list[MemoryRecord]] = field(default_factory=list)
     users: list[str] = field(default_factory=list)
-    readings: list[Reading] = field(default_factory=list)
     pairs: list[RelatedPair] = field(default_factory=list)
     vectors: Any = None
     #: per unit, the order of its statement: the newest member's creation time, then its id
@@ -80,6 +90,18 @@ class PairScan:
 
     def key(self, i: int) -> tuple:
         """Order of statements: the newest member's creation time, then its id."""
+        return self.order[i]
+
+
+@dataclass
+class _Block:
+    """Units ``lo``..``hi`` of a scan (whole users) with their readings; indices are block-local."""
+
+    users: list[str]
+    readings: list[Reading]
+    order: list[tuple]
+
+    def key(self, i: int) -> tuple:
         return self.order[i]
 
 
@@ -108,63 +130,132 @@ def scan(records: Sequence[MemoryRecord], *, norms: dict[int, str] | None = None
         out.users.append(key[0])
         newest = max(by_key[key], key=lambda r: (r.created_at, r.id))
         out.order.append((newest.created_at, newest.id))
-    n = len(out.members)
-    read_all([m[0].text for m in out.members])
-    out.readings = [read(m[0].text) for m in out.members]
+    spans = _user_spans(out.users, BLOCK_UNITS)
+    terms = TermCounts()
+    kept: list[bytes] = []
+    for lo, hi in spans:  # pass 1: every unit's terms, for document frequencies over all of them
+        texts = [m[0].text for m in out.members[lo:hi]]
+        read_all(texts)
+        readings = [read(t) for t in texts]
+        for reading in readings:
+            terms.add(sorted(c for c in reading.content if c[:1] != "@"))  # what is said, not the frame
+        if len(spans) > 1:
+            kept.append(pickle.dumps(dict(zip(texts, readings)), protocol=pickle.HIGHEST_PROTOCOL))
+            del readings
+            _forget()
     if progress is not None:
         progress(0.3)
-    candidates: dict[tuple[int, int], float | None] = {}
-    sims, out.vectors = _similar(out, k)
-    candidates.update(sims)
-    counts = {"similar": len(candidates)}
-    for name, source in (("attribute", _same_attribute), ("exclusion", _exclusions), ("event", _events),
-                         ("small", _small_users)):
-        before = len(candidates)
-        for pair in source(out):
-            candidates.setdefault(pair, None)
-        counts[name] = len(candidates) - before
+    out.vectors = terms.rows() if terms.entries else None
+    cost = _row_costs(out.vectors) if out.vectors is not None else None
+    counts = dict.fromkeys(("similar", "attribute", "exclusion", "event", "small"), 0)
+    for b, (lo, hi) in enumerate(spans):  # pass 2: block by block, candidates and their relations
+        texts = [m[0].text for m in out.members[lo:hi]]
+        if kept:
+            remember(pickle.loads(kept[b]))
+            kept[b] = b""
+        block = _Block(out.users[lo:hi], [read(t) for t in texts], out.order[lo:hi])
+        candidates: dict[tuple[int, int], float | None] = {}
+        if out.vectors is not None:
+            candidates.update(_similar(out, k, lo, hi, cost))
+        counts["similar"] += len(candidates)
+        for name, source in (("attribute", _same_attribute), ("exclusion", _exclusions), ("event", _events),
+                             ("small", _small_users)):
+            before = len(candidates)
+            for i, j in source(block):
+                candidates.setdefault((lo + i, lo + j), None)
+            counts[name] += len(candidates) - before
+        for (i, j), score in candidates.items():
+            older, newer = (i, j) if out.key(i) <= out.key(j) else (j, i)
+            rel = relate(out.members[older][0].text, out.members[newer][0].text, similarity=score,
+                         threshold=threshold)
+            if rel.kind != "compatible":
+                out.pairs.append(RelatedPair(older, newer, rel, score))
+        del block, candidates
+        if len(spans) > 1:
+            _forget()
+        if progress is not None:
+            progress(0.3 + 0.7 * (b + 1) / len(spans))
     out.candidates = counts
-    if progress is not None:
-        progress(0.7)
-    for (i, j), score in candidates.items():
-        older, newer = (i, j) if out.key(i) <= out.key(j) else (j, i)
-        rel = relate(out.members[older][0].text, out.members[newer][0].text, similarity=score, threshold=threshold)
-        if rel.kind != "compatible":
-            out.pairs.append(RelatedPair(older, newer, rel, score))
-    if progress is not None:
-        progress(1.0)
-    del n
     return out
+
+
+def _user_spans(users: list[str], size: int) -> list[tuple[int, int]]:
+    """Ranges ``[lo, hi)`` of ``users`` (sorted, so each user's units are contiguous) covering it in
+    order, each of whole users and at most ``size`` units unless one user alone has more."""
+    out: list[tuple[int, int]] = []
+    lo = start = 0
+    n = len(users)
+    for i in range(1, n + 1):
+        if i == n or users[i] != users[start]:  # a user's units are [start, i)
+            if i - lo > size and start > lo:
+                out.append((lo, start))
+                lo = start
+            start = i
+    if lo < n:
+        out.append((lo, n))
+    return out
+
+
+def _forget() -> None:
+    """Drop the readings and pair features cached for the block just done (the caches are pure:
+    a text read again reads the same)."""
+    from bestie_tui.facts import pair_features, relations
+    from bestie_tui.facts.reader import clear_cache
+
+    clear_cache()
+    relations.clear_cache()
+    for cached in (relations._relate, pair_features._words_of, pair_features._stems, pair_features._text_side):
+        cached.cache_clear()
+
+
+class TermCounts:
+    """Term counts of documents added one by one (``add``), as CSR parts with a shared vocabulary:
+    the raw counts ``tfidf_rows`` weighs, without holding the documents themselves."""
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self.indptr: list[int] = [0]
+        self.indices: list[int] = []
+        self.counts: list[int] = []
+
+    @property
+    def entries(self) -> int:
+        return len(self.indices)
+
+    def add(self, doc: list[str]) -> None:
+        tf: dict[int, int] = {}
+        for term in doc:
+            col = self.vocab.setdefault(term, len(self.vocab))
+            tf[col] = tf.get(col, 0) + 1
+        self.indices.extend(tf)
+        self.counts.extend(tf.values())
+        self.indptr.append(len(self.indices))
+
+    def rows(self):
+        """L2-normalised TF-IDF rows of the documents added (see ``tfidf_rows``)."""
+        import numpy as np
+        from scipy.sparse import csr_matrix
+
+        n = len(self.indptr) - 1
+        x = csr_matrix((np.asarray(self.counts, dtype=np.float32), np.asarray(self.indices, dtype=np.int32),
+                        np.asarray(self.indptr, dtype=np.int64)), shape=(n, max(1, len(self.vocab))))
+        df = np.bincount(x.indices, minlength=x.shape[1]).astype(np.float32)
+        idf = np.log((1 + n) / (1 + df)) + 1
+        x.data = (1 + np.log(x.data)) * idf[x.indices]
+        norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+        norms[norms == 0] = 1
+        x.data /= np.repeat(norms, np.diff(x.indptr)).astype(np.float32)
+        return x
 
 
 def tfidf_rows(docs: list[list[str]]):
     """L2-normalised TF-IDF rows (scipy CSR, float32) of term lists: sublinear tf (1 + ln tf) and
     smoothed idf ln((1 + N) / (1 + df)) + 1, the weighting of scikit-learn's ``TfidfVectorizer``
     with ``sublinear_tf=True`` (computed here so the doctor does not import scikit-learn)."""
-    import numpy as np
-    from scipy.sparse import csr_matrix
-
-    vocab: dict[str, int] = {}
-    indptr: list[int] = [0]
-    indices: list[int] = []
-    counts: list[int] = []
+    counts = TermCounts()
     for doc in docs:
-        tf: dict[int, int] = {}
-        for term in doc:
-            col = vocab.setdefault(term, len(vocab))
-            tf[col] = tf.get(col, 0) + 1
-        indices.extend(tf)
-        counts.extend(tf.values())
-        indptr.append(len(indices))
-    x = csr_matrix((np.asarray(counts, dtype=np.float32), np.asarray(indices, dtype=np.int32),
-                    np.asarray(indptr, dtype=np.int64)), shape=(len(docs), max(1, len(vocab))))
-    df = np.bincount(x.indices, minlength=x.shape[1]).astype(np.float32)
-    idf = np.log((1 + len(docs)) / (1 + df)) + 1
-    x.data = (1 + np.log(x.data)) * idf[x.indices]
-    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
-    norms[norms == 0] = 1
-    x.data /= np.repeat(norms, np.diff(x.indptr)).astype(np.float32)
-    return x
+        counts.add(doc)
+    return counts.rows()
 
 
 #: From this many unread texts on, half of them are read in a second process (two cores).
@@ -181,7 +272,7 @@ def read_all(texts: list[str]) -> None:
     import subprocess
     import sys
 
-    from bestie_tui.facts.reader import _cache, remember
+    from bestie_tui.facts.reader import _cache
 
     todo = list(dict.fromkeys(t for t in texts if t not in _cache))
     if len(todo) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
@@ -211,25 +302,24 @@ def read_all(texts: list[str]) -> None:
         read(t)
 
 
-def _similar(s: PairScan, k: int) -> tuple[dict[tuple[int, int], float], Any]:
-    """Pairs ``(i, j)``, ``i < j``, of one user at or above ``CANDIDATE_COSINE``, best ``k`` per row."""
+def _similar(s: PairScan, k: int, lo: int, hi: int, cost) -> dict[tuple[int, int], float]:
+    """Pairs ``(i, j)``, ``i < j``, of units ``lo``..``hi`` (whole users) of one user at or above
+    ``CANDIDATE_COSINE``, best ``k`` per row, by the rows of ``s.vectors``; ``cost`` is
+    ``_row_costs(s.vectors)``."""
     import numpy as np
 
-    docs = [sorted(c for c in r.content if c[:1] != "@") for r in s.readings]  # what is said, not the frame
-    if not any(docs):
-        return {}, None
-    x = tfidf_rows(docs)
-    n = x.shape[0]
+    x = s.vectors
     users = s.users
-    user_start, user_end = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    start = 0
-    for i in range(1, n + 1):
-        if i == n or users[i] != users[start]:
+    user_start = np.zeros(x.shape[0], dtype=np.int64)
+    user_end = np.zeros(x.shape[0], dtype=np.int64)
+    start = lo
+    for i in range(lo + 1, hi + 1):
+        if i == hi or users[i] != users[start]:
             user_start[start:i], user_end[start:i] = start, i
             start = i
     out: dict[tuple[int, int], float] = {}
     window: tuple[int, int, Any] = (-1, -1, None)
-    for b, e in _blocks(x):
+    for b, e in _blocks(cost, lo, hi):
         ws, we = int(user_start[b]), int(user_end[e - 1])
         if window[:2] != (ws, we):
             window = (ws, we, x[ws:we].T.tocsr())  # one user's rows serve many blocks: transposed once
@@ -247,23 +337,30 @@ def _similar(s: PairScan, k: int) -> tuple[dict[tuple[int, int], float], Any]:
         for r, c, v in zip(rows[top].tolist(), cols[top].tolist(), vals[top].tolist()):
             pair = (r, c) if r < c else (c, r)
             out[pair] = max(out.get(pair, 0.0), min(1.0, v))
-    return out, x
+    return out
 
 
-def _blocks(x) -> list[tuple[int, int]]:
-    """Row ranges ``[b, e)`` of ``x`` in order: at most ``BLOCK`` rows, and (but for a single row)
-    at most ``BLOCK_ENTRIES`` entries in their product with every row, bounded above by the sum
-    over a row's terms of each term's document frequency. A row's candidates do not depend on the
-    block it is in, so the pairs are the same whatever the bound."""
+def _row_costs(x):
+    """Per row of ``x``, an upper bound of its product's entries with every row: the sum over its
+    terms of each term's document frequency (numpy array)."""
     import numpy as np
 
     df = np.bincount(x.indices, minlength=x.shape[1]).astype(np.int64)
     rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
-    cost = np.bincount(rows, weights=df[x.indices], minlength=x.shape[0])
+    return np.bincount(rows, weights=df[x.indices], minlength=x.shape[0])
+
+
+def _blocks(cost, lo: int, hi: int) -> list[tuple[int, int]]:
+    """Row ranges ``[b, e)`` covering ``lo``..``hi`` in order: at most ``BLOCK`` rows, and (but for a
+    single row) at most ``BLOCK_ENTRIES`` entries in their product with every row by ``cost``
+    (``_row_costs``). A row's candidates do not depend on the block it is in, so the pairs are the
+    same whatever the bound."""
+    import numpy as np
+
     out = []
-    b, n = 0, x.shape[0]
-    while b < n:
-        total = np.cumsum(cost[b:min(n, b + BLOCK)])
+    b = lo
+    while b < hi:
+        total = np.cumsum(cost[b:min(hi, b + BLOCK)])
         e = b + max(1, int(np.searchsorted(total, BLOCK_ENTRIES, side="right")))
         out.append((b, e))
         b = e
@@ -278,7 +375,7 @@ def _subject_key(r: Reading) -> str:
     return "owner-or-thing"
 
 
-def _same_attribute(s: PairScan) -> list[tuple[int, int]]:
+def _same_attribute(s: _Block) -> list[tuple[int, int]]:
     """Source 2 of the module docstring; a statement with "only" is paired with every unit of its
     attribute (the newest ``BUCKET_LIMIT``), since any other value contradicts it."""
     buckets: dict[tuple, list[int]] = defaultdict(list)
@@ -313,7 +410,7 @@ def _same_attribute(s: PairScan) -> list[tuple[int, int]]:
     return out
 
 
-def _events(s: PairScan) -> list[tuple[int, int]]:
+def _events(s: _Block) -> list[tuple[int, int]]:
     """A one-off event and the lasting statements of its user that share a category with it
     ("asked for a Vietnamese translation today" / "prefers replies in English": languages)."""
     from bestie_tui.facts.relations import categories_named
@@ -335,7 +432,7 @@ def _events(s: PairScan) -> list[tuple[int, int]]:
     return out
 
 
-def _exclusions(s: PairScan) -> list[tuple[int, int]]:
+def _exclusions(s: _Block) -> list[tuple[int, int]]:
     """Source 3 of the module docstring. Only categories the knowledge tables know are indexed
     (a denial of "cold weather" excludes nothing to look for), and per user and category only the
     newest ``EXCLUSION_LIMIT`` sources meet the newest ``EXCLUSION_LIMIT`` units that name it."""
@@ -376,7 +473,7 @@ def _exclusions(s: PairScan) -> list[tuple[int, int]]:
     return out
 
 
-def _small_users(s: PairScan) -> list[tuple[int, int]]:
+def _small_users(s: _Block) -> list[tuple[int, int]]:
     """Source 4 of the module docstring."""
     out: list[tuple[int, int]] = []
     start = 0

@@ -168,7 +168,8 @@ class DoctorScreen(BestieScreen):
                                     f"{core.cap} tokens{', OVER its cap' if core.over else ''}"))
         for m in report.pinned[:SECTION_ITEMS]:
             self._memory_leaf(pinned, m, "pinned" if m.pinned else "core")
-        self._findings(tree, "Memories missing metadata", report.missing_metadata)
+        self._findings(tree, "Memories missing metadata", report.missing_metadata,
+                       report.missing_metadata_count)  # the list may hold only the first (issue 31)
         tree.move_cursor(tree.root.children[0] if tree.root.children else None)
 
     def _duplicates(self, tree: Tree, report) -> None:
@@ -237,14 +238,15 @@ class DoctorScreen(BestieScreen):
                 self._memory_leaf(pair, c.older, "older, pinned" if c.older.pinned else "older")
                 self._memory_leaf(pair, c.newer, "newer, pinned" if c.newer.pinned else "newer")
 
-    def _findings(self, tree: Tree, title: str, findings) -> None:
+    def _findings(self, tree: Tree, title: str, findings, total: int | None = None) -> None:
         from bestie_tui.hygiene.wording import finding_reason
 
-        section = tree.root.add(Text(f"{title} ({len(findings)})"))
+        total = len(findings) if total is None else total
+        section = tree.root.add(Text(f"{title} ({total})"))
         now = self.store.clock()
         for f in findings[:SECTION_ITEMS]:
             self._memory_leaf(section, f.memory, finding_reason(f, now))
-        self._more(section, len(findings))
+        self._more(section, total)
 
     # ------------------------------------------------------------------ plain headings
     def _correction_heading(self, c) -> Text:
