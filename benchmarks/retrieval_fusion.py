@@ -151,10 +151,13 @@ def report(got: dict) -> str:
     return "\n".join(out)
 
 
-def cli() -> None:
+def two_fold_cli(doc: str | None, measure, report) -> None:
+    """The command line of a two-fold fit on the shared data: ``--json``, ``--prefeval``, ``--locomo``;
+    ``measure(prefeval_path, locomo_path) -> dict`` and ``report(dict) -> str`` (also used by
+    ``retrieval_words.py``)."""
     import argparse
 
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
     parser.add_argument("--json", action="store_true", help="the grid and the folds as JSON")
     parser.add_argument("--prefeval", type=Path, default=PREFEVAL_DATA, help="PrefEval file")
     parser.add_argument("--locomo", type=Path, default=LOCOMO_DATA, help="LoCoMo file")
@@ -164,4 +167,4 @@ def cli() -> None:
 
 
 if __name__ == "__main__":
-    cli()
+    two_fold_cli(__doc__, measure, report)

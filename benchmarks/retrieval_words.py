@@ -33,10 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo  # noqa: E402
 from retrieval_common import Doc, seed_store, table  # noqa: E402
-from retrieval_fusion import locomo_share, prefeval_recall  # noqa: E402
+from retrieval_fusion import locomo_share, prefeval_recall, two_fold_cli  # noqa: E402
 from retrieval_locomo import CATEGORIES, corpora  # noqa: E402
-from retrieval_locomo import DEFAULT_DATA as LOCOMO_DATA  # noqa: E402
-from retrieval_prefeval import DEFAULT_DATA as PREFEVAL_DATA  # noqa: E402
 from retrieval_prefeval import NOW  # noqa: E402
 
 SHARES = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -144,17 +142,5 @@ def report(got: dict) -> str:
     return "\n".join(out)
 
 
-def cli() -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="the grid and the folds as JSON")
-    parser.add_argument("--prefeval", type=Path, default=PREFEVAL_DATA, help="PrefEval file")
-    parser.add_argument("--locomo", type=Path, default=LOCOMO_DATA, help="LoCoMo file")
-    args = parser.parse_args()
-    got = measure(args.prefeval, args.locomo)
-    print(json.dumps(got) if args.json else report(got))
-
-
 if __name__ == "__main__":
-    cli()
+    two_fold_cli(__doc__, measure, report)
