@@ -4,32 +4,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 
 from bestie_tui.store.memory_store import MemoryStore
+from tests.terminal import tmux, wait_for
 
 pytestmark = pytest.mark.slow
 
 
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=30).stdout
-
-
-def wait_for(session: str, needle: str, timeout: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = tmux("capture-pane", "-p", "-t", session)
-        if needle in screen:
-            return screen
-        time.sleep(0.3)
-    raise AssertionError(f"{needle!r} not on screen after {timeout}s:\n{screen}")
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

@@ -19,6 +19,7 @@ from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.tui.app import BestieApp
 from bestie_tui.tui.paste import PasteKeepingParser
 from bestie_tui.tui.screens.add_memory_modal import AddMemoryModal
+from tests.terminal import tmux, wait_for
 
 START, END = "\x1b[200~", "\x1b[201~"
 #: A paste of coloured terminal output with keys in it that act outside a text box (q quits, 2
@@ -100,10 +101,6 @@ def row_text(app, widget) -> str:
     return "".join(strips[y].text[region.x:region.right] for y in range(region.y, region.bottom))
 
 
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=30).stdout
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_terminal_paste_holding_esc_reaches_the_box_in_order(tmp_path):
@@ -137,15 +134,3 @@ def test_a_terminal_paste_holding_esc_reaches_the_box_in_order(tmp_path):
         assert f"My{SHOWN}!" in [m.text for m in store.list()]
     finally:
         store.close()
-
-
-def wait_for(session: str, needle: str, timeout: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = tmux("capture-pane", "-p", "-t", session)
-        if needle in screen:
-            return screen
-        time.sleep(0.3)
-    raise AssertionError(f"{needle!r} not on screen after {timeout}s:\n{screen}")
-
