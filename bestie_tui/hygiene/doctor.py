@@ -40,9 +40,9 @@ GENERIC_KINDS = frozenset({"", "note", "misc", "other", "unknown"})
 PROTECTED_KINDS = frozenset({"decision", "identity", "communication_preference"})
 
 
-@dataclass
+@dataclass(slots=True)
 class Finding:
-    """One memory and why it is listed."""
+    """One memory and why it is listed (slots: a store can list every memory, issue 31)."""
 
     memory: MemoryRecord
     reason: str
@@ -376,6 +376,7 @@ def _missing_metadata(store, records: list[MemoryRecord]) -> list[Finding]:
 
     for row in dangling:
         out.append(Finding(to_record(row), f"missing superseded_by target #{row.superseded_by}"))
+    reasons: dict[str, str] = {}
     for m in records:
         missing = []
         kind = m.kind.strip().lower()
@@ -392,7 +393,8 @@ def _missing_metadata(store, records: list[MemoryRecord]) -> list[Finding]:
         if m.last_accessed_at is not None and m.last_accessed_at < m.created_at:
             problems.append("last_accessed_at before created_at")
         if problems:
-            out.append(Finding(m, "; ".join(problems)))
+            reason = "; ".join(problems)
+            out.append(Finding(m, reasons.setdefault(reason, reason)))  # one string per distinct reason
     return out
 
 
