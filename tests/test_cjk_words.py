@@ -32,6 +32,9 @@ def test_runs_are_cut_into_character_pairs_and_other_words_stay_whole():
 @pytest.fixture
 def cjk_db(db_path, clock):
     store = MemoryStore(db_path, clock=clock)
+    # words only: with the semantic extra on, 绿茶 and 緑茶 (green tea) also meet by meaning, which is right
+    # but not what these tests check (tests/test_semantic.py does)
+    store.set_setting("semantic.model", "off")
     for text in (TEA, BACKUP, KANA, HANGUL, "Went hiking near the lake in October"):
         store.add("note", text, user="alice")
     store.log_message("user", "昨天服务器的" + BACKUP + "了，明天再试。", user="alice", session="s1")
@@ -79,4 +82,4 @@ def test_an_index_built_before_cjk_pairs_is_rebuilt_by_the_first_reader(cjk_db, 
     assert "- " + TEA in block.splitlines()
     assert "服务器" in run("memory", "recall", "服务器", "--user", "alice").stdout
     formats = dict(sqlite3.connect(cjk_db).execute("SELECT collection, format FROM ix_meta").fetchall())
-    assert formats == {doc_index.MEMORY: doc_index.FORMAT, doc_index.MESSAGE: doc_index.FORMAT}
+    assert formats == {doc_index.MEMORY: doc_index.FORMAT, doc_index.MESSAGE: doc_index.MESSAGE_FORMAT}

@@ -23,7 +23,7 @@ RELATED_SHOWN = 20
 @click.pass_context
 def pending(ctx: click.Context, limit, as_json) -> None:
     """Proposals waiting for review, oldest first, with what each replaces, contradicts or repeats
-    among the approved memories (for the oldest few; ``--limit N`` or ``pending inspect ID`` for more)."""
+    among the approved memories (for the oldest 20; --limit N or "pending inspect ID" for more)."""
     if ctx.invoked_subcommand:
         return
     store = ctx.obj.store()
