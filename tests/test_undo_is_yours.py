@@ -117,3 +117,15 @@ def test_a_schema_1_file_migrates_in_place(tmp_path):
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert "origin" in [row[1] for row in conn.execute("PRAGMA table_info(event)")]
+
+
+def test_undo_of_a_large_import_names_a_dozen_ids_and_counts_the_rest(store, tmp_path):
+    from bestie_tui.transfer.exchange import import_data
+
+    memories = [{"kind": "note", "text": f"Visited museum number {n} on a rainy afternoon", "status": "approved"}
+                for n in range(30)]
+    import_data(store, {"format": "bestie-memory-export", "version": 2, "memories": memories, "messages": []})
+    result = store.undo()
+    assert result.message.endswith(", #12 and 18 more")
+    assert "#13" not in result.message
+    assert len(result.memory_ids) == 30 and store.list() == []

@@ -35,6 +35,16 @@ OWNER_ACTORS = ("owner", "import")
 IMPORTED_MESSAGES = "messages"
 #: Snapshot keys that change with every write and never make a conflict.
 _QUIET = {"updated_at"}
+#: Ids an undo message names before it says how many more (``UndoResult.memory_ids`` holds all).
+IDS_SHOWN = 12
+
+
+def _id_list(ids: list[int]) -> str:
+    """``#1, #2, #3`` — or the first ``IDS_SHOWN`` and "and N more" for a long list (an import's undo)."""
+    shown = ", ".join(f"#{i}" for i in ids[:IDS_SHOWN])
+    return shown if len(ids) <= IDS_SHOWN else f"{shown} and {len(ids) - IDS_SHOWN:,} more"
+
+
 #: ``Event.note`` of an event whose snapshots were purged (``transfer.erase``): it cannot be undone.
 PURGED_NOTE = "text purged"
 #: Batches that are records, not undo steps: undos themselves, and erases, which cannot be undone
@@ -122,11 +132,11 @@ def undo_last(store: MemoryStore, actor: str, *, of: Iterable[str] | None = None
         detail = ", ".join(f"{n} {kind}" for kind, n in kinds.items()) if len(kinds) > 1 else ""
         action = f"{whole} ({len(events)} changes{': ' + detail if detail else ''})"
     ids = sorted(set(restored))
-    what = ", ".join(f"#{i}" for i in ids) if ids else ("messages" if messages_removed else "settings")
+    what = _id_list(ids) if ids else ("messages" if messages_removed else "settings")
     if messages_removed:
         what += f" (and removed {messages_removed} imported message(s))"
     if messages_back:
-        back = "message " + ", ".join(f"#{i}" for i in sorted(messages_back))
+        back = "message " + _id_list(sorted(messages_back))
         if len(messages_back) > 1:
             back = "messages" + back[len("message"):]
         what = back if not ids else f"{what} (and gave back the text of {back})"
