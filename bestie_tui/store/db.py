@@ -102,11 +102,16 @@ def check_file(path: Path) -> None:
 
     Raises:
         SchemaError: not SQLite, someone else's SQLite file, a newer or invalid bestie schema.
-        StorageError: the file cannot be read.
+        StorageError: the file cannot be read, or its name cannot be looked up (too long, a
+            directory in it that is a file, no permission).
     """
-    if not path.exists():
-        return
-    if path.is_dir():
+    try:
+        if not path.exists():
+            return
+        is_dir = path.is_dir()
+    except OSError as exc:  # ENAMETOOLONG, ENOTDIR, EACCES: the name itself cannot be looked up
+        raise StorageError(f"cannot open {path}: {exc.strerror or exc}") from exc
+    if is_dir:
         raise StorageError(f"{path} is a directory, not a database file")
     header = read_header(path)
     if header is None:
@@ -144,14 +149,38 @@ def is_url(location: str | Path) -> bool:
 
 
 def display_location(location: str | Path) -> str:
-    """``location`` as it may be shown: a file path as it is, a URL with its password masked."""
+    """``location`` as it may be shown: a file path as it is, a URL with its password masked.
+
+    Raises:
+        StorageError: ``location`` is a URL that cannot be parsed (an unclosed ``[`` of an IPv6
+            host, say); the message shows it with its password masked. Every opening of a URL
+            comes here first, so a malformed one never reaches the driver, whose message would
+            quote it whole.
+    """
     if not is_url(location):
         return str(location)
-    parts = urlsplit(str(location))
+    try:
+        parts = urlsplit(str(location))
+    except ValueError as exc:
+        raise StorageError(f"{_mask_password(str(location))} is not a valid database URL: {exc}") from None
     if parts.password is None:
         return str(location)
     host = parts.netloc.rsplit("@", 1)[1]
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+def _mask_password(url: str) -> str:
+    """``url`` with whatever follows ``user:`` up to the last ``@`` of its authority replaced by
+    ``***``, done on the text alone: for a URL ``urlsplit`` refuses."""
+    scheme, sep, rest = url.partition("://")
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority, tail = rest[:end], rest[end:]
+    if "@" not in authority:
+        return url
+    userinfo, host = authority.rsplit("@", 1)
+    if ":" not in userinfo:
+        return url
+    return f"{scheme}{sep}{userinfo.split(':', 1)[0]}:***@{host}{tail}"
 
 
 def open_database(location: str | Path, *, create_dirs: bool = True) -> Database:
