@@ -130,3 +130,25 @@ def test_an_older_file_holding_a_nul_character_is_refused_whole_naming_the_recor
         assert [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("memory", "message", "event")] == [0, 0, 0]
     finally:
         conn.close()
+
+
+def test_a_nul_character_in_the_search_index_or_a_setting_names_the_record_it_belongs_to(tmp_path, clock):
+    source = tmp_path / "old.db"
+    _seed(source, clock)
+    with sqlite3.connect(source) as conn:  # the index's copy of the text read before the memory itself
+        conn.execute("UPDATE ix_doc SET text = 'Lives in Da' || char(0) || 'Nang' WHERE collection = 'memory' AND doc_id = 2")
+    result = _copy(source, tmp_path / "a.db")
+    assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+    assert result.output.startswith("Error: memory #2 (its text in the search index) holds a NUL character")
+    assert "ix_doc" not in result.output and _rows(tmp_path / "a.db") == 0
+    with sqlite3.connect(source) as conn:
+        conn.execute("UPDATE ix_doc SET text = 'Lives in Da Nang' WHERE doc_id = 2")
+        conn.execute("UPDATE setting SET key = 'memory.undo' || char(0) || 'RetentionDays'")
+    result = _copy(source, tmp_path / "b.db")
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith('Error: the setting "memory.undo\\u0000RetentionDays" holds a NUL character')
+
+
+def _rows(path) -> int:
+    with sqlite3.connect(path) as conn:
+        return sum(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("memory", "message", "event"))

@@ -127,3 +127,53 @@ async def test_the_mcp_server_answers_nul_with_one_line_and_writes_nothing_to_st
     errlog.seek(0)
     assert errlog.read().strip() == ""
     assert _counts(db_path)[:2] == (0, 0)
+
+
+def _tampered_full_export(run, db_path, tmp_path, change) -> Path:
+    """A full export of one edited memory and one setting, with ``change(data)`` applied to it."""
+    store = MemoryStore(db_path)
+    row = store.add("fact", "Keeps bees on the roof.", user="lan")
+    store.edit(row.id, "Keeps two hives on the roof.")
+    store.set_setting("memory.writePolicy", "allow")
+    store.close()
+    out = tmp_path / "full.json"
+    assert run("memory", "export", "--full", "--output", str(out)).exit_code == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    change(data)
+    out.write_text(json.dumps(data), encoding="utf-8")
+    return out
+
+
+def _set_snapshot_text(data) -> None:
+    edit = next(e for e in data["events"] if e["action"] == "edit")
+    before = json.loads(edit["before"])
+    before["text"] = f"Keeps bees{NUL} on the roof."
+    edit["before"] = json.dumps(before)  # the JSON text holds the escape \u0000, not a raw NUL
+
+
+@pytest.mark.parametrize(("change", "names"), [
+    (_set_snapshot_text, ("events[1] (event #2).before.text",)),
+    (lambda d: d["events"][0].update(after=json.dumps({**json.loads(d["events"][0]["after"]), f"x{NUL}": 1})),
+     ("events[0] (event #1).after.x\\u0000",)),
+    *[(lambda d, f=f: d["events"][0].update({f: f"owner{NUL}"}), (f"events[0] (event #1).{f}",))
+      for f in ("actor", "note", "batch", "origin", "action")],
+    (lambda d: d["settings"].update({"memory.writePolicy": f"al{NUL}low"}), ("settings.memory.writePolicy",)),
+    (lambda d: d["settings"].update({f"memory.x{NUL}": 1}), ("the setting key memory.x\\u0000",)),
+])
+def test_a_full_import_refuses_nul_anywhere_in_an_event_or_setting_and_imports_nothing(
+        run, db_path, tmp_path, change, names):
+    path = _tampered_full_export(run, db_path, tmp_path, change)
+    new_db = tmp_path / "new.db"
+    result = run("--db", str(new_db), "memory", "import", str(path))
+    _one_line_refusal(result, *names)
+    assert _counts(new_db) == (0, 0, 0)
+
+
+def test_a_full_import_refuses_an_action_bestie_never_records_and_imports_nothing(run, db_path, tmp_path):
+    path = _tampered_full_export(run, db_path, tmp_path, lambda d: d["events"][1].update(action="teleport\n"))
+    new_db = tmp_path / "new.db"
+    result = run("--db", str(new_db), "memory", "import", str(path))
+    assert result.exit_code == 1, result.output
+    assert result.output == ('Error: events[1] (event #2).action is "teleport\\n", not a change bestie records; '
+                             "nothing was imported\n")
+    assert _counts(new_db) == (0, 0, 0)

@@ -135,9 +135,26 @@ def _check_nul(table: str, columns: list[str], rows: list[tuple]) -> None:
     for row in rows:
         for column, value in zip(columns, row):
             if isinstance(value, str) and "\x00" in value:
-                where = f"{table} #{row[columns.index('id')]}" if "id" in columns else f"a {table} row"
+                where = _owner_words(table, dict(zip(columns, row)))
                 raise InvalidValueError(f"{where} holds a NUL character (U+0000) in its {column}, which bestie "
                                         "no longer stores; nothing was copied (edit or forget it, then copy again)")
+
+
+def _owner_words(table: str, row: dict[str, Any]) -> str:
+    """Which memory, message, event or setting a row of ``table`` belongs to, in the owner's words
+    (the search index's and meaning vectors' tables name the record they were made from)."""
+    import json
+
+    if table == "ix_doc":
+        return f"{row.get('collection')} #{row.get('doc_id')} (its text in the search index)"
+    if table == "memory_vector":
+        return f"memory #{row.get('memory_id')} (its meaning vector)"
+    if table == "setting":
+        return "the setting " + json.dumps(str(row.get("key")), ensure_ascii=True)
+    if table.startswith("ix_"):
+        return f"the search index of the {row.get('collection', 'memory')} records (rebuild it: bestie memory reindex)"
+    name = table.replace("_", " ")
+    return f"{name} #{row['id']}" if "id" in row else f"a {name}"
 
 
 def _write(target: Database, table: str, columns: list[str], rows: list[tuple]) -> None:

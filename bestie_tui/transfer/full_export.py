@@ -80,22 +80,83 @@ def check_schema(data: Any, where: str = "import data", records: bool = True) ->
         raise ImportFormatError(f"{where}: {place or 'the top level'}: {message}")
 
 
-def _check_event_states(events: list[dict[str, Any]]) -> None:
-    """An event's ``before``/``after`` is JSON text (the record or setting as it was) or null:
-    a tampered one would break ``history``, ``inspect`` and ``undo`` later, so it is refused now.
+#: Every ``Event.action`` bestie writes: the store's changes (``store.writes``, ``store.restate``,
+#: ``store.corrections``, ``store.history``), message forgetting (``store.message_forget``), settings,
+#: imports, clears and erasures (``transfer``), and a hygiene plan's operations (``hygiene.plans.ACTIONS``).
+KNOWN_ACTIONS = frozenset((
+    "add", "propose", "approve", "edit+approve", "reject", "reinforce", "revive", "edit", "pin", "unpin",
+    "instruct", "uninstruct", "move", "layer", "ttl", "supersede", "restore", "forget", "keep_both", "undo",
+    "setting", "import", "clear", "erase", "purge", "message-redact", "message-forget",
+    "merge", "archive", "expire", "delete", "fix"))
+
+
+def _nul_place(value: Any, place: str = "") -> str | None:
+    """Where inside a parsed JSON ``value`` a text (a key or a string value) holds U+0000, or None."""
+    if isinstance(value, str):
+        return place if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            shown = f"{place}.{_escaped(key)}"
+            if "\x00" in str(key):
+                return shown
+            found = _nul_place(item, shown)
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for n, item in enumerate(value):
+            found = _nul_place(item, f"{place}[{n}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _escaped(key: Any) -> str:
+    """``key`` as one line of ASCII (controls and other characters as ``\\uXXXX``), quotes left off."""
+    return json.dumps(str(key), ensure_ascii=True)[1:-1][:60]
+
+
+def _refuse_nul(value: Any, what: str) -> None:
+    place = _nul_place(value)
+    if place is not None:
+        raise ImportFormatError(f"{what}{place} holds a NUL character (U+0000), which bestie does not store; "
+                                "nothing was imported (remove it and try again)")
+
+
+def _check_event_states(events: list[dict[str, Any]], settings: Any = None) -> None:
+    """Check the full export's parts the schema cannot: an event's ``action`` is one bestie writes;
+    its ``before``/``after`` is JSON text (the record or setting as it was) or null — a tampered one
+    would break ``history``, ``inspect`` and ``undo`` later; and no text of an event (every field,
+    and every key and text inside its snapshots) nor of a setting (key or value) holds a NUL
+    character (U+0000), which ``undo`` would otherwise put back into a live memory.
 
     Raises:
-        ImportFormatError: naming the event's place in the file.
+        ImportFormatError: one line naming the event's place in the file (and its id) and the field.
     """
     for i, event in enumerate(events):
+        if not isinstance(event, dict):
+            continue  # the schema has refused it
+        name = f"events[{i}] (event #{event.get('id')})"
+        for key in _EVENT_FIELDS:
+            if key not in ("before", "after"):
+                _refuse_nul(event.get(key), f"{name}.{key}")
         for key in ("before", "after"):
-            value = event.get(key) if isinstance(event, dict) else None
+            value = event.get(key)
             if value is None:
                 continue
+            _refuse_nul(value, f"{name}.{key}")
             try:
-                json.loads(value)
+                state = json.loads(value)
             except (TypeError, ValueError, RecursionError):
-                raise ImportFormatError(f"events[{i}].{key} is not the JSON of a record or setting; nothing was imported") from None
+                raise ImportFormatError(f"{name}.{key} is not the JSON of a record or setting; nothing was imported") from None
+            _refuse_nul(state, f"{name}.{key}")
+        action = event.get("action")
+        if action not in KNOWN_ACTIONS:
+            shown = json.dumps(action, ensure_ascii=True)[:60]
+            raise ImportFormatError(f"{name}.action is {shown}, not a change bestie records; nothing was imported")
+    if isinstance(settings, dict):
+        for key, value in settings.items():
+            _refuse_nul(key, f"the setting key {_escaped(key)}")
+            _refuse_nul(value, f"settings.{_escaped(key)}")
 
 
 @uses_store
@@ -132,7 +193,7 @@ def import_any(store: MemoryStore, data: dict[str, Any], allow_secrets: bool = F
     else:
         return FullImportResult(transfer.import_data(store, data, allow_secrets=allow_secrets, progress=progress,
                                                        validated=True))
-    _check_event_states(events)
+    _check_event_states(events, data.get("settings"))
     with store.db.atomic():
         restore = bool(events) and not Event.select().exists()
         result = FullImportResult(transfer.import_data(store, data, allow_secrets=allow_secrets, progress=progress,
