@@ -6,6 +6,7 @@ copy goes on where the source was (undo, the next id, search)."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 
 import pytest
@@ -152,3 +153,55 @@ def test_a_nul_character_in_the_search_index_or_a_setting_names_the_record_it_be
 def _rows(path) -> int:
     with sqlite3.connect(path) as conn:
         return sum(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("memory", "message", "event"))
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+def test_a_target_that_is_the_sources_own_wal_shm_or_journal_file_is_refused_like_the_source(tmp_path, clock, suffix):
+    source = tmp_path / "memory.db"
+    _seed(source, clock)
+    before = _full_export(source)
+    result = _copy(source, f"{source}{suffix}")
+    assert result.exit_code == 2, result.output
+    assert result.output.rstrip().splitlines()[-1] == ("Error: --to names the database being copied (or its -wal, "
+                                                       "-shm or -journal file); give another (an empty one)")
+    assert _full_export(source) == before
+
+
+def test_a_source_that_does_not_exist_is_refused_and_nothing_is_created(tmp_path):
+    missing, target = tmp_path / "missing.db", tmp_path / "new.db"
+    result = _copy(missing, target)
+    assert result.exit_code == 1
+    assert result.output == f"Error: {missing} does not exist; nothing was copied (is the --db path right?)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_to_path_that_cannot_be_a_database_file_is_refused_before_it_is_opened(tmp_path, clock):
+    source = tmp_path / "memory.db"
+    _seed(source, clock)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # opening it would wait for a writer for ever
+    cases = {
+        str(tmp_path / "nodir" / "x.db"): (1, f"Error: the folder of --to {tmp_path}/nodir/x.db does not exist; "
+                                              "nothing was copied (is the --to path right?)"),
+        f"{tmp_path}/x.db/": (1, f"Error: --to {tmp_path}/x.db/ ends with a slash, so it names a folder; "
+                                 "give the SQLite file to copy into (nothing was copied)"),
+        "/dev/null": (1, "Error: --to /dev/null is not a regular file; give a SQLite file to copy into "
+                         "(nothing was copied)"),
+        str(fifo): (1, f"Error: --to {fifo} is a pipe; give a SQLite file to copy into (nothing was copied)"),
+        str(tmp_path): (1, f"Error: --to {tmp_path} is a folder; give a SQLite file to copy into (nothing was copied)"),
+        "": (2, "Error: --to is empty; give a postgresql:// URL or a SQLite file to copy into"),
+    }
+    for to, (code, line) in cases.items():
+        result = _copy(source, to)
+        assert (result.exit_code, result.output.rstrip().splitlines()[-1]) == (code, line), to
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.db", "pipe"]
+
+
+def test_the_success_line_shows_a_control_character_in_the_target_path_as_an_escape(tmp_path, clock):
+    source, target = tmp_path / "memory.db", tmp_path / "a\x1b[31mb\tc.db"
+    _seed(source, clock)
+    result = _copy(source, target)
+    assert result.exit_code == 0, result.output
+    assert result.output.endswith(f"meaning vectors to {tmp_path}/a\\x1b[31mb\\tc.db (every table's rows counted "
+                                  "again there)\n")
+    assert _full_export(target) == _full_export(source)

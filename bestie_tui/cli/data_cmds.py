@@ -175,14 +175,28 @@ def copy_cmd(app, to, quiet, as_json) -> None:
     count the rows again in the target. Refuses a target that holds anything. The source is not
     changed; move --db (or BESTIE_DB) to the target once it is done."""
     from bestie_tui.store.db import display_location, is_url
-    from bestie_tui.transfer.copy import copy_database
+    from bestie_tui.transfer.copy import check_file_target, sqlite_companions
 
     source = app.db_path()
-    same = str(source) == to if is_url(to) or is_url(source) else Path(source).resolve() == Path(to).expanduser().resolve()
+    if not to:
+        raise click.UsageError("--to is empty; give a postgresql:// URL or a SQLite file to copy into")
+    if not is_url(source) and not app.db_exists():
+        raise click.ClickException(f"{_shown_path(str(source))} does not exist; nothing was copied "
+                                   "(is the --db path right?)")
+    if is_url(to) or is_url(source):
+        same = str(source) == to
+    else:
+        target = Path(to).expanduser().resolve()
+        same = target in [Path(source).resolve(), *sqlite_companions(Path(source).resolve())]
     if same:
-        raise click.UsageError("--to names the database being copied; give another (an empty one)")
+        raise click.UsageError("--to names the database being copied (or its -wal, -shm or -journal file); "
+                               "give another (an empty one)")
+    if not is_url(to):
+        check_file_target(to)
     store = app.store()
     store.require_unbound("a copy of the database")
+    from bestie_tui.transfer.copy import copy_database
+
     with progress_bar("copying", not (as_json or quiet)) as progress:
         result = copy_database(store.db, to if is_url(to) else Path(to).expanduser(), progress=progress)
     if as_json:
@@ -191,8 +205,15 @@ def copy_cmd(app, to, quiet, as_json) -> None:
     rows = result.rows
     click.echo(f"copied {rows.get('memory', 0):,} memories, {rows.get('message', 0):,} messages, "
                f"{rows.get('event', 0):,} events, {rows.get('setting', 0):,} settings and "
-               f"{rows.get('memory_vector', 0):,} meaning vectors to {display_location(to)} "
+               f"{rows.get('memory_vector', 0):,} meaning vectors to {_shown_path(display_location(to))} "
                "(every table's rows counted again there)")
+
+
+def _shown_path(text: str) -> str:
+    """A path or URL on one visible line: control characters (tab and newline too) as escapes."""
+    from bestie_tui.text.words import printable
+
+    return printable(text).replace("\t", "\\t").replace("\n", "\\n")
 
 
 @memory.command("import")

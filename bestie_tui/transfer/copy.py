@@ -14,6 +14,8 @@ as it was. A target that already holds memories, messages, events, settings or v
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -66,8 +68,10 @@ def copy_database(source: Database, to: str | Path, *, progress: Callable[[int, 
         SchemaError, StorageError: the target cannot be opened, created or written, or holds other
             tables; or the counts differ after the copy.
     """
+    from bestie_tui.text.words import printable
+
     target = open_database(to, create_dirs=False)
-    shown = display_location(to)
+    shown = printable(display_location(to))
     try:
         _refuse_non_empty(target, shown)
         with source.transaction(lock_type="DEFERRED"):  # one snapshot of the source
@@ -97,6 +101,41 @@ def copy_database(source: Database, to: str | Path, *, progress: Callable[[int, 
         return result
     finally:
         target.close()
+
+
+def sqlite_companions(path: Path) -> list[Path]:
+    """The files SQLite keeps beside the database ``path`` (``-wal``, ``-shm``, ``-journal``): a copy
+    written to one of them is deleted by SQLite when the source is next opened or closed."""
+    return [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
+
+
+def check_file_target(to: str) -> None:
+    """Refuse a ``--to`` file path that cannot become a SQLite database, before anything opens it.
+
+    Raises:
+        InvalidValueError: ``to`` ends with a slash (a directory's name), its folder does not exist,
+            or it exists and is not a regular file (a directory, ``/dev/null``, a FIFO — which
+            opening would wait on for ever — or another device). Nothing is created.
+    """
+    from bestie_tui.text.words import printable
+
+    shown = printable(to).replace("\t", "\\t").replace("\n", "\\n")
+    if to.endswith(("/", os.sep)):
+        raise InvalidValueError(f"--to {shown} ends with a slash, so it names a folder; give the SQLite file "
+                                "to copy into (nothing was copied)")
+    path = Path(to).expanduser()
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        if not path.parent.is_dir():
+            raise InvalidValueError(f"the folder of --to {shown} does not exist; nothing was copied "
+                                    "(is the --to path right?)") from None
+        return
+    except OSError as exc:  # ENAMETOOLONG, ENOTDIR (a file where a folder should be), EACCES
+        raise InvalidValueError(f"cannot use --to {shown}: {exc.strerror or exc}; nothing was copied") from None
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise InvalidValueError(f"--to {shown} is {kind}; give a SQLite file to copy into (nothing was copied)")
 
 
 def _tables(db: Database) -> list[str]:
