@@ -39,9 +39,14 @@ def test_db_after_a_nested_command(two_files):
     assert str(first) in status.output
 
 
-def test_db_after_the_command_wins_over_the_one_before(two_files):
+def test_two_different_db_before_and_after_the_command_are_a_usage_error(two_files, monkeypatch):
     first, second = two_files
-    assert "bees" in bestie("--db", str(second), "memory", "list", "--db", str(first)).output
+    monkeypatch.chdir(first.parent)
+    result = bestie("--db", "second.db", "memory", "list", "--db", "first.db")
+    assert result.exit_code == 2
+    assert "naming 'second.db' and 'first.db'" in result.output
+    # the same file twice is no clash
+    assert "bees" in bestie("--db", str(first), "memory", "list", "--db", str(first)).output
 
 
 def test_user_after_the_command_binds_it(tmp_path):

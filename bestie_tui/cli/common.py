@@ -20,8 +20,11 @@ from bestie_tui.store.models import LAYERS, SCOPE_DEFAULT_LAYER, SCOPES
 class AppContext:
     """What every command receives as ``ctx.obj``: the chosen database and a lazily opened store."""
 
-    def __init__(self, db: str | None, user: str | None = None):
+    def __init__(self, db: str | None, user: str | None = None, *, db_typed: bool = False):
         self.db = db
+        #: Whether ``db`` was typed on the command line (not ``BESTIE_DB``): a second ``--db`` after
+        #: the command must then name the same database (``db_option``).
+        self.db_typed = db_typed
         #: The user the command is bound to (``bestie --user U …``): its store reaches only U's rows.
         self.user = user
         self._store = None
@@ -240,6 +243,15 @@ class BestieGroup(click.Group):
     command_class = BestieCommand
     group_class = type
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # ``bestie memory pending --db x.db``: a group run without a subcommand takes them too
+        names = {p.name for p in self.params}
+        if "db" not in names:
+            db_option(self)
+        if "user" not in names:
+            user_option(self)
+
     def make_context(self, info_name, args, parent=None, **extra):
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
@@ -298,13 +310,42 @@ def db_option(func):
 
     def remember(ctx: click.Context, _param, value):
         if value:
-            ctx.ensure_object(AppContext).db = value
+            app = ctx.ensure_object(AppContext)
+            if app.db_typed and app.db and not _same_db(app.db, value):
+                exc = click.UsageError(f"--db is given twice, naming {_shown_db(app.db)} and {_shown_db(value)}; "
+                                       "give one", ctx)
+                exc.message = one_line(exc.message)
+                exc._bestie_clean = True  # type: ignore[attr-defined]  (paths shown whole: they name the clash)
+                raise exc
+            app.db, app.db_typed = value, True
         return value
 
     return click.option(
         "--db", type=click.Path(dir_okay=False), expose_value=False, callback=remember, is_eager=True,
         help=DB_HELP,
     )(func)
+
+
+def _same_db(first: str, second: str) -> bool:
+    """Whether two ``--db`` values name one database: the same URL, or file paths that are the
+    same once ``~`` and the working directory are filled in (no file is looked at)."""
+    import os
+
+    from bestie_tui.store.db import is_url
+
+    if is_url(first) or is_url(second):
+        return first == second
+    return os.path.abspath(os.path.expanduser(first)) == os.path.abspath(os.path.expanduser(second))
+
+
+def _shown_db(value: str) -> str:
+    """A ``--db`` value as an error may quote it: a URL's password masked."""
+    from bestie_tui.store.db import display_location
+
+    try:
+        return repr(display_location(value))
+    except BestieError:
+        return "a malformed database URL"
 
 
 class MemoryIdType(click.ParamType):

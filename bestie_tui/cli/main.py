@@ -47,7 +47,8 @@ def cli(ctx: click.Context, db: str | None, user: str | None) -> None:
     check_user_id(user, "--user")  # 1 to 200 printable characters, refused before anything opens
     set_reporting(index_notice)  # a command that has to build a large search index says so
     _said.clear()
-    ctx.obj = AppContext(db, user)
+    typed = ctx.get_parameter_source("db") is click.core.ParameterSource.COMMANDLINE
+    ctx.obj = AppContext(db, user, db_typed=typed)
     ctx.call_on_close(ctx.obj.close)  # one store per command, closed when the command ends
 
 
