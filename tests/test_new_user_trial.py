@@ -108,3 +108,26 @@ def test_bestie_db_in_the_environment_gives_way_to_a_typed_db(two_files):
     result = CliRunner().invoke(cli, ["memory", "list", "--db", str(first)], env={"BESTIE_DB": str(second)},
                                 catch_exceptions=False)
     assert result.exit_code == 0 and "bees" in result.output
+
+
+@pytest.mark.parametrize("args", [
+    ["--user", "alice", "memory", "reindex"],
+    ["memory", "reindex", "--user", "alice"],
+    ["--user", "alice", "memory", "reindex", "--semantic"],
+])
+def test_reindex_bound_to_a_user_is_refused_as_copy_is(two_files, args):
+    first, _ = two_files
+    result = bestie("--db", str(first), *args)
+    assert result.exit_code == 1
+    line = one_error_line(result)
+    assert "belongs to the whole database; a store bound to user 'alice' cannot do it" in line
+    assert "indexed" not in result.output
+    copy = bestie("--db", str(first), "--user", "alice", "memory", "copy", "--to", str(first.parent / "c.db"))
+    assert copy.exit_code == result.exit_code
+
+
+def test_reindex_of_the_whole_database_still_runs(two_files):
+    first, _ = two_files
+    result = bestie("--db", str(first), "memory", "reindex", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("indexed 1 approved memory")

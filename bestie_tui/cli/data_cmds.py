@@ -323,7 +323,9 @@ def reindex(app, semantic, quiet, as_json) -> None:
     the first search after an upgrade or a bulk load of messages, which would otherwise build them
     then (saying "building the message index (n of N)" on stderr). --semantic
     rebuilds the meaning vectors instead, with the model the setting semantic.model names (after installing
-    the extra, or changing the model)."""
+    the extra, or changing the model). Refused (exit 1) for a command bound to a user (--user): the
+    indexes and vectors hold every user's rows."""
+    app.store().require_unbound("rebuilding the search indexes" if not semantic else "rebuilding the meaning vectors")
     if semantic:
         _reindex_semantic(app, quiet, as_json)
         return
