@@ -78,7 +78,7 @@ def test_a_tampered_full_export_is_refused_before_anything_is_written(tmp_path):
     data["events"][0]["after"] = "{not json"
     out.write_text(json.dumps(data))
     result = run(b, "import", str(out))
-    assert result.exit_code == 1 and "events[0].after" in result.stderr
+    assert result.exit_code == 1 and "events[0] (event #1).after" in result.stderr
     assert json.loads(run(b, "list", "--json").stdout) == []
 
 
