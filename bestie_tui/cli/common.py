@@ -189,11 +189,7 @@ class UserBoundCommand(click.Command):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        names = {p.name for p in self.params}
-        if "db" not in names:
-            db_option(self)
-        if "user" not in names:
-            user_option(self)
+        take_place_options(self)
 
     def invoke(self, ctx: click.Context):
         from bestie_tui.store.limits import user_id_problem
@@ -214,6 +210,16 @@ class UserBoundCommand(click.Command):
                 and not any(a == "--user" or a.startswith("--user=") for a in args)):
             args = ["--user", app.user, *args]
         return super().parse_args(ctx, args)
+
+
+def take_place_options(command: click.Command) -> None:
+    """Give ``command`` the group's ``--db`` and ``--user`` (``db_option``, ``user_option``) unless it
+    has an option of that name of its own, so they are taken after the command as well as before it."""
+    names = {p.name for p in command.params}
+    if "db" not in names:
+        db_option(command)
+    if "user" not in names:
+        user_option(command)
 
 
 class BestieCommand(UserBoundCommand):
@@ -245,12 +251,7 @@ class BestieGroup(click.Group):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        # ``bestie memory pending --db x.db``: a group run without a subcommand takes them too
-        names = {p.name for p in self.params}
-        if "db" not in names:
-            db_option(self)
-        if "user" not in names:
-            user_option(self)
+        take_place_options(self)  # ``bestie memory pending --db x.db``: a group run without a subcommand too
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:
