@@ -67,27 +67,34 @@ def status_mib() -> dict[str, float]:
     return out
 
 
-def database(size: int, data: Path) -> Path:
-    """The cached benchmark database of ``size`` memories (see the module docstring)."""
-    sys.path.insert(0, str(HERE))
-    from first_paint import bulk_database, persona_facts
+def _cached(name: str, what: str, build) -> Path:
+    """The database ``name`` under the temp dir's ``bestie-console-memory/``, made by ``build(path)``
+    the first time (into a ``.building`` file, checkpointed, then renamed) and reused after."""
+    import sqlite3
 
-    path = Path(tempfile.gettempdir()) / "bestie-console-memory" / f"v{BUILD_VERSION}-{size}.db"
+    path = Path(tempfile.gettempdir()) / "bestie-console-memory" / name
     if path.exists():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".building")
     for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
         p.unlink(missing_ok=True)
-    print(f"  building {size:,} memories …", file=sys.stderr, flush=True)
-    bulk_database(tmp, persona_facts(data), size, random.Random(7))
-    import sqlite3
-
+    print(f"  building {what} …", file=sys.stderr, flush=True)
+    build(tmp)
     conn = sqlite3.connect(tmp)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     tmp.rename(path)
     return path
+
+
+def database(size: int, data: Path) -> Path:
+    """The cached benchmark database of ``size`` memories (see the module docstring)."""
+    sys.path.insert(0, str(HERE))
+    from first_paint import bulk_database, persona_facts
+
+    return _cached(f"v{BUILD_VERSION}-{size}.db", f"{size:,} memories",
+                   lambda tmp: bulk_database(tmp, persona_facts(data), size, random.Random(7)))
 
 
 def review_database(size: int, data: Path) -> Path:
@@ -97,23 +104,11 @@ def review_database(size: int, data: Path) -> Path:
     sys.path.insert(0, str(HERE))
     from cold import BESTIE, build, persona_facts
 
-    path = Path(tempfile.gettempdir()) / "bestie-console-memory" / f"review-v{BUILD_VERSION}-{size}.db"
-    if path.exists():
-        return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".building")
-    for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-        p.unlink(missing_ok=True)
-    print(f"  building {size:,} memories (one user per persona) …", file=sys.stderr, flush=True)
-    build(tmp, size, 0, persona_facts(data), [])
-    subprocess.run([*BESTIE, "--db", str(tmp), "memory", "reindex"], check=True, stdout=subprocess.DEVNULL)
-    import sqlite3
+    def make(tmp: Path) -> None:
+        build(tmp, size, 0, persona_facts(data), [])
+        subprocess.run([*BESTIE, "--db", str(tmp), "memory", "reindex"], check=True, stdout=subprocess.DEVNULL)
 
-    conn = sqlite3.connect(tmp)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
-    tmp.rename(path)
-    return path
+    return _cached(f"review-v{BUILD_VERSION}-{size}.db", f"{size:,} memories (one user per persona)", make)
 
 
 # ---------------------------------------------------------------------------------------- child
