@@ -38,3 +38,14 @@ async def test_a_refused_approve_stays_pending_and_w_lands_it_in_working(store):
     assert store.undo().action == "approve"  # one undo step gives it back, pending in core
     m = store.get(first)
     assert (m.status, m.scope, m.layer) == ("pending", "core", "core")
+
+
+async def test_w_on_an_empty_queue_says_there_is_nothing_to_approve_and_writes_nothing(store):
+    app = BestieApp(store, poll_interval=0, start_mode="pending")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        notices = [str(n.message) for n in app._notifications]
+        assert notices == ["Nothing pending to approve."]
+    assert store.list() == [] and store.history(limit=1) == []
