@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/owner_bank.py [--json] [--baseline TREE] [--words | --meaning]
+    .venv/bin/python benchmarks/owner_bank.py [--json] [--baseline TREE] [--words | --meaning] [--data PATH]
 
 ``benchmarks/data/owner_bank.json`` holds one fictional owner, written by hand for this benchmark
 before anything was tuned on it (no data set, no sentence of the project's lexicons, tests or demo):
@@ -39,7 +39,9 @@ when the ``semantic`` extra is installed), side by side; ``--words`` or ``--mean
 The failures follow the table: the request, what it got, and for a missed memory why the pack left
 it out (its ``left_out`` reason and score) when the pack says. ``--json`` prints figures and failures
 as one object; ``--baseline TREE`` also runs against the ``bestie_tui`` package of another source
-tree (a ``git worktree`` of an older commit).
+tree (a ``git worktree`` of an older commit). ``--data PATH`` runs another bank of the same layout
+(``benchmarks/data/owner_bank_fit.json``: a second owner, written to fit thresholds on, so that the
+held-out bank stays held out).
 """
 
 from __future__ import annotations
@@ -253,15 +255,18 @@ def _share(n: int, total: int) -> str:
     return f"{n} / {total} ({100 * n / total:.0f}%)" if total else "0 / 0"
 
 
-def report(results: dict[str, dict]) -> str:
-    """The figures of each run (``{label: measure()}``) as a table, then each run's failures."""
+def report(results: dict[str, dict], path: Path = DATA) -> str:
+    """The figures of each run (``{label: measure()}``) on the bank at ``path`` as a table, then each
+    run's failures."""
     rows = []
     for label, got in results.items():
         r, u, s = got["related"], got["unrelated"], got["instructions"]
         rows.append([label, _share(r["in_working"], r["requests"]), _share(r["in_block"], r["requests"]),
                      _share(u["with_memory"], u["requests"]), _share(s["all_in_instructions"], s["requests"]),
                      _share(s["all_in_block"], s["requests"])])
-    out = [table("Held-out owner's bank (benchmarks/data/owner_bank.json), full governance",
+    name = f"benchmarks/data/{path.name}" if path.resolve().parent == DATA.parent else str(path)
+    held_out = path.resolve() == DATA
+    out = [table(f"{'Held-out owner' if held_out else 'Owner'}'s bank ({name}), full governance",
                  ["run", "related: needed memory in working", "related: anywhere in block",
                   "unrelated: got a topic memory", "all instructions in How to answer", "all instructions in block"],
                  rows)]
@@ -315,20 +320,22 @@ def cli() -> None:
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--words", action="store_true", help="only by words alone (semantic.model off)")
     only.add_argument("--meaning", action="store_true", help="only with meaning (semantic.model as configured)")
+    parser.add_argument("--data", metavar="PATH", type=Path, default=DATA,
+                        help="the bank to run (default: the held-out benchmarks/data/owner_bank.json)")
     args = parser.parse_args()
     runs = [("words", True)] if args.words else [("meaning", False)] if args.meaning else [
         ("words", True), ("meaning", False)]
     results = {}
     if args.baseline:
-        flags = ["--json"] + (["--words"] if args.words else ["--meaning"] if args.meaning else [])
+        flags = ["--json", "--data", str(args.data)] + (["--words"] if args.words else ["--meaning"] if args.meaning else [])
         for label, got in run_baseline(Path(__file__), args.baseline, flags).items():
             results["baseline, " + label.split(", ")[-1]] = got
     for label, words in runs:
-        results[f"this tree, {label}"] = measure(words=words)
+        results[f"this tree, {label}"] = measure(words=words, path=args.data)
     if args.json:
         print(json.dumps(results, ensure_ascii=False))
     else:
-        print(report(results))
+        print(report(results, args.data))
 
 
 if __name__ == "__main__":
