@@ -12,11 +12,12 @@ from collections import Counter
 
 import pytest
 
-from bestie_tui.retrieval.bm25 import CHAR_B, CHAR_K1, K1, WORD_SHARE, B
+from bestie_tui.retrieval.bm25 import CHAR_B, CHAR_K1, K1, TOPIC_SHARE, WORD_SHARE, B
 from bestie_tui.retrieval.index import MemoryIndex, get_index
 from bestie_tui.store import doc_index
 from bestie_tui.store.memory_store import MemoryStore
 from bestie_tui.text.analysis import char_ngrams, features, query_features
+from bestie_tui.text.topics import member_features
 from bestie_tui.transfer import backup as store_backup
 from tests.conftest import make_read_only, raw_connect
 
@@ -172,6 +173,11 @@ def _oracle(texts: list[str], query: str) -> list[float]:
                 tf = counts[d, c]
                 if tf:
                     out[d] += share / ideal * idf[c] * tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths[d] / avg))
+    # a memory that already scores and holds a word of a topic the query names gains the topic share
+    members = set(member_features(qwords))
+    for d, text in enumerate(texts):
+        if out[d] > 0 and members & set(features(text)[0]):
+            out[d] += TOPIC_SHARE
     return [min(1.0, v) for v in out]
 
 

@@ -23,6 +23,10 @@ CHAR_K1 = 1.2
 CHAR_B = 0.75
 #: Share of the word part in relevance; the character part has the rest.
 WORD_SHARE = 0.5
+#: Added to the relevance of a memory that already shares a feature with a request and holds a word
+#: of a topic the request names (``text.topics``: food, travel, work…); chosen two-fold on shared
+#: data (``benchmarks/retrieval_topics.py``). 0 turns it off.
+TOPIC_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -58,5 +62,5 @@ def parts(n: int, word_total: int, char_total: int) -> tuple[PartWeights, PartWe
             PartWeights(CHAR, CHAR_K1, CHAR_B, 1 - WORD_SHARE, n, max(char_total / max(n, 1), 1.0)))
 
 
-__all__ = ["K1", "B", "CHAR_K1", "CHAR_B", "WORD_SHARE", "QUERY_STOP_WORDS", "PartWeights", "parts",
+__all__ = ["K1", "B", "CHAR_K1", "CHAR_B", "WORD_SHARE", "TOPIC_SHARE", "QUERY_STOP_WORDS", "PartWeights", "parts",
            "WORD", "CHAR"]
