@@ -181,6 +181,10 @@ class CachedEmbedder:
         self.inner = resolved.embedder
         self.name, self.dim = self.inner.name, self.inner.dim
         self.floor, self.related = self.inner.floor, self.inner.related if gate else -1.0
+        # what the evidence rule reads besides ``related`` (``retrieval.meaning.thresholds``): the
+        # ranking mode turns it off as well
+        self.support = getattr(self.inner, "support", None) if gate else None
+        self.shifts = getattr(self.inner, "shifts", {}) if gate else {}
         self.path = SEMANTIC_CACHE / f"{label}.npz"
         self.cache: dict[tuple[bool, str], object] = {}
         self.embedded = 0

@@ -94,3 +94,13 @@ def test_a_rare_word_is_evidence_alone_and_a_common_one_is_not():
     assert judge("sourdough recipes for beginners", text, lambda w: (1, 200)).enough
     assert not judge("sourdough recipes for beginners", text, lambda w: (60, 200)).enough
     assert not judge("good morning in Spanish", "Swims on Sunday mornings.", lambda w: (1, 200)).enough
+
+
+def test_words_of_time_and_vietnamese_numerals_together_are_no_topic(store):
+    store.add("note", "Sinh nhật mẹ tôi vào tháng hai hằng năm, cả nhà ăn tối ở ngoài.", user="vy")
+    store.add("note", "Cuối tuần nào tôi cũng chạy bộ mười cây số.", user="vy")
+    assert working(store, "Tháng hai năm nay có bao nhiêu ngày?") == []
+    assert working(store, "thang hai nam nay co bao nhieu ngay") == []
+    assert working(store, "Mười nhân hai bằng mấy?") == []
+    assert working(store, "Sinh nhật mẹ nên tặng gì?") == [
+        "Sinh nhật mẹ tôi vào tháng hai hằng năm, cả nhà ăn tối ở ngoài."]

@@ -315,9 +315,9 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
               for i, m in records.items()}
     if fused is not None:
         scored = fused.annotate(scored)
-    unfounded = _without_evidence(index, query, records, relevant, lift.neighbours, config.rare_share)
-    if fused is not None:  # a memory close in meaning is on the request's topic without a shared word
-        unfounded = {i: e for i, e in unfounded.items() if i not in fused.related}
+    unfounded, whole = _without_evidence(index, query, records, relevant, lift.neighbours, config.rare_share)
+    if fused is not None:
+        unfounded = _by_meaning(fused, query, records, [i for i in relevant if i not in whole], unfounded)
     for i in sorted(unfounded, key=lambda i: (-scored[i].relevance, i))[:EVIDENCE_LISTED]:
         pack.left_out.append(LeftOut(i, records[i].text, "low relevance",
                                      f"{scored[i].relevance:.2f}, but {unfounded[i].why}", scored[i].relevance,
@@ -373,16 +373,39 @@ class _Lift:
 
 
 def _without_evidence(index: Any, query: str, records: dict[int, MemoryRecord], working: list[int],
-                      neighbours: dict[int, tuple[int | None, int | None]], rare_share: float) -> dict[int, Any]:
+                      neighbours: dict[int, tuple[int | None, int | None]],
+                      rare_share: float) -> tuple[dict[int, Any], set[int]]:
     """The working candidates without evidence of the request's topic (``retrieval.evidence``), with
-    why: ``id → Evidence``. A memory just beside one with evidence in its session shares its topic."""
+    why: ``id → Evidence``, and the ids whose evidence is ``whole`` (the request's one word, a name). A
+    memory just beside one with evidence in its session shares its topic."""
     from bestie_tui.retrieval.evidence import judge_all
 
     judged = judge_all(query, ((i, records[i].text, records[i].about) for i in working if i in records),
                        index.document_frequencies, rare_share)
     own = {i for i, e in judged.items() if e.enough}
-    return {i: e for i, e in judged.items()
-            if i not in own and not any(n in own for n in neighbours.get(i, (None, None)) if n is not None)}
+    return ({i: e for i, e in judged.items()
+             if i not in own and not any(n in own for n in neighbours.get(i, (None, None)) if n is not None)},
+            {i for i, e in judged.items() if e.whole})
+
+
+def _by_meaning(fused: Any, query: str, records: dict[int, MemoryRecord], working: list[int],
+               unfounded: dict[int, Any]) -> dict[int, Any]:
+    """``unfounded`` (``id → Evidence``) after meaning has its say (``meaning.Gate.judge``): a memory
+    close enough in meaning is on the request's topic without a shared word; one that shares words
+    but is far in meaning is not (a word met by chance: "how *far* is the Moon" / "so *far*")."""
+    from bestie_tui.retrieval.evidence import Evidence
+
+    out = dict(unfounded)
+    for i in working:
+        cosine = fused.cosine(i) if i in records else None
+        if cosine is None:
+            continue
+        related, supported = fused.gate.judge(cosine, query, records[i].text)
+        if related:
+            out.pop(i, None)
+        elif not supported and i not in out:
+            out[i] = Evidence((), False, f"far in meaning (cosine {cosine:.2f}) for the words it shares")
+    return out
 
 
 def _neighbour_lift(store: MemoryStore, config: ScoringConfig, compiled: tuple[str, list[Any]], found: list[int],

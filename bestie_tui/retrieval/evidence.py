@@ -6,8 +6,9 @@ words that no memory holds do not count in its best possible score, so a single 
 does 'ubiquitous' *mean*" / "… *means* the CI runner is flaky") can reach the relevance floor alone.
 A working memory enters a pack only on **evidence of the same topic** (``judge``):
 
-* **two content words** of the request, at least one of them not a number ("Sông Hồng" +
-  "database", "staging" + "cluster", "Saturday" + "mornings"), or **the request's one word** when
+* **two content words** of the request, at least one of them neither a number (digits, or a
+  Vietnamese numeral: "hai", "mười") nor a word of time ("Sông Hồng" + "database", "staging" +
+  "cluster", "Saturday" + "run"; not "tháng" + "năm"), or **the request's one word** when
   it has only one that is neither a number nor a word of time ("coffee?", "is bamboo up?"), or
 * **one rare word**: held by at most ``rare_share`` of the memories, smoothed as ``(df + 1) / (N + 1)``
   (a word of 2 memories out of 38 is 7.7 %; in a store of fewer than 19 memories no word is rare), and
@@ -31,8 +32,11 @@ Where either text is typed without marks, words meet folded (``text.words.fold``
 finds "Quảng Nam", "Hồ Tây" finds "ho tay".
 
 Core records are not judged (they apply to every request); a working memory without evidence may
-still enter beside a session neighbour that has it (``retrieval.signals``). A semantic extra, when
-there is one, would be a third kind of evidence; there is none yet.
+still enter beside a session neighbour that has it (``retrieval.signals``). With the semantic extra,
+meaning has a say (``retrieval.meaning.Gate``, applied in ``retrieval.assembly``): a memory close
+enough in meaning needs no shared word, and one whose shared words are only two, or one rare word,
+is no evidence when it is far in meaning ("how *far* is Mars" / "six years so *far*"). Evidence that
+is ``whole`` — the request's one word, a name, three words or more — stands whatever the model says.
 """
 
 from __future__ import annotations
@@ -65,9 +69,23 @@ _TIME = frozenset("""
     yearly annual season seasons spring summer autumn fall winter monday tuesday wednesday thursday
     friday saturday sunday january february march april may june july august september october
     november december
-    giây phút giờ ngày đêm sáng trưa chiều tối tuần tháng năm hôm nay mai qua sớm muộn lần
+    giây phút giờ tiếng ngày đêm sáng trưa chiều tối tuần tháng năm hôm nay mai qua sớm muộn lần thứ mùng rằm
     """.split())
-_WRITTEN_FUNCTION = frozenset(w.casefold() for w in en.FUNCTION | vi.FUNCTION | _VI_QUESTION)
+#: Vietnamese numerals ("hai" is two, "mười" ten): numbers written as words, like digits ("tư" is
+#: left out: also "private"; "ba" is also "dad" in the south, but "three" far more often).
+_VI_NUMBERS = frozenset("một hai ba bốn lăm sáu bảy tám chín mười mươi trăm nghìn ngàn triệu tỷ rưỡi".split())
+#: The numerals that stay numbers typed without marks (folded "bay", "sau", "muoi" are also "fly",
+#: "after", "salt").
+_FOLDED_NUMBERS = frozenset("mot hai ba bon chin tram nghin trieu".split())
+#: Words that say how the owner stands towards something or how much, not what it is: stance verbs
+#: ("loves jazz" / "loves the sea" share no topic), Vietnamese degree words and classifiers ("dài
+#: *nhất*", "*chiếc* xe").
+_STANCE = frozenset("""
+    love loves loved loving prefer prefers preferred hate hates hated enjoy enjoys enjoyed dislike dislikes
+    disliked adore adores
+    thích ghét mê muốn ưa nhất hơn cái chiếc
+    """.split())
+_WRITTEN_FUNCTION = frozenset(w.casefold() for w in en.FUNCTION | vi.FUNCTION | _VI_QUESTION | _STANCE)
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;…]\s+|\n)[\W_]*$")
 _CLITICS = frozenset({"s", "re", "ve", "ll", "d", "m"})
@@ -154,7 +172,7 @@ def words_of(text: str, request: bool = False) -> Words:
         runs[-1].append(low)
         if request and (folded in QUERY_STOP_WORDS or low in _MEANING or folded in _MEANING):
             continue
-        number = any(c.isdigit() for c in low)
+        number = any(c.isdigit() for c in low) or low in _VI_NUMBERS or not has_marks and folded in _FOLDED_NUMBERS
         capital = raw[:1].isupper() and not number
         word = Word(low if low != folded else textmod.stem(low), textmod.stem(folded), folded, number,
                     low in _TIME or not has_marks and folded in _folded_time(),
@@ -228,6 +246,9 @@ class Evidence:
     words: tuple[str, ...]
     enough: bool
     why: str
+    #: the memory holds all the request asks (its one word), a name it names, or three of its words:
+    #: not words met by chance, whatever a model of meaning says (``retrieval.meaning.Gate``)
+    whole: bool = False
 
 
 def judge(request: str, text: str, frequency: Callable[[str], tuple[int, int]], *, about: str | None = None,
@@ -245,14 +266,16 @@ def judge(request: str, text: str, frequency: Callable[[str], tuple[int, int]], 
     topical = [s for s in found if not s.word.number]
     if not topical:
         return Evidence(words, False, "no word of the request" if not found else "only a number in common")
+    if len(found) >= 2 and any(not s.word.time for s in topical):
+        return Evidence(words, True, f"{len(found)} words in common", whole=len(topical) >= 3)
     if len(found) >= 2:
-        return Evidence(words, True, f"{len(found)} words in common")
+        return Evidence(words, False, "only words of time and numbers in common")
     only = topical[0]
     asked = [w for w in words_of(request, True).single.values() if not (w.number or w.time)]
     if len(asked) == 1 and not only.word.time:
-        return Evidence(words, True, "the request's one word")  # "coffee?": the memory holds all it asks
+        return Evidence(words, True, "the request's one word", whole=True)  # "coffee?": all it asks
     if only.name:
-        return Evidence(words, True, "a name in common")
+        return Evidence(words, True, "a name in common", whole=True)
     if only.word.time:
         return Evidence(words, False, f"only '{only.word.folded}', a word of time, in common")
     df, n = frequency(only.word.folded)

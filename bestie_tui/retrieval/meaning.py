@@ -47,17 +47,80 @@ _MATRICES: weakref.WeakKeyDictionary[Any, tuple[str, Any, Any, Any]] = weakref.W
 
 
 @dataclass(frozen=True)
+class Gate:
+    """The embedder's cosines for evidence of a request's topic (``retrieval.evidence``): ``related``,
+    from which a memory is on the topic by meaning alone; ``support``, below which a memory that
+    shares words with the request is not (``None``: words decide alone); and ``shifts``, how much both
+    move for a pair of texts by their languages (``kind``: ``en`` — any language but Vietnamese —,
+    ``vi``, or ``vi_plain`` typed without diacritics), since a model's cosines between unrelated
+    texts run higher within Vietnamese and lower across languages."""
+
+    related: float
+    support: float | None = None
+    shifts: tuple[tuple[str, str, float], ...] = ()
+
+    @classmethod
+    def of(cls, embedder: Any) -> Gate:
+        """The gate of ``embedder``: its ``related``, and ``support`` and ``shifts`` where it has them."""
+        support = getattr(embedder, "support", None)
+        shifts = getattr(embedder, "shifts", {}) or {}
+        return cls(float(embedder.related), None if support is None else float(support),
+                   tuple(sorted((a, b, float(v)) for (a, b), v in shifts.items())))
+
+    def shift(self, a: str, b: str) -> float:
+        """The shift for texts of kinds ``a`` and ``b`` (either order); 0 when none is given."""
+        for x, y, value in self.shifts:
+            if {x, y} == {a, b} and (x == y) == (a == b):
+                return value
+        return 0.0
+
+    def judge(self, cosine: float, query: str, text: str) -> tuple[bool, bool]:
+        """``(related, supported)`` of a memory ``text`` at ``cosine`` to the request ``query``:
+        on its topic by meaning alone (never below ``related``: across languages a lower cosine is
+        the norm, but no evidence); not too far in meaning for its shared words to count. Only a
+        request and a memory of one kind are held to ``support``: across languages, or between
+        Vietnamese written with and without marks, a model's cosine says too little to overrule a
+        shared word (a question typed without marks met the memory it asks about at 0.82)."""
+        a, b = kind(query), kind(text)
+        shift = self.shift(a, b)
+        return (cosine >= self.related + max(shift, 0.0),
+                self.support is None or a != b or cosine >= self.support + shift)
+
+
+def kind(text: str) -> str:
+    """``"vi"``, ``"vi_plain"`` (Vietnamese typed without diacritics) or ``"en"`` (any other language),
+    by ``facts.tokens.detect_language``."""
+    from bestie_tui.facts.tokens import detect_language
+
+    lang, plain = detect_language(text)
+    return "en" if lang != "vi" else ("vi_plain" if plain else "vi")
+
+
+@dataclass(frozen=True)
 class Fused:
     """The meaning of one request: ``relevance`` (fused, aligned with the ids given), ``words`` and
-    ``meaning`` (aligned too), ``related`` (ids whose cosine reaches the embedder's ``related``)
-    and the model's name."""
+    ``meaning`` (aligned too), the model's name, the ``cosines`` (aligned too) and the embedder's
+    ``gate`` (what counts as evidence of the request's topic, ``Gate.judge``)."""
 
     ids: Any
     relevance: Any
     words: Any
     meaning: Any
-    related: frozenset[int]
     model: str
+    cosines: Any
+    gate: Gate
+
+    def _position(self, i: int) -> int | None:
+        import numpy as np
+
+        order = np.argsort(self.ids, kind="stable")
+        at = int(np.searchsorted(self.ids[order], i))
+        return int(order[at]) if at < len(order) and self.ids[order[at]] == i else None
+
+    def cosine(self, i: int) -> float | None:
+        """The cosine of the request to memory ``i`` (an id given to ``fuse``), or None."""
+        j = self._position(i)
+        return None if j is None else float(self.cosines[j])
 
     def annotate(self, scored: dict[int, ScoreParts]) -> dict[int, ScoreParts]:
         """The score parts with their ``words`` and ``meaning`` filled in."""
@@ -105,8 +168,7 @@ def fuse(store: MemoryStore, query: str, ids: Any, words: Any, settings: dict[st
     s = share(settings)
     words = np.asarray(words, dtype=np.float64)
     relevance = (1.0 - s) * words + s * meaning
-    related = frozenset(ids[cos >= float(embedder.related)].tolist())
-    return Fused(ids, relevance, words, meaning, related, embedder.name)
+    return Fused(ids, relevance, words, meaning, embedder.name, cos, Gate.of(embedder))
 
 
 def _embedder(store: MemoryStore, settings: dict[str, Any]) -> Any:
@@ -265,7 +327,7 @@ _QUERIES_LOCK = threading.Lock()
 def nearest(store: MemoryStore, query: str, settings: dict[str, Any], generation: Any, k: int) -> list[tuple[int, float]]:
     """The approved memories closest in meaning to ``query`` among every stored vector of the model:
     ``[(id, cosine)]``, best first, at most ``k``, only those whose cosine reaches the embedder's
-    ``related`` (on the request's topic by meaning alone, ``retrieval.evidence``). One matrix–vector
+    ``related`` for the request (``Gate``: on its topic by meaning alone, ``retrieval.evidence``). One matrix–vector
     product over the vectors kept in memory (10,000 memories: 10,000 × 384 float32, about 1 ms).
     ``[]`` when meaning is off or falls back to words (the reason is kept for ``take_notes``).
     Memories without a vector yet are not found here (``bestie memory reindex --semantic``)."""
@@ -281,7 +343,8 @@ def nearest(store: MemoryStore, query: str, settings: dict[str, Any], generation
     if not len(ids):
         return []
     cos = matrix @ query_vector(embedder, query)
-    at = np.flatnonzero(cos >= float(embedder.related))
+    gate = Gate.of(embedder)
+    at = np.flatnonzero(cos >= gate.related + gate.shift(kind(query), kind(query)))
     if len(at) > k:
         at = at[np.argpartition(-cos[at], k - 1)[:k]]
     at = at[np.lexsort((ids[at], -cos[at]))]

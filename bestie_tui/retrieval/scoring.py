@@ -438,7 +438,7 @@ def _fuse_approved(store: MemoryStore, query: str, records: list[MemoryRecord], 
     for j, i in enumerate(at):
         rel[i] = float(fused.relevance[j])
     positions = np.asarray(at, dtype=np.int64)
-    return meaning.Fused(positions, fused.relevance, fused.words, fused.meaning, fused.related, fused.model)
+    return replace(fused, ids=positions)
 
 
 def describe_weights(config: ScoringConfig) -> dict[str, Any]:

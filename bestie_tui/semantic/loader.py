@@ -42,6 +42,11 @@ class Embedder(Protocol):
         floor: the cosine two unrelated texts typically get (e5 models crowd every cosine into
             [0.7, 1]); the meaning part is the cosine rescaled from ``[floor, 1]`` to ``[0, 1]``.
         related: the cosine from which a memory counts as on the request's topic by meaning alone.
+        support (optional): the cosine below which a memory that shares words with a request is no
+            evidence of its topic; none: words decide alone.
+        shifts (optional): ``{(kind, kind): cosine}``, how much ``related`` and ``support`` move for
+            a request and a memory of these kinds (``en``, ``vi``, ``vi_plain``:
+            ``retrieval.meaning.kind``), where a model's cosines run higher or lower.
 
     ``query=True`` embeds a request, ``False`` a stored memory (e5 prefixes ``query: `` /
     ``passage: ``; a symmetric model ignores the flag).
