@@ -184,6 +184,7 @@ class CachedEmbedder:
         # what the evidence rule reads besides ``related`` (``retrieval.meaning.thresholds``): the
         # ranking mode turns it off as well
         self.support = getattr(self.inner, "support", None) if gate else None
+        self.topical = getattr(self.inner, "topical", None) if gate else None
         self.shifts = getattr(self.inner, "shifts", {}) if gate else {}
         self.path = SEMANTIC_CACHE / f"{label}.npz"
         self.cache: dict[tuple[bool, str], object] = {}

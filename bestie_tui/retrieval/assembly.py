@@ -390,18 +390,21 @@ def _without_evidence(index: Any, query: str, records: dict[int, MemoryRecord], 
 
 def _by_meaning(fused: Any, query: str, records: dict[int, MemoryRecord], working: list[int],
                unfounded: dict[int, Any]) -> dict[int, Any]:
-    """``unfounded`` (``id → Evidence``) after meaning has its say (``meaning.Gate.judge``): a memory
-    close enough in meaning is on the request's topic without a shared word; one that shares words
+    """``unfounded`` (``id → Evidence``) after meaning has its say (``meaning.Gate``): a memory close
+    enough in meaning is on the request's topic without a shared word, and so is one of the nearest
+    in meaning that names the same broad topic of life (``Gate.on_topic``); one that shares words
     but is far in meaning is not (a word met by chance: "how *far* is the Moon" / "so *far*")."""
     from bestie_tui.retrieval.evidence import Evidence
+    from bestie_tui.retrieval.meaning import NEAREST
 
     out = dict(unfounded)
+    nearest = fused.nearest(NEAREST)
     for i in working:
         cosine = fused.cosine(i) if i in records else None
         if cosine is None:
             continue
         related, supported = fused.gate.judge(cosine, query, records[i].text)
-        if related:
+        if related or i in out and i in nearest and fused.gate.on_topic(cosine, query, records[i].text):
             out.pop(i, None)
         elif not supported and i not in out:
             out[i] = Evidence((), False, f"far in meaning (cosine {cosine:.2f}) for the words it shares")

@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Eligible memories without a vector that a request embeds itself (more: words, and a note).
 LAZY_MAX = 256
+#: How many of the memories closest to a request in meaning may be on its topic by ``Gate.topical``.
+NEAREST = 2
 DEFAULT_SHARE = float(DEFAULT_TUNING["score.meaningShare"])
 
 #: store → (model, generation, ids, matrix): the approved vectors as one float32 matrix
@@ -58,14 +60,20 @@ class Gate:
     related: float
     support: float | None = None
     shifts: tuple[tuple[str, str, float], ...] = ()
+    #: from this cosine (shifted up as ``related`` is), one of the ``NEAREST`` memories closest to a
+    #: request in meaning is on its topic when both name the same broad topic of life
+    #: (``text.topics``); ``None``: never
+    topical: float | None = None
 
     @classmethod
     def of(cls, embedder: Any) -> Gate:
         """The gate of ``embedder``: its ``related``, and ``support`` and ``shifts`` where it has them."""
         support = getattr(embedder, "support", None)
+        topical = getattr(embedder, "topical", None)
         shifts = getattr(embedder, "shifts", {}) or {}
         return cls(float(embedder.related), None if support is None else float(support),
-                   tuple(sorted((a, b, float(v)) for (a, b), v in shifts.items())))
+                   tuple(sorted((a, b, float(v)) for (a, b), v in shifts.items())),
+                   None if topical is None else float(topical))
 
     def shift(self, a: str, b: str) -> float:
         """The shift for texts of kinds ``a`` and ``b`` (either order); 0 when none is given."""
@@ -85,6 +93,17 @@ class Gate:
         shift = self.shift(a, b)
         return (cosine >= self.related + max(shift, 0.0),
                 self.support is None or a != b or cosine >= self.support + shift)
+
+    def on_topic(self, cosine: float, query: str, text: str) -> bool:
+        """Whether memory ``text``, one of the ``NEAREST`` to ``query`` in meaning, is on its topic at
+        ``cosine``: both name one broad topic of life (``text.topics``) and the cosine reaches
+        ``topical`` (raised as ``related`` is)."""
+        if self.topical is None or cosine < self.topical + max(self.shift(kind(query), kind(text)), 0.0):
+            return False
+        from bestie_tui.text.analysis import features, query_features
+        from bestie_tui.text.topics import topics_of
+
+        return not set(topics_of(query_features(query)[0])).isdisjoint(topics_of(features(text)[0]))
 
 
 def kind(text: str) -> str:
@@ -116,6 +135,15 @@ class Fused:
         order = np.argsort(self.ids, kind="stable")
         at = int(np.searchsorted(self.ids[order], i))
         return int(order[at]) if at < len(order) and self.ids[order[at]] == i else None
+
+    def nearest(self, k: int) -> frozenset[int]:
+        """The ids of the ``k`` highest cosines (ties: any of them)."""
+        import numpy as np
+
+        if k <= 0 or not len(self.ids):
+            return frozenset()
+        top = np.argpartition(-self.cosines, k - 1)[:k] if k < len(self.ids) else np.arange(len(self.ids))
+        return frozenset(self.ids[top].tolist())
 
     def cosine(self, i: int) -> float | None:
         """The cosine of the request to memory ``i`` (an id given to ``fuse``), or None."""
