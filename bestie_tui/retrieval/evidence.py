@@ -85,7 +85,11 @@ _STANCE = frozenset("""
     disliked adore adores
     thích ghét mê muốn ưa nhất hơn cái chiếc
     """.split())
-_WRITTEN_FUNCTION = frozenset(w.casefold() for w in en.FUNCTION | vi.FUNCTION | _VI_QUESTION | _STANCE)
+#: Vietnamese grammatical words written with marks whose folded form the function lists hold only
+#: unmarked, or not at all: the passive "bị", negations, aspect and modal words, the imperative and
+#: politeness words of a request ("hãy", "xin", "giúp"), "làm" (do).
+_VI_GRAMMAR = frozenset("bị không chưa chẳng chả đừng rồi nên cần phải hay ấy hãy xin giúp làm".split())
+_WRITTEN_FUNCTION = frozenset(w.casefold() for w in en.FUNCTION | vi.FUNCTION | _VI_QUESTION | _STANCE | _VI_GRAMMAR)
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;…]\s+|\n)[\W_]*$")
 _CLITICS = frozenset({"s", "re", "ve", "ll", "d", "m"})
