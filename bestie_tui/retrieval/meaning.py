@@ -129,13 +129,6 @@ class Fused:
     cosines: Any
     gate: Gate
 
-    def _position(self, i: int) -> int | None:
-        import numpy as np
-
-        order = np.argsort(self.ids, kind="stable")
-        at = int(np.searchsorted(self.ids[order], i))
-        return int(order[at]) if at < len(order) and self.ids[order[at]] == i else None
-
     def nearest(self, k: int) -> frozenset[int]:
         """The ids of the ``k`` highest cosines (ties: any of them)."""
         import numpy as np
@@ -145,10 +138,19 @@ class Fused:
         top = np.argpartition(-self.cosines, k - 1)[:k] if k < len(self.ids) else np.arange(len(self.ids))
         return frozenset(self.ids[top].tolist())
 
-    def cosine(self, i: int) -> float | None:
-        """The cosine of the request to memory ``i`` (an id given to ``fuse``), or None."""
-        j = self._position(i)
-        return None if j is None else float(self.cosines[j])
+    def cosines_of(self, wanted: list[int]) -> dict[int, float]:
+        """``{id: cosine}`` of the request to each of ``wanted`` that was given to ``fuse`` (one sort
+        of the ids for all of them)."""
+        import numpy as np
+
+        if not wanted or not len(self.ids):
+            return {}
+        order = np.argsort(self.ids, kind="stable")
+        ordered = self.ids[order]
+        asked = np.asarray(wanted, dtype=np.int64)
+        at = np.minimum(np.searchsorted(ordered, asked), len(ordered) - 1)
+        found = ordered[at] == asked
+        return {int(i): float(self.cosines[order[j]]) for i, j, ok in zip(asked, at, found) if ok}
 
     def annotate(self, scored: dict[int, ScoreParts]) -> dict[int, ScoreParts]:
         """The score parts with their ``words`` and ``meaning`` filled in."""
@@ -261,14 +263,15 @@ def prefetch(store: MemoryStore, query: str, settings: dict[str, Any]) -> bool:
     caller reads the word index, the eligible memories and the candidates (the engine's call
     releases the GIL); ``query_vector`` joins it where the meaning is needed. Returns whether a thread
     was started: not when meaning is off (no model is loaded, numpy is not imported), the request
-    is empty or already embedded, the store holds no vector of the model, or no core is free
+    is empty or already embedded, the store holds no vector of the model, the embedder runs on more
+    than one thread (its ``threads``: it has the cores already), or no core is free
     (``_core_free``; ``BESTIE_SEMANTIC_PREFETCH=0`` never, ``1`` always). Without the thread the
     request is embedded in the caller's thread, with the same vector."""
     if not query.strip() or not _core_free(os.environ.get(PREFETCH_ENV, "").strip()):
         return False
     embedder = _embedder(store, settings)
-    if embedder is None:
-        return False
+    if embedder is None or getattr(embedder, "threads", 1) > 1:
+        return False  # an engine on two threads already has both cores: the request is embedded in line
     key = (embedder.name, id(embedder), query)
     with _QUERIES_LOCK:
         if key in _QUERIES:

