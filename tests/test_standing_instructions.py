@@ -41,6 +41,10 @@ def _ids(pack, section: str) -> list[int]:
     ("Explanations as numbered steps, please.", "format"),
     ("Call me Captain.", "address"),
     ("Xưng cháu với mình nhé.", "address"),
+    ("Giải thích thì đi thẳng vào vấn đề, đừng lan man.", "tone"),
+    ("dung vong vo nua", "tone"),  # typed without marks: "đừng vòng vo nữa"
+    ("Khi liệt kê việc cần làm thì đánh số từng việc.", "format"),
+    ("Never beat around the bush with me.", "format"),
 ])
 def test_the_reader_sees_how_to_answer(text, aspect):
     assert manner_of(text) == aspect
@@ -54,6 +58,9 @@ def test_the_reader_sees_how_to_answer(text, aspect):
     "Keep the shopping list on the fridge.",
     "My brother speaks Korean.",
     "Runs a short loop around the lake at dawn.",
+    "Mẹ tôi hay nói vòng vo.",               # how someone else talks
+    "Tôi liệt kê chi tiêu vào sổ mỗi tối.",   # a list of expenses, not of replies
+    "Keep the receipts to the point of sale.",
 ])
 def test_the_reader_leaves_the_rest_alone(text):
     assert manner_of(text) is None

@@ -10,7 +10,8 @@ or ``None``. It is read from closed classes and general categories, English and 
 * a **reply word** (answer, reply, respond, explain, tone, wording; "trả lời", "phản hồi",
   "giải thích", "văn phong") together with a **manner word** of one of the categories: a language
   name ("Vietnamese", "tiếng Anh"), a length ("short", "concise", "detailed", "ngắn gọn"), a tone
-  ("formal", "casual", "lịch sự") or a format ("bullet points", "markdown", "emoji", "có dấu");
+  ("formal", "casual", "lịch sự", "thẳng vào vấn đề", "vòng vo") or a format ("bullet points",
+  "markdown", "emoji", "có dấu", "đánh số");
 * an **imperative to the assistant** (keep, use, be, avoid, always, never, please; "hãy", "đừng")
   with a manner word that means nothing but a way of writing ("bullet", "emoji", "formal",
   "concise"; not "long" or "list", which name other things too);
@@ -37,7 +38,7 @@ _REPLY_EN = ("answer", "repl", "respon", "explain", "explanation", "tone", "word
 _REPLY_PHRASES_EN = ("talk to me", "speak to me", "write to me", "message me", "text me", "talk with me",
                      "speak with me")
 _REPLY_VI = ("trả lời", "viết", "phản hồi", "giải thích", "văn phong", "giọng văn", "giọng điệu", "nói chuyện",
-             "nhắn cho mình", "nhắn cho tôi", "nhắn cho em", "nhắn tin cho mình", "nhắn tin cho tôi")
+             "nhắn cho mình", "nhắn cho tôi", "nhắn cho em", "nhắn tin cho mình", "nhắn tin cho tôi", "liệt kê")
 
 # Manner categories. EN: whole words. VI: phrases.
 _LENGTH_EN = frozenset({"short", "shorter", "brief", "briefly", "concise", "concisely", "terse", "succinct",
@@ -51,16 +52,21 @@ _FORMAT_EN = frozenset({"bullet", "bullets", "list", "lists", "table", "tables",
                         "diacritics", "accents", "step", "steps", "example", "examples", "summary", "code",
                         "format", "formatting", "latex"})
 _LENGTH_VI = ("ngắn gọn", "ngắn", "súc tích", "dài dòng", "dài", "chi tiết", "vài câu", "một câu")
-_TONE_VI = ("trang trọng", "lịch sự", "thân mật", "thân thiện", "nghiêm túc", "vui vẻ", "thẳng thắn", "nhẹ nhàng")
+_TONE_VI = ("trang trọng", "lịch sự", "thân mật", "thân thiện", "nghiêm túc", "vui vẻ", "thẳng thắn", "nhẹ nhàng",
+            "thẳng vào vấn đề", "vào thẳng vấn đề", "vòng vo", "rào đón", "lan man")
 _FORMAT_VI = ("gạch đầu dòng", "danh sách", "bảng", "ví dụ", "từng bước", "có dấu", "không dấu",
-              "biểu tượng cảm xúc", "emoji", "in đậm", "định dạng")
+              "biểu tượng cảm xúc", "emoji", "in đậm", "định dạng", "đánh số")
 #: Manner words that mean nothing but a way of writing: enough with an imperative alone.
 _PLAIN_MANNER_EN = frozenset({"bullet", "bullets", "markdown", "emoji", "emojis", "emoticon", "emoticons",
                               "formal", "formally", "informal", "casual", "casually", "polite", "politely",
                               "concise", "concisely", "brief", "briefly", "terse", "succinct", "verbose",
                               "diacritics", "headings", "tldr"})
 _PLAIN_MANNER_VI = ("gạch đầu dòng", "ngắn gọn", "súc tích", "có dấu", "không dấu", "trang trọng",
-                    "lịch sự", "biểu tượng cảm xúc", "emoji")
+                    "lịch sự", "biểu tượng cảm xúc", "emoji", "vòng vo", "rào đón", "lan man", "thẳng vào vấn đề",
+                    "vào thẳng vấn đề", "đánh số")
+#: English phrases that mean nothing but a way of writing ("get to the point", "no beating around the bush").
+_PLAIN_MANNER_PHRASES_EN = ("get to the point", "straight to the point", "right to the point", "around the bush",
+                            "no waffle", "without waffle", "no fluff")
 _IMPERATIVE_EN = frozenset({"keep", "use", "be", "avoid", "always", "never", "please", "dont", "no", "stop",
                             "skip", "prefer", "prefers", "wants", "want", "likes", "dislikes", "hates"})
 _IMPERATIVE_VI = ("hãy", "đừng", "luôn", "không dùng", "dùng", "tránh", "thích", "muốn")
@@ -109,7 +115,7 @@ def _manner(text: str) -> str | None:
         if found:
             return found
     imperative = bool(words) and (words[0] in _IMPERATIVE_EN or has(_IMPERATIVE_VI))
-    if imperative and (word_set & _PLAIN_MANNER_EN or has(_PLAIN_MANNER_VI)):
+    if imperative and (word_set & _PLAIN_MANNER_EN or has(_PLAIN_MANNER_VI) or has(_PLAIN_MANNER_PHRASES_EN)):
         return next((name for name, present in aspects if present), "format")
     return _from_reader(text)
 
