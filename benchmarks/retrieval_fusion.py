@@ -126,29 +126,44 @@ def measure(prefeval: Path, locomo_path: Path) -> dict:
         loc = gather_locomo(locomo_path, Path(tmp))
     grid = {s: {"prefeval": [round(prefeval_recall(pref, s, h), 1) for h in (0, 1, None)],
                 "locomo": [round(locomo_share(loc, s, h), 1) for h in (0, 1, None)]} for s in GRID}
-    folds = []
-    for fit in (0, 1):
-        best = max(GRID, key=lambda s: (grid[s]["prefeval"][fit] + grid[s]["locomo"][fit], -s))
-        held = 1 - fit
-        folds.append({"fitted on half": fit, "share": best, "prefeval@5 held out": grid[best]["prefeval"][held],
-                      "locomo@10 held out": grid[best]["locomo"][held]})
+    folds = pick_folds(grid)
     default = round(sum(f["share"] for f in folds) / len(folds), 1)
     return {"grid": {str(s): v for s, v in grid.items()}, "folds": folds, "default": default,
             "requests": {"prefeval": len(pref), "locomo": len(loc)}}
 
 
-def report(got: dict) -> str:
+def pick_folds(grid: dict) -> list[dict]:
+    """For each half, the setting of ``grid`` (``{setting: {"prefeval": [half 0, half 1, all], "locomo":
+    [...]}}``) with the best sum of the two figures on that half (ties: the smaller setting), and its
+    figures on the other half."""
+    folds = []
+    for fit in (0, 1):
+        best = max(grid, key=lambda s: (grid[s]["prefeval"][fit] + grid[s]["locomo"][fit], -s))
+        held = 1 - fit
+        folds.append({"fitted on half": fit, "share": best, "prefeval@5 held out": grid[best]["prefeval"][held],
+                      "locomo@10 held out": grid[best]["locomo"][held]})
+    return folds
+
+
+def two_fold_report(got: dict, title: str, symbol: str, default: str) -> str:
+    """The grid per half and the two folds of a two-fold fit (``measure``'s result) as tables, then
+    the line ``default``."""
     rows = [[s, *map(str, v["prefeval"]), *map(str, v["locomo"])] for s, v in got["grid"].items()]
-    out = [table(f"Fused relevance alone, (1 − s) · words + s · meaning: PrefEval recall@5 ({got['requests']['prefeval']} "
-                 f"requests) and LoCoMo observations share@10 ({got['requests']['locomo']} questions), per half",
-                 ["s", "PrefEval half 0", "PrefEval half 1", "PrefEval all", "LoCoMo half 0", "LoCoMo half 1",
+    out = [table(f"{title}: PrefEval recall@5 ({got['requests']['prefeval']} requests) and LoCoMo observations "
+                 f"share@10 ({got['requests']['locomo']} questions), per half",
+                 [symbol, "PrefEval half 0", "PrefEval half 1", "PrefEval all", "LoCoMo half 0", "LoCoMo half 1",
                   "LoCoMo all"], rows)]
     out.append(table("Two-fold: the share picked on one half (best mean of the two figures there), reported on the other",
                      ["fitted on", "share", "PrefEval @5 held out", "LoCoMo @10 held out"],
                      [[f"half {f['fitted on half']}", str(f["share"]), str(f["prefeval@5 held out"]),
                        str(f["locomo@10 held out"])] for f in got["folds"]]))
-    out.append(f"\nDefault: the mean of the two folds' picks, {got['default']} (score.meaningShare)")
+    out.append("\n" + default)
     return "\n".join(out)
+
+
+def report(got: dict) -> str:
+    return two_fold_report(got, "Fused relevance alone, (1 − s) · words + s · meaning", "s",
+                           f"Default: the mean of the two folds' picks, {got['default']} (score.meaningShare)")
 
 
 def two_fold_cli(doc: str | None, measure, report) -> None:

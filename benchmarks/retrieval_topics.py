@@ -32,8 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo  # noqa: E402
-from retrieval_common import Doc, seed_store, table  # noqa: E402
-from retrieval_fusion import two_fold_cli  # noqa: E402
+from retrieval_common import Doc, seed_store  # noqa: E402
+from retrieval_fusion import pick_folds, two_fold_cli, two_fold_report  # noqa: E402
 from retrieval_locomo import CATEGORIES, corpora  # noqa: E402
 from retrieval_prefeval import NOW  # noqa: E402
 
@@ -113,12 +113,7 @@ def measure(prefeval_path: Path, locomo_path: Path) -> dict:
 
     grid = {s: {"prefeval": [pct(pref[s][0]), pct(pref[s][1]), pct(pref[s][0] + pref[s][1])],
                 "locomo": [pct(loc[s][0]), pct(loc[s][1]), pct(loc[s][0] + loc[s][1])]} for s in GRID}
-    folds = []
-    for fit in (0, 1):
-        best = max(GRID, key=lambda s: (grid[s]["prefeval"][fit] + grid[s]["locomo"][fit], -s))
-        held = 1 - fit
-        folds.append({"fitted on half": fit, "share": best, "prefeval@5 held out": grid[best]["prefeval"][held],
-                      "locomo@10 held out": grid[best]["locomo"][held]})
+    folds = pick_folds(grid)
     return {"grid": {str(s): v for s, v in grid.items()}, "folds": folds,
             "default": min(f["share"] for f in folds),
             "requests": {"prefeval": len(pref[GRID[0]][0]) + len(pref[GRID[0]][1]),
@@ -126,17 +121,8 @@ def measure(prefeval_path: Path, locomo_path: Path) -> dict:
 
 
 def report(got: dict) -> str:
-    rows = [[s, *map(str, v["prefeval"]), *map(str, v["locomo"])] for s, v in got["grid"].items()]
-    out = [table(f"Word relevance with the topic share t: PrefEval recall@5 ({got['requests']['prefeval']} requests) "
-                 f"and LoCoMo observations share@10 ({got['requests']['locomo']} questions), per half",
-                 ["t", "PrefEval half 0", "PrefEval half 1", "PrefEval all", "LoCoMo half 0", "LoCoMo half 1",
-                  "LoCoMo all"], rows)]
-    out.append(table("Two-fold: the share picked on one half (best mean of the two figures there), reported on the other",
-                     ["fitted on", "share", "PrefEval @5 held out", "LoCoMo @10 held out"],
-                     [[f"half {f['fitted on half']}", str(f["share"]), str(f["prefeval@5 held out"]),
-                       str(f["locomo@10 held out"])] for f in got["folds"]]))
-    out.append(f"\nDefault: the smaller of the two folds' picks, {got['default']} (bm25.TOPIC_SHARE)")
-    return "\n".join(out)
+    return two_fold_report(got, "Word relevance with the topic share t", "t",
+                           f"Default: the smaller of the two folds' picks, {got['default']} (bm25.TOPIC_SHARE)")
 
 
 if __name__ == "__main__":
