@@ -114,3 +114,22 @@ def test_vietnamese_grammatical_words_are_no_topic(store):
     assert working(store, "Chuẩn bị gì cho chuyến đi Đà Lạt?") == []  # "bị" of "chuẩn bị" is no topic
     assert working(store, "Trời có mưa không?") == []
     assert working(store, "Con bé bị sốt thì uống thuốc gì?") == ["Con bé bị sốt từ tối qua."]
+
+
+def test_an_english_word_does_not_meet_a_vietnamese_one_that_only_folds_to_it(store):
+    for n in range(20):  # enough memories that a word held by one of them is rare
+        store.add("note", f"Ghi chú số {n}: mã kho {n * 7} ở kệ {n}.", user="vy")
+    store.add("note", "Mình cất giấy tờ xe trong ngăn kéo bàn.", user="vy")  # "cất": to put away
+    store.add("note", "Travelling to Huế next weekend for a cousin's wedding.", user="vy")
+    assert working(store, "What is the best food for a cat?") == []
+    assert working(store, "book a train to Hue for me") == ["Travelling to Huế next weekend for a cousin's wedding."]
+    assert working(store, "giay to xe cat o dau") == ["Mình cất giấy tờ xe trong ngăn kéo bàn."]  # typed bare
+
+
+def test_one_word_of_a_name_of_several_is_not_another_name(store):
+    for n in range(20):
+        store.add("note", f"Ghi chú số {n}: mã kho {n * 7} ở kệ {n}.", user="vy")
+    store.add("note", "Anh Tùng đang công tác ở Quảng Nam tuần này.", user="vy")
+    assert working(store, "Quảng Ninh có gì đẹp?") == []
+    assert working(store, "Ai là người giàu nhất Việt Nam?") == []
+    assert working(store, "Quảng Nam có gì đẹp?") == ["Anh Tùng đang công tác ở Quảng Nam tuần này."]

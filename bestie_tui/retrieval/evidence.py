@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from bestie_tui.facts import lexicon_en as en
@@ -52,7 +52,7 @@ from bestie_tui.facts import lexicon_vi as vi
 from bestie_tui.facts.knowledge import categories_of
 from bestie_tui.retrieval.cues import speaker_of
 from bestie_tui.text import words as textmod
-from bestie_tui.text.analysis import NEGATIONS, QUERY_STOP_WORDS, stop_words
+from bestie_tui.text.analysis import NEGATIONS, QUERY_STOP_WORDS, english_stop_words, stop_words
 
 #: Share of the memories a single shared word may be in and still be evidence alone (``score.rareShare``).
 RARE_SHARE = 0.1
@@ -134,6 +134,11 @@ class Words:
     single: dict[str, Word]
     joined: dict[str, Word]
     marked: bool
+    #: a word that is part of a name of two or more capitalised words ("Quảng" of "Quảng Ninh") → that
+    #: name, folded and joined ("quangninh"); keyed by the word's folded stem
+    names: dict[str, str] = field(default_factory=dict)
+    #: typed without marks and plainly English (``_plainly_english``)
+    english: bool = False
 
 
 def _clean(token: str) -> str:
@@ -167,13 +172,19 @@ def words_of(text: str, request: bool = False) -> Words:
     function = _folded_function()
     single: dict[str, Word] = {}
     runs: list[list[str]] = [[]]  # runs of neighbouring content words, for compounds
+    capitals: list[list[str]] = [[]]  # runs of neighbouring capitalised words: names of several words
     for match, raw in _tokens(nfc):
         low = _clean(raw.casefold())
         folded = textmod.fold(low)
         if low in _WRITTEN_FUNCTION or folded in function and (not has_marks or low == folded):
             runs.append([])
+            capitals.append([])
             continue
         runs[-1].append(low)
+        if raw[:1].isupper() and not any(c.isdigit() for c in low):
+            capitals[-1].append(folded)
+        else:
+            capitals.append([])
         if request and (folded in QUERY_STOP_WORDS or low in _MEANING or folded in _MEANING):
             continue
         number = any(c.isdigit() for c in low) or low in _VI_NUMBERS or not has_marks and folded in _FOLDED_NUMBERS
@@ -196,7 +207,21 @@ def words_of(text: str, request: bool = False) -> Words:
                     folded = textmod.fold(both)
                     word = Word(both if both != folded else textmod.stem(both), textmod.stem(folded), folded)
                     joined.setdefault(word.written if has_marks else word.folded, word)
-    return Words(single, joined, has_marks)
+    names = {textmod.stem(part): "".join(run) for run in capitals if len(run) >= 2 for part in run}
+    english = not has_marks and _plainly_english([raw.casefold() for _, raw in _tokens(nfc)])
+    return Words(single, joined, has_marks, names, english)
+
+
+def _plainly_english(tokens: list[str]) -> bool:
+    """Two or more English function words, and more of them than Vietnamese ones typed bare ("can",
+    "be" are English; "sap vao dong roi, can chuan bi gi cho thang be" is Vietnamese)."""
+    english = sum(1 for t in tokens if t in english_stop_words())
+    return english >= 2 and english > sum(1 for t in tokens if t in _folded_vietnamese())
+
+
+@lru_cache(maxsize=1)
+def _folded_vietnamese() -> frozenset[str]:
+    return frozenset(textmod.fold(w.casefold()) for w in vi.FUNCTION | _VI_QUESTION | _VI_GRAMMAR)
 
 
 @dataclass(frozen=True)
@@ -213,9 +238,21 @@ def shared(request: str, text: str, about: str | None = None) -> list[Shared]:
     accents), once each, in the request's order. ``about``: the person the memory is bound to."""
     q, m = words_of(request, True), words_of(text)
     folded = not (q.marked and m.marked)
+    # a side typed without marks meets marked words folded; but a plainly English one meets a marked
+    # word only when it is a name ("Hue" / "Huế", not "cat" / "cất")
+    bare = folded and (q.english or m.english)
 
     def key(w: Word) -> str:
         return w.folded if folded else w.written
+
+    def marked_word(w: Word) -> bool:
+        return w.written != w.folded and not w.capital
+
+    def other_name(w: Word) -> bool:
+        """The request's word is part of a name of several words, the memory's of another one."""
+        theirs, mine = m.names.get(w.folded), q.names.get(w.folded)
+        # one name may hold the other: a sentence's first word is capitalised too ("Calls Kubernetes YAML")
+        return theirs is not None and mine is not None and mine not in theirs and theirs not in mine
 
     asked = {w.folded for w in q.single.values()}
     people: set[str] = set()
@@ -226,12 +263,16 @@ def shared(request: str, text: str, about: str | None = None) -> list[Shared]:
     mine = {key(w): w for w in m.single.values()}
     joined = {key(w) for w in m.joined.values()}
     # what the memory names belongs to categories the request may name ("Vietnamese" → "language")
-    kinds = {textmod.stem(c) for w in m.single.values() for c in categories_of(w.plain) if c != w.plain}
+    # (a word written with marks is looked up as written: folded, "cất" would be a "cat", and a pet)
+    kinds = {textmod.stem(c) for w in m.single.values()
+             for c in categories_of(w.plain if w.written == w.folded else w.written) if c != w.plain}
     out: dict[str, Shared] = {}
     for w in q.single.values():
         k = key(w)
         if k in mine:
             own = mine[k]
+            if bare and (marked_word(w) or marked_word(own)) or other_name(w):
+                continue  # "cat" is not "cất"; "Quảng" of "Quảng Ninh" is not "Quảng" of "Quảng Nam"
             out.setdefault(w.folded, Shared(w, own.folded in people or w.name and own.capital))
         elif k in joined or w.folded in kinds:
             out.setdefault(w.folded, Shared(w, False))
