@@ -133,3 +133,12 @@ def test_one_word_of_a_name_of_several_is_not_another_name(store):
     assert working(store, "Quảng Ninh có gì đẹp?") == []
     assert working(store, "Ai là người giàu nhất Việt Nam?") == []
     assert working(store, "Quảng Nam có gì đẹp?") == ["Anh Tùng đang công tác ở Quảng Nam tuần này."]
+
+
+def test_the_manifest_says_why_a_working_memory_entered(run, store, owner):
+    store.set_setting("semantic.model", "off")
+    pack = build_context(store, "how many nodes does the staging database have", "vy", record_access=False)
+    assert [(i.record.text, i.why) for i in pack.working] == [
+        ("The staging database is nicknamed 'teapot' and lives on two nodes.", "3 words in common: nodes, staging, database")]
+    shown = run("memory", "context", "how many nodes does the staging database have", "--user", "vy")
+    assert "· 3 words in common: nodes, staging, database" in shown.output

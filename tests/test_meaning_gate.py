@@ -74,6 +74,9 @@ def test_the_nearest_memory_on_the_requests_broad_topic_needs_no_shared_word(sto
         store.add("note", text, user="ana")
     request = "Recommend a thriller book for the weekend"  # books: no word in common with the memory
     assert working(store, request) == ["Reads detective novels before bed."]
+    item = build_context(store, request, "ana", record_access=False).working[0]
+    assert item.why.startswith("nearest in meaning, on the same topic (cosine 0.8")
+    assert item.to_dict()["why"] == item.why
     store.set_setting("semantic.model", "off")
     assert working(store, request) == []
 

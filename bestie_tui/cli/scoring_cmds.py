@@ -69,7 +69,8 @@ def context(app, query, user, channel, project, token_budget, governance, record
         for item in items:
             m = item.record
             click.echo(f"{title:<8}#{m.id:<5} {_one_line(m.text)}")
-            click.echo(f"{'':<14} {parts_line(item.score)} · {item.tokens} tok")
+            click.echo(f"{'':<14} {parts_line(item.score)} · {item.tokens} tok"
+                       + (f" · {printable(item.why)}" if item.why else ""))
     if pack.left_out or pack.low_relevance_count:
         click.echo("left out:")
         for x in pack.left_out:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, cast
 
@@ -90,11 +90,17 @@ class PackItem:
     score: ScoreParts
     line: str
     tokens: int
+    #: why a working record entered: its evidence of the request's topic ("2 words in common", "close
+    #: in meaning (cosine 0.88)", "beside #12 in its session"); empty for core and instructions
+    why: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.record.id, "text": self.record.text, "kind": self.record.kind,
-                "layer": self.record.layer, "pinned": self.record.pinned, "tokens": self.tokens,
-                "score": self.score.to_dict()}
+        out = {"id": self.record.id, "text": self.record.text, "kind": self.record.kind,
+               "layer": self.record.layer, "pinned": self.record.pinned, "tokens": self.tokens,
+               "score": self.score.to_dict()}
+        if self.why:
+            out["why"] = self.why
+        return out
 
 
 @dataclass(frozen=True)
@@ -315,9 +321,9 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
               for i, m in records.items()}
     if fused is not None:
         scored = fused.annotate(scored)
-    unfounded, whole = _without_evidence(index, query, records, relevant, lift.neighbours, config.rare_share)
+    unfounded, whole, why_of = _without_evidence(index, query, records, relevant, lift.neighbours, config.rare_share)
     if fused is not None:
-        unfounded = _by_meaning(fused, query, records, [i for i in relevant if i not in whole], unfounded)
+        unfounded = _by_meaning(fused, query, records, [i for i in relevant if i not in whole], unfounded, why_of)
     for i in sorted(unfounded, key=lambda i: (-scored[i].relevance, i))[:EVIDENCE_LISTED]:
         pack.left_out.append(LeftOut(i, records[i].text, "low relevance",
                                      f"{scored[i].relevance:.2f}, but {unfounded[i].why}", scored[i].relevance,
@@ -342,6 +348,7 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
                                          scored[i].relevance, scored[i]))
             continue
         _, left = _place(pack, pack.working, records[i], scored[i], None, left, token_mode, "token budget")
+    pack.working = [replace(it, why=why_of.get(it.record.id, "")) for it in pack.working]
     _settle_conflicts(pack, compiled, records, fetched, rel_of, beside, token_budget, token_mode,
                       lambda m, r: score(m, r, user=user, channel=channel, project=project, now=now,
                                          config=config, periods=periods))
@@ -374,26 +381,31 @@ class _Lift:
 
 def _without_evidence(index: Any, query: str, records: dict[int, MemoryRecord], working: list[int],
                       neighbours: dict[int, tuple[int | None, int | None]],
-                      rare_share: float) -> tuple[dict[int, Any], set[int]]:
+                      rare_share: float) -> tuple[dict[int, Any], set[int], dict[int, str]]:
     """The working candidates without evidence of the request's topic (``retrieval.evidence``), with
-    why: ``id → Evidence``, and the ids whose evidence is ``whole`` (the request's one word, a name). A
-    memory just beside one with evidence in its session shares its topic."""
+    why: ``id → Evidence``; the ids whose evidence is ``whole`` (the request's one word, a name); and
+    why each of the others may enter (``id → text``). A memory just beside one with evidence in its
+    session shares its topic."""
     from bestie_tui.retrieval.evidence import judge_all
 
     judged = judge_all(query, ((i, records[i].text, records[i].about) for i in working if i in records),
                        index.document_frequencies, rare_share)
     own = {i for i, e in judged.items() if e.enough}
-    return ({i: e for i, e in judged.items()
-             if i not in own and not any(n in own for n in neighbours.get(i, (None, None)) if n is not None)},
-            {i for i, e in judged.items() if e.whole})
+    why_of = {i: e.why + (": " + ", ".join(e.plain) if e.plain else "") for i, e in judged.items() if e.enough}
+    for i in judged:
+        beside = [n for n in neighbours.get(i, (None, None)) if n is not None and n in own]
+        if i not in own and beside:
+            why_of[i] = f"beside #{beside[0]} in its session"
+    return ({i: e for i, e in judged.items() if i not in why_of}, {i for i, e in judged.items() if e.whole}, why_of)
 
 
 def _by_meaning(fused: Any, query: str, records: dict[int, MemoryRecord], working: list[int],
-               unfounded: dict[int, Any]) -> dict[int, Any]:
+               unfounded: dict[int, Any], why_of: dict[int, str]) -> dict[int, Any]:
     """``unfounded`` (``id → Evidence``) after meaning has its say (``meaning.Gate``): a memory close
     enough in meaning is on the request's topic without a shared word, and so is one of the nearest
     in meaning that names the same broad topic of life (``Gate.on_topic``); one that shares words
-    but is far in meaning is not (a word met by chance: "how *far* is the Moon" / "so *far*")."""
+    but is far in meaning is not (a word met by chance: "how *far* is the Moon" / "so *far*").
+    ``why_of`` (``id → why it may enter``) gains the reasons meaning gives."""
     from bestie_tui.retrieval.evidence import Evidence
     from bestie_tui.retrieval.meaning import NEAREST
 
@@ -406,9 +418,13 @@ def _by_meaning(fused: Any, query: str, records: dict[int, MemoryRecord], workin
             continue
         related, supported = fused.gate.judge(cosine, query, records[i].text)
         if related or i in out and i in nearest and fused.gate.on_topic(cosine, query, records[i].text):
-            out.pop(i, None)
+            if i in out:
+                out.pop(i)
+                why_of[i] = (f"close in meaning (cosine {cosine:.2f})" if related
+                             else f"nearest in meaning, on the same topic (cosine {cosine:.2f})")
         elif not supported and i not in out:
             out[i] = Evidence((), False, f"far in meaning (cosine {cosine:.2f}) for the words it shares")
+            why_of.pop(i, None)
     return out
 
 

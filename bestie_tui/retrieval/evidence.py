@@ -294,6 +294,8 @@ class Evidence:
     #: the memory holds all the request asks (its one word), a name it names, or three of its words:
     #: not words met by chance, whatever a model of meaning says (``retrieval.meaning.Gate``)
     whole: bool = False
+    #: the shared words as the request writes them, folded but not stemmed (what the manifest shows)
+    plain: tuple[str, ...] = ()
 
 
 def judge(request: str, text: str, frequency: Callable[[str], tuple[int, int]], *, about: str | None = None,
@@ -308,24 +310,25 @@ def judge(request: str, text: str, frequency: Callable[[str], tuple[int, int]], 
     """
     found = shared(request, text, about)
     words = tuple(s.word.folded for s in found)
+    plain = tuple(s.word.plain for s in found)
     topical = [s for s in found if not s.word.number]
     if not topical:
         return Evidence(words, False, "no word of the request" if not found else "only a number in common")
     if len(found) >= 2 and any(not s.word.time for s in topical):
-        return Evidence(words, True, f"{len(found)} words in common", whole=len(topical) >= 3)
+        return Evidence(words, True, f"{len(found)} words in common", whole=len(topical) >= 3, plain=plain)
     if len(found) >= 2:
         return Evidence(words, False, "only words of time and numbers in common")
     only = topical[0]
     asked = [w for w in words_of(request, True).single.values() if not (w.number or w.time)]
     if len(asked) == 1 and not only.word.time:
-        return Evidence(words, True, "the request's one word", whole=True)  # "coffee?": all it asks
+        return Evidence(words, True, "the request's one word", whole=True, plain=plain)  # "coffee?": all
     if only.name:
-        return Evidence(words, True, "a name in common", whole=True)
+        return Evidence(words, True, "a name in common", whole=True, plain=plain)
     if only.word.time:
         return Evidence(words, False, f"only '{only.word.folded}', a word of time, in common")
     df, n = frequency(only.word.folded)
     if (df + 1) / (n + 1) <= rare_share:
-        return Evidence(words, True, f"a rare word in common ({df} of {n} memories)")
+        return Evidence(words, True, f"a rare word in common ({df} of {n} memories)", plain=plain)
     return Evidence(words, False, f"only '{only.word.folded}' in common ({df} of {n} memories hold it)")
 
 
