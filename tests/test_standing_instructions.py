@@ -207,3 +207,10 @@ def test_fast_start_keeps_textual_and_sklearn_out(tmp_path):
     out = subprocess.run([sys.executable, "-c", code + "print(sorted(m for m in sys.modules if m.split('.')[0] in "
                           "('textual', 'sklearn')))"], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().endswith("[]") or "no memory with id 1" in out.stderr + out.stdout
+
+
+def test_a_budget_too_small_for_an_instruction_is_named_as_the_budget(store):
+    store.set_setting("semantic.model", "off")
+    store.add("communication_preference", "Answer in short sentences, please, and use plain words only.", user="vy")
+    pack = build_context(store, "hello", "vy", token_budget=12, record_access=False)
+    assert [(x.reason, x.detail.split(":")[0]) for x in pack.left_out] == [("budget", "token budget")]

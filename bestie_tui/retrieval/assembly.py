@@ -682,7 +682,8 @@ def _place(pack: ContextPack, target: list[PackItem], m: MemoryRecord, parts: Sc
     cost = count_tokens(line + "\n", mode) + (count_tokens(_title(target, pack) + "\n", mode) if not target else 0)
     limit = left if cap_left is None else min(left, cap_left)
     if cost > limit:
-        pack.left_out.append(LeftOut(m.id, m.text, "budget", f"{what}: needs {cost} tokens, {max(limit, 0)} left",
+        by = what if cap_left is not None and cap_left < left else "token budget"  # what ran out first
+        pack.left_out.append(LeftOut(m.id, m.text, "budget", f"{by}: needs {cost} tokens, {max(limit, 0)} left",
                                      parts.relevance, parts))
         return cap_left, left
     target.append(PackItem(m, parts, line, count_tokens(line, mode)))
