@@ -321,9 +321,9 @@ def build_context(store: MemoryStore, query: str, user: str | None, channel: str
               for i, m in records.items()}
     if fused is not None:
         scored = fused.annotate(scored)
-    unfounded, whole, why_of = _without_evidence(index, query, records, relevant, lift.neighbours, config.rare_share)
+    unfounded, steady, why_of = _without_evidence(index, query, records, relevant, lift.neighbours, config.rare_share)
     if fused is not None:
-        unfounded = _by_meaning(fused, query, records, [i for i in relevant if i not in whole], unfounded, why_of)
+        unfounded = _by_meaning(fused, query, records, [i for i in relevant if i not in steady], unfounded, why_of)
     for i in sorted(unfounded, key=lambda i: (-scored[i].relevance, i))[:EVIDENCE_LISTED]:
         pack.left_out.append(LeftOut(i, records[i].text, "low relevance",
                                      f"{scored[i].relevance:.2f}, but {unfounded[i].why}", scored[i].relevance,
@@ -383,20 +383,22 @@ def _without_evidence(index: Any, query: str, records: dict[int, MemoryRecord], 
                       neighbours: dict[int, tuple[int | None, int | None]],
                       rare_share: float) -> tuple[dict[int, Any], set[int], dict[int, str]]:
     """The working candidates without evidence of the request's topic (``retrieval.evidence``), with
-    why: ``id → Evidence``; the ids whose evidence is ``whole`` (the request's one word, a name); and
-    why each of the others may enter (``id → text``). A memory just beside one with evidence in its
-    session shares its topic."""
+    why: ``id → Evidence``; the ids whose evidence meaning cannot overrule (``whole``: the request's
+    one word, a name, three words; or a session neighbour's); and why each of the others may enter
+    (``id → text``). A memory just beside one with evidence in its session shares its topic."""
     from bestie_tui.retrieval.evidence import judge_all
 
     judged = judge_all(query, ((i, records[i].text, records[i].about) for i in working if i in records),
                        index.document_frequencies, rare_share)
     own = {i for i, e in judged.items() if e.enough}
     why_of = {i: e.why + (": " + ", ".join(e.plain) if e.plain else "") for i, e in judged.items() if e.enough}
+    steady = {i for i, e in judged.items() if e.whole}
     for i in judged:
         beside = [n for n in neighbours.get(i, (None, None)) if n is not None and n in own]
         if i not in own and beside:
             why_of[i] = f"beside #{beside[0]} in its session"
-    return ({i: e for i, e in judged.items() if i not in why_of}, {i for i, e in judged.items() if e.whole}, why_of)
+            steady.add(i)
+    return {i: e for i, e in judged.items() if i not in why_of}, steady, why_of
 
 
 def _by_meaning(fused: Any, query: str, records: dict[int, MemoryRecord], working: list[int],
