@@ -343,10 +343,10 @@ class MemoryIndex:
         return positions, doc_ids[positions] == ids
 
     # ------------------------------------------------------------------ queries
-    def _query_terms(self, query: str) -> list[tuple[PartWeights, list[tuple[int, float, str]], float]]:
-        """Per part: ``(weights, [(term id, idf, feature)], share / ideal)`` of the query's stored features."""
+    def _query_terms(self, words: list[str], chars: list[str]) -> list[tuple[PartWeights, list[tuple[int, float, str]], float]]:
+        """Per part: ``(weights, [(term id, idf, feature)], share / ideal)`` of a query's stored
+        features (``query_features``: its ``words`` and ``chars``)."""
         assert self._parts is not None  # ensure_fresh loaded them
-        words, chars = query_features(query)
         found = self._lookup([(WORD, t) for t in words] + [(CHAR, t) for t in chars])
         if self._links is not None:  # messages: df of the three-turn texts, from their postings
             lists = self._posting_lists([tid for tid, _ in found.values()])
@@ -366,7 +366,8 @@ class MemoryIndex:
 
         if not query.strip() or self._doc_ids is None or len(self._doc_ids) == 0:
             return None
-        terms = self._query_terms(query)
+        words, chars = query_features(query)
+        terms = self._query_terms(words, chars)
         if not terms:
             return None
         scores = np.zeros(len(self._doc_ids), dtype=np.float64)
@@ -383,15 +384,15 @@ class MemoryIndex:
             weights = scale * part.weight(idf, tf, self._lengths[part.part][positions])
             scores += np.bincount(positions, weights=weights, minlength=len(scores))
         if bm25.TOPIC_SHARE > 0 and self._links is None:
-            self._add_topics(query, scores)
+            self._add_topics(words, scores)
         return np.clip(scores, 0.0, 1.0)
 
-    def _add_topics(self, query: str, scores: Any) -> None:
+    def _add_topics(self, words: list[str], scores: Any) -> None:
         """Add ``TOPIC_SHARE`` to the ``scores`` (in place) of the memories that already score above 0
-        and hold a word of a topic the query names (``text.topics``)."""
+        and hold a word of a topic the query's word features ``words`` name (``text.topics``)."""
         import numpy as np
 
-        members = member_features(query_features(query)[0])
+        members = member_features(words)
         if not members:
             return
         found = self._lookup([(WORD, f) for f in members])
@@ -546,10 +547,11 @@ class MemoryIndex:
             self._view(self._db)
             if not texts or not query.strip() or self._parts is None:
                 return [0.0] * len(texts)
-            terms = self._query_terms(query)
+            words, chars = query_features(query)
+            terms = self._query_terms(words, chars)
             if not terms:
                 return [0.0] * len(texts)
-            topic = frozenset(member_features(query_features(query)[0])) if bm25.TOPIC_SHARE > 0 else frozenset()
+            topic = frozenset(member_features(words)) if bm25.TOPIC_SHARE > 0 else frozenset()
             out = []
             for text in texts:
                 feats = features(text)

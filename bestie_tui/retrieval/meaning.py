@@ -12,7 +12,9 @@ where ``words`` is the lexical relevance (``index.MemoryIndex``). The score part
 (``ScoreParts.words``, ``ScoreParts.meaning``); ``relevance`` is the fused value every later step
 uses (the floor ``score.minRelevance``, the gate of the other parts). A memory whose cosine reaches
 the embedder's ``related`` counts as evidence of the request's topic (``retrieval.evidence``) even
-when it shares no word with it.
+when it shares no word with it; ``Gate`` holds that level, the one from which the nearest memories of
+the request's broad topic count (``topical``), the one under which shared words do not (``support``),
+and how they move with the languages of the two texts.
 
 Falling back to words (``Fused`` is ``None``, and ``take_notes`` gives one line saying why): no
 embedder (``semantic.model`` off, or ``auto`` without the extra: silently), a named model that
@@ -78,7 +80,7 @@ class Gate:
     def shift(self, a: str, b: str) -> float:
         """The shift for texts of kinds ``a`` and ``b`` (either order); 0 when none is given."""
         for x, y, value in self.shifts:
-            if {x, y} == {a, b} and (x == y) == (a == b):
+            if {x, y} == {a, b}:
                 return value
         return 0.0
 
@@ -139,8 +141,17 @@ class Fused:
         return frozenset(self.ids[top].tolist())
 
     def cosines_of(self, wanted: list[int]) -> dict[int, float]:
-        """``{id: cosine}`` of the request to each of ``wanted`` that was given to ``fuse`` (one sort
-        of the ids for all of them)."""
+        """``{id: cosine}`` of the request to each of ``wanted`` that was given to ``fuse``."""
+        return {i: float(self.cosines[j]) for i, j in self._positions(wanted).items()}
+
+    def annotate(self, scored: dict[int, ScoreParts]) -> dict[int, ScoreParts]:
+        """The score parts with their ``words`` and ``meaning`` filled in."""
+        at = self._positions(list(scored))
+        return {i: (replace(parts, words=float(self.words[at[i]]), meaning=float(self.meaning[at[i]]))
+                    if i in at else parts) for i, parts in scored.items()}
+
+    def _positions(self, wanted: list[int]) -> dict[int, int]:
+        """``{id: position in ids}`` of each of ``wanted`` that was given to ``fuse`` (one sort for all)."""
         import numpy as np
 
         if not wanted or not len(self.ids):
@@ -149,23 +160,7 @@ class Fused:
         ordered = self.ids[order]
         asked = np.asarray(wanted, dtype=np.int64)
         at = np.minimum(np.searchsorted(ordered, asked), len(ordered) - 1)
-        found = ordered[at] == asked
-        return {int(i): float(self.cosines[order[j]]) for i, j, ok in zip(asked, at, found) if ok}
-
-    def annotate(self, scored: dict[int, ScoreParts]) -> dict[int, ScoreParts]:
-        """The score parts with their ``words`` and ``meaning`` filled in."""
-        import numpy as np
-
-        order = np.argsort(self.ids, kind="stable")
-        ordered = self.ids[order]
-        out = {}
-        for i, parts in scored.items():
-            at = int(np.searchsorted(ordered, i))
-            if at < len(ordered) and ordered[at] == i:
-                j = order[at]
-                parts = replace(parts, words=float(self.words[j]), meaning=float(self.meaning[j]))
-            out[i] = parts
-        return out
+        return {int(i): int(order[j]) for i, j, ok in zip(asked, at, ordered[at] == asked) if ok}
 
 
 def share(settings: dict[str, Any]) -> float:
