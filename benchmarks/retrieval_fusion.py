@@ -75,23 +75,32 @@ def gather_prefeval(path: Path, workdir: Path) -> list[tuple[int, int, object, o
     return out
 
 
-def gather_locomo(path: Path, workdir: Path) -> list[tuple[int, set[str], list[set[str]], object, object]]:
-    """``(half, evidence, targets of each memory, words, meaning)`` per LoCoMo question (observations)."""
+def locomo_stores(path: Path, workdir: Path):
+    """Per LoCoMo conversation of the file at ``path``: ``(half, store, ids, targets, questions)`` — a real
+    store of its observations (``seed_store``, closed when the caller moves on), their ids (int64 numpy
+    array), the evidence turns each observation was drawn from, and ``(evidence, question)`` of each
+    question of the benchmark's categories. Halves: the conversations, alternately."""
     import numpy as np
 
-    embedder = CachedEmbedder("locomo-" + path.stem)
-    out = []
     for n, conv in enumerate(locomo.load_conversations(path)):
         docs = corpora(conv, "observations")
         now = max(d.at for d, _ in docs) + timedelta(days=1)
         store, ids = seed_store(workdir / f"{conv['sample_id']}.db", [d for d, _ in docs], now)
+        questions = [(set(qa.evidence), qa.question) for qa in locomo.qa_items(conv)
+                     if qa.category in CATEGORIES and qa.evidence]
+        try:
+            yield n % 2, store, np.asarray(ids, dtype=np.int64), [t for _, t in docs], questions
+        finally:
+            store.close()
+
+
+def gather_locomo(path: Path, workdir: Path) -> list[tuple[int, set[str], list[set[str]], object, object]]:
+    """``(half, evidence, targets of each memory, words, meaning)`` per LoCoMo question (observations)."""
+    embedder = CachedEmbedder("locomo-" + path.stem)
+    out = []
+    for half, store, ids, targets, questions in locomo_stores(path, workdir):
         use_meaning(store, embedder)
-        ids = np.asarray(ids, dtype=np.int64)
-        targets = [t for _, t in docs]
-        for qa in locomo.qa_items(conv):
-            if qa.category in CATEGORIES and qa.evidence:
-                out.append((n % 2, set(qa.evidence), targets, *_parts(store, qa.question, ids)))
-        store.close()
+        out += [(half, evidence, targets, *_parts(store, question, ids)) for evidence, question in questions]
     embedder.save()
     return out
 

@@ -26,15 +26,12 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import locomo  # noqa: E402
 from retrieval_common import Doc, seed_store  # noqa: E402
-from retrieval_fusion import pick_folds, two_fold_cli, two_fold_report  # noqa: E402
-from retrieval_locomo import CATEGORIES, corpora  # noqa: E402
+from retrieval_fusion import locomo_stores, pick_folds, two_fold_cli, two_fold_report  # noqa: E402
 from retrieval_prefeval import NOW  # noqa: E402
 
 GRID = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2)
@@ -79,26 +76,13 @@ def prefeval(path: Path, workdir: Path) -> dict[float, list[list[bool]]]:
 def locomo_observations(path: Path, workdir: Path) -> dict[float, list[list[float]]]:
     """``{share: [shares of half 0, shares of half 1]}``: per question, the share of its evidence turns
     that the top 10 observations cover."""
-    import numpy as np
-
     out: dict[float, list[list[float]]] = {s: [[], []] for s in GRID}
-    for n, conv in enumerate(locomo.load_conversations(path)):
-        docs = corpora(conv, "observations")
-        now = max(d.at for d, _ in docs) + timedelta(days=1)
-        store, ids = seed_store(workdir / f"{conv['sample_id']}.db", [d for d, _ in docs], now)
-        ids = np.asarray(ids, dtype=np.int64)
-        targets = [t for _, t in docs]
-        try:
-            for qa in locomo.qa_items(conv):
-                if qa.category not in CATEGORIES or not qa.evidence:
-                    continue
-                evidence = set(qa.evidence)
-                for s in GRID:
-                    _, order = _ranked(store, ids, qa.question, s)
-                    covered = set().union(*(targets[i] for i in order[:10]))
-                    out[s][n % 2].append(len(evidence & covered) / len(evidence))
-        finally:
-            store.close()
+    for half, store, ids, targets, questions in locomo_stores(path, workdir):
+        for evidence, question in questions:
+            for s in GRID:
+                _, order = _ranked(store, ids, question, s)
+                covered = set().union(*(targets[i] for i in order[:10]))
+                out[s][half].append(len(evidence & covered) / len(evidence))
     return out
 
 

@@ -26,15 +26,12 @@ import itertools
 import json
 import sys
 import tempfile
-from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import locomo  # noqa: E402
 from retrieval_common import Doc, seed_store, table  # noqa: E402
-from retrieval_fusion import locomo_share, prefeval_recall, two_fold_cli  # noqa: E402
-from retrieval_locomo import CATEGORIES, corpora  # noqa: E402
+from retrieval_fusion import locomo_share, locomo_stores, prefeval_recall, two_fold_cli  # noqa: E402
 from retrieval_prefeval import NOW  # noqa: E402
 
 SHARES = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -78,20 +75,10 @@ def gather_prefeval(path: Path, workdir: Path) -> list:
 
 def gather_locomo(path: Path, workdir: Path) -> list:
     """``(half, evidence, targets of each memory, words by (k1, b), chars)`` per LoCoMo question."""
-    import numpy as np
-
     out = []
-    for n, conv in enumerate(locomo.load_conversations(path)):
-        docs = corpora(conv, "observations")
-        now = max(d.at for d, _ in docs) + timedelta(days=1)
-        store, ids = seed_store(workdir / f"{conv['sample_id']}.db", [d for d, _ in docs], now)
+    for half, store, ids, targets, questions in locomo_stores(path, workdir):
         store.set_setting("semantic.model", "off")
-        ids = np.asarray(ids, dtype=np.int64)
-        targets = [t for _, t in docs]
-        for qa in locomo.qa_items(conv):
-            if qa.category in CATEGORIES and qa.evidence:
-                out.append((n % 2, set(qa.evidence), targets, *_parts_of(store, qa.question, ids)))
-        store.close()
+        out += [(half, evidence, targets, *_parts_of(store, question, ids)) for evidence, question in questions]
     return out
 
 
